@@ -1,0 +1,1 @@
+# agent: rules added with its code.

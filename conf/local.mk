@@ -1,0 +1,1 @@
+# conf: rules added with its code.

@@ -1,0 +1,1 @@
+# docs: rules added with its code.

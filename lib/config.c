@@ -1,0 +1,818 @@
+/*
+ * config.c - libconfig file -> validated in-memory declaration; never touches segments.
+ *
+ * Owns every rule of docs/config.md: which settings exist, their types,
+ * defaults and limits, uniqueness, and the derived cell numbering (tables in
+ * declared order, row-major).  Every string is copied out of libconfig, so
+ * the result owns all it points to.  Errors read "FILE:LINE: SETTING: what",
+ * SETTING being the libconfig path ("segments.[0].tables.[1].rows").
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <libconfig.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_OID 2147483647u /* SNMP sub-identifiers: 1..2^31-1 */
+#define DEFAULT_MODE 0640
+#define DEFAULT_CTL_MODE 0660
+
+static const char *const root_keys[] = {"segments", "agent", NULL};
+static const char *const segment_keys[] = {"name",     "path",  "slots",  "oid", "mode",
+					   "ctl_mode", "group", "tables", NULL};
+static const char *const table_keys[] = {"name", "oid", "description", "rows", "columns", NULL};
+static const char *const column_keys[] = {"name", "kind", "description", "units", NULL};
+
+/* Writes the libconfig path of @s into @buf; returns its length (truncated to @size - 1). */
+static size_t setting_path(const config_setting_t *s, char *buf, size_t size)
+{
+	const config_setting_t *parent = config_setting_parent(s);
+	size_t len;
+	int n;
+
+	buf[0] = '\0';
+	if (!parent)
+		return 0;
+	len = setting_path(parent, buf, size);
+	if (config_setting_name(s))
+		n = snprintf(buf + len, size - len, "%s%s", len ? "." : "", config_setting_name(s));
+	else
+		n = snprintf(buf + len, size - len, "%s[%d]", len ? "." : "",
+			     config_setting_index(s));
+	if (n < 0 || (size_t)n >= size - len)
+		return size - 1;
+	return len + n;
+}
+
+static int fail(const char *path, const config_setting_t *group, const char *name,
+		const char *fmt, ...) STATCTR_PRINTF(4, 5);
+
+/*
+ * fail() - set the message for a bad setting and return -EINVAL.
+ *
+ * Names @group's member @name (which may be absent: a missing setting), or
+ * @group itself when @name is NULL.  The line is the member's when it exists,
+ * else the group's; the root has none, so it points at the top of the file.
+ */
+static int fail(const char *path, const config_setting_t *group, const char *name,
+		const char *fmt, ...)
+{
+	const config_setting_t *at = group;
+	char where[256], what[512];
+	const char *file;
+	unsigned line;
+	size_t len;
+	va_list ap;
+
+	if (name && config_setting_get_member(group, name))
+		at = config_setting_get_member(group, name);
+	file = config_setting_source_file(at);
+	line = config_setting_source_line(at);
+	len = setting_path(group, where, sizeof(where));
+	if (name)
+		snprintf(where + len, sizeof(where) - len, "%s%s", len ? "." : "", name);
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return set_error(EINVAL, "%s:%u: %s: %s", file ? file : path, line ? line : 1, where, what);
+}
+
+static int no_memory(void)
+{
+	return set_error(ENOMEM, "out of memory reading the configuration");
+}
+
+static const char *type_name(int type)
+{
+	switch (type) {
+	case CONFIG_TYPE_GROUP:
+		return "a group { ... }";
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a float";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "an array [ ... ]";
+	case CONFIG_TYPE_LIST:
+		return "a list ( ... )";
+	default:
+		return "an unknown type";
+	}
+}
+
+static bool is_key(const char *const *keys, const char *name)
+{
+	for (; *keys; keys++)
+		if (strcmp(*keys, name) == 0)
+			return true;
+	return false;
+}
+
+/* Rejects members of @group not in @keys: catches typos like "desciption". */
+static int check_keys(const char *path, const config_setting_t *group, const char *const *keys)
+{
+	char known[128];
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < config_setting_length(group); i++) {
+		const config_setting_t *s = config_setting_get_elem(group, i);
+
+		if (is_key(keys, config_setting_name(s)))
+			continue;
+		for (; *keys && len < sizeof(known); keys++)
+			len += snprintf(known + len, sizeof(known) - len, "%s%s", len ? ", " : "",
+					*keys);
+		return fail(path, s, NULL, "unknown setting (known: %s)", known);
+	}
+	return 0;
+}
+
+/*
+ * member() - @group's setting @name, which must have type @type.
+ *
+ * Integers may be plain or 64-bit.  Returns 0 with *sp NULL when the setting
+ * is absent and optional, -EINVAL when it is absent and required or of
+ * another type.
+ */
+static int member(const char *path, const config_setting_t *group, const char *name, int type,
+		  bool required, const config_setting_t **sp)
+{
+	const config_setting_t *s = config_setting_get_member(group, name);
+	int actual;
+
+	*sp = s;
+	if (!s)
+		return required ? fail(path, group, name, "missing (required)") : 0;
+	actual = config_setting_type(s);
+	if (actual == CONFIG_TYPE_INT64)
+		actual = CONFIG_TYPE_INT;
+	if (actual != type)
+		return fail(path, group, name, "expected %s, not %s", type_name(type),
+			    type_name(config_setting_type(s)));
+	return 0;
+}
+
+static int copy_string(const char *s, const char **copyp)
+{
+	*copyp = strdup(s);
+	return *copyp ? 0 : no_memory();
+}
+
+static bool is_name(const char *s)
+{
+	size_t i;
+
+	if (!((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+		return false;
+	for (i = 1; s[i]; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
+			return false;
+	return i <= STATCTR_MAX_NAME;
+}
+
+/* The required name @key of @group: a letter, then letters, digits, '_' or '-'. */
+static int get_name(const char *path, const config_setting_t *group, const char *key,
+		    const char **namep)
+{
+	const config_setting_t *s;
+	const char *name;
+	int err;
+
+	err = member(path, group, key, CONFIG_TYPE_STRING, true, &s);
+	if (err)
+		return err;
+	name = config_setting_get_string(s);
+	if (!is_name(name))
+		return fail(path, group, key,
+			    "invalid name \"%s\" (expected a letter, then letters, digits, '_' or "
+			    "'-', at most %u characters)",
+			    name, STATCTR_MAX_NAME);
+	return copy_string(name, namep);
+}
+
+/* Checks that @text (@group's @key, or element @group when @key is NULL) is printable ASCII. */
+static int check_text(const char *path, const config_setting_t *group, const char *key,
+		      const char *text, size_t max)
+{
+	size_t i;
+
+	for (i = 0; text[i]; i++) {
+		unsigned char c = text[i];
+
+		if (c < 0x20 || c > 0x7e)
+			return fail(path, group, key,
+				    "character %zu is not printable ASCII (byte 0x%02x)", i + 1, c);
+	}
+	if (i > max)
+		return fail(path, group, key, "%zu characters, at most %zu allowed", i, max);
+	return 0;
+}
+
+/* The optional description or units @key of @group; "" when absent. */
+static int get_text(const char *path, const config_setting_t *group, const char *key,
+		    const char **textp)
+{
+	const config_setting_t *s;
+	const char *text;
+	int err;
+
+	err = member(path, group, key, CONFIG_TYPE_STRING, false, &s);
+	if (err)
+		return err;
+	text = s ? config_setting_get_string(s) : "";
+	err = check_text(path, group, key, text, STATCTR_MAX_TEXT);
+	if (err)
+		return err;
+	return copy_string(text, textp);
+}
+
+/* The optional integer @key of @group in @min..@max; *valp keeps its default when absent. */
+static int get_uint(const char *path, const config_setting_t *group, const char *key,
+		    uint32_t min, uint32_t max, uint32_t *valp)
+{
+	const config_setting_t *s;
+	long long val;
+	int err;
+
+	err = member(path, group, key, CONFIG_TYPE_INT, false, &s);
+	if (err || !s)
+		return err;
+	val = config_setting_get_int64(s);
+	if (val < min || val > max)
+		return fail(path, group, key, "%lld is out of range (%u..%u)", val, min, max);
+	*valp = val;
+	return 0;
+}
+
+/*
+ * The optional file mode @key of @group: a string of 1 to 4 octal digits
+ * ("0640"; a bare integer would be read as decimal), at most 0777, without
+ * write permission for others.  *modep keeps its default when absent.
+ */
+static int get_mode(const char *path, const config_setting_t *group, const char *key,
+		    mode_t *modep)
+{
+	const config_setting_t *s;
+	const char *str;
+	mode_t mode = 0;
+	size_t i;
+	int err;
+
+	err = member(path, group, key, CONFIG_TYPE_STRING, false, &s);
+	if (err || !s)
+		return err;
+	str = config_setting_get_string(s);
+	for (i = 0; str[i]; i++) {
+		if (str[i] < '0' || str[i] > '7' || i == 4)
+			return fail(path, group, key,
+				    "\"%s\" is not an octal mode like \"0640\"", str);
+		mode = mode * 8 + (str[i] - '0');
+	}
+	if (i == 0)
+		return fail(path, group, key, "empty mode (expected octal, like \"0640\")");
+	if (mode > 0777)
+		return fail(path, group, key,
+			    "mode %04o has setuid, setgid or sticky bits (at most 0777)", mode);
+	if (mode & S_IWOTH)
+		return fail(path, group, key, "mode %04o lets others write", mode);
+	*modep = mode;
+	return 0;
+}
+
+/* @group's required list @key of groups, which must not be empty. */
+static int get_list(const char *path, const config_setting_t *group, const char *key,
+		    const config_setting_t **listp, uint32_t *np)
+{
+	const config_setting_t *list;
+	int err, i;
+
+	err = member(path, group, key, CONFIG_TYPE_LIST, true, &list);
+	if (err)
+		return err;
+	if (config_setting_length(list) == 0)
+		return fail(path, group, key, "empty list (at least one entry needed)");
+	for (i = 0; i < config_setting_length(list); i++) {
+		const config_setting_t *el = config_setting_get_elem(list, i);
+
+		if (!config_setting_is_group(el))
+			return fail(path, el, NULL, "expected a group { ... }, not %s",
+				    type_name(config_setting_type(el)));
+	}
+	*listp = list;
+	*np = config_setting_length(list);
+	return 0;
+}
+
+struct row_key {
+	const char *name;
+	uint32_t index;
+};
+
+static int cmp_row_key(const void *a, const void *b)
+{
+	const struct row_key *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c != 0)
+		return c;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Row-name arrays can be long: sort the names rather than compare every pair. */
+static int check_row_names_unique(const char *path, const config_setting_t *rows,
+				  const char *const *names, uint32_t n)
+{
+	struct row_key *keys = calloc(n, sizeof(*keys));
+	uint32_t i;
+	int err = 0;
+
+	if (!keys)
+		return no_memory();
+	for (i = 0; i < n; i++) {
+		keys[i].name = names[i];
+		keys[i].index = i;
+	}
+	qsort(keys, n, sizeof(*keys), cmp_row_key);
+	for (i = 1; i < n; i++) {
+		if (strcmp(keys[i - 1].name, keys[i].name) == 0) {
+			err = fail(path, config_setting_get_elem(rows, keys[i].index), NULL,
+				   "duplicate row name \"%s\" (also row %u)", keys[i].name,
+				   keys[i - 1].index);
+			break;
+		}
+	}
+	free(keys);
+	return err;
+}
+
+static int parse_row_names(const char *path, const config_setting_t *rows,
+			   struct statctr_table_decl *t)
+{
+	const char **names;
+	uint32_t n = config_setting_length(rows), i;
+	int err;
+
+	if (n == 0)
+		return fail(path, rows, NULL, "no rows (empty array)");
+	if (n > STATCTR_MAX_CELLS)
+		return fail(path, rows, NULL, "%u rows, at most %u", n, STATCTR_MAX_CELLS);
+	names = calloc(n, sizeof(*names));
+	if (!names)
+		return no_memory();
+	t->row_names = names;
+	t->nrows = n;
+	for (i = 0; i < n; i++) {
+		const config_setting_t *el = config_setting_get_elem(rows, i);
+		const char *name;
+
+		if (config_setting_type(el) != CONFIG_TYPE_STRING)
+			return fail(path, el, NULL, "expected a string, not %s",
+				    type_name(config_setting_type(el)));
+		name = config_setting_get_string(el);
+		if (name[0] == '\0')
+			return fail(path, el, NULL, "empty row name");
+		err = check_text(path, el, NULL, name, STATCTR_MAX_ROWNAME);
+		if (err)
+			return err;
+		err = copy_string(name, &names[i]);
+		if (err)
+			return err;
+	}
+	return check_row_names_unique(path, rows, names, n);
+}
+
+/* rows = N (numbered rows) or rows = [ "name", ... ]. */
+static int parse_rows(const char *path, const config_setting_t *table,
+		      struct statctr_table_decl *t)
+{
+	const config_setting_t *rows = config_setting_get_member(table, "rows");
+
+	if (!rows)
+		return fail(path, table, "rows", "missing (required)");
+	switch (config_setting_type(rows)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return get_uint(path, table, "rows", 1, STATCTR_MAX_CELLS, &t->nrows);
+	case CONFIG_TYPE_ARRAY:
+		return parse_row_names(path, rows, t);
+	default:
+		return fail(path, table, "rows",
+			    "expected a number of rows or an array of row names, not %s",
+			    type_name(config_setting_type(rows)));
+	}
+}
+
+static int parse_kind(const char *path, const config_setting_t *column,
+		      enum statctr_kind *kindp)
+{
+	const config_setting_t *s;
+	const char *kind;
+	int err;
+
+	err = member(path, column, "kind", CONFIG_TYPE_STRING, true, &s);
+	if (err)
+		return err;
+	kind = config_setting_get_string(s);
+	if (strcmp(kind, "counter") == 0)
+		*kindp = STATCTR_COUNTER;
+	else if (strcmp(kind, "gauge") == 0)
+		*kindp = STATCTR_GAUGE;
+	else
+		return fail(path, column, "kind",
+			    "unknown kind \"%s\" (expected \"counter\" or \"gauge\")", kind);
+	return 0;
+}
+
+static int parse_column(const char *path, const config_setting_t *s,
+			struct statctr_column_decl *col)
+{
+	int err;
+
+	col->line = config_setting_source_line(s);
+	err = check_keys(path, s, column_keys);
+	if (err)
+		return err;
+	err = get_name(path, s, "name", &col->name);
+	if (err)
+		return err;
+	err = parse_kind(path, s, &col->kind);
+	if (err)
+		return err;
+	err = get_text(path, s, "description", &col->description);
+	if (err)
+		return err;
+	return get_text(path, s, "units", &col->units);
+}
+
+static int parse_columns(const char *path, const config_setting_t *table,
+			 struct statctr_table_decl *t)
+{
+	const config_setting_t *list;
+	struct statctr_column_decl *cols;
+	uint32_t n, i, j;
+	int err;
+
+	err = get_list(path, table, "columns", &list, &n);
+	if (err)
+		return err;
+	cols = calloc(n, sizeof(*cols));
+	if (!cols)
+		return no_memory();
+	t->columns = cols;
+	t->ncolumns = n;
+	for (i = 0; i < n; i++) {
+		const config_setting_t *s = config_setting_get_elem(list, i);
+
+		err = parse_column(path, s, &cols[i]);
+		if (err)
+			return err;
+		for (j = 0; j < i; j++)
+			if (strcmp(cols[j].name, cols[i].name) == 0)
+				return fail(path, s, "name",
+					    "duplicate column name \"%s\" (also columns.[%u], "
+					    "line %d)",
+					    cols[i].name, j, cols[j].line);
+	}
+	return 0;
+}
+
+static int parse_table(const char *path, const config_setting_t *s, uint32_t index,
+		       struct statctr_table_decl *t)
+{
+	int err;
+
+	t->line = config_setting_source_line(s);
+	t->oid = index + 1;
+	err = check_keys(path, s, table_keys);
+	if (err)
+		return err;
+	err = get_name(path, s, "name", &t->name);
+	if (err)
+		return err;
+	err = get_uint(path, s, "oid", 1, MAX_OID, &t->oid);
+	if (err)
+		return err;
+	err = get_text(path, s, "description", &t->description);
+	if (err)
+		return err;
+	err = parse_rows(path, s, t);
+	if (err)
+		return err;
+	return parse_columns(path, s, t);
+}
+
+static int check_table_unique(const char *path, const config_setting_t *s,
+			      const struct statctr_table_decl *tables, uint32_t i)
+{
+	uint32_t j;
+
+	for (j = 0; j < i; j++) {
+		if (strcmp(tables[j].name, tables[i].name) == 0)
+			return fail(path, s, "name",
+				    "duplicate table name \"%s\" (also tables.[%u], line %d)",
+				    tables[i].name, j, tables[j].line);
+		if (tables[j].oid == tables[i].oid)
+			return fail(path, s, "oid",
+				    "duplicate table oid %u (also tables.[%u], line %d)",
+				    tables[i].oid, j, tables[j].line);
+	}
+	return 0;
+}
+
+/* Parses the tables and numbers their cells: tables in declared order, row-major. */
+static int parse_tables(const char *path, const config_setting_t *segment,
+			struct statctr_segment_decl *seg)
+{
+	struct statctr_table_decl *tables;
+	const config_setting_t *list;
+	uint64_t ncells = 0;
+	uint32_t n, i;
+	int err;
+
+	err = get_list(path, segment, "tables", &list, &n);
+	if (err)
+		return err;
+	tables = calloc(n, sizeof(*tables));
+	if (!tables)
+		return no_memory();
+	seg->tables = tables;
+	seg->ntables = n;
+	for (i = 0; i < n; i++) {
+		const config_setting_t *s = config_setting_get_elem(list, i);
+
+		err = parse_table(path, s, i, &tables[i]);
+		if (err)
+			return err;
+		err = check_table_unique(path, s, tables, i);
+		if (err)
+			return err;
+		tables[i].first_cell = ncells;
+		ncells += (uint64_t)tables[i].nrows * tables[i].ncolumns;
+		if (ncells > STATCTR_MAX_CELLS)
+			return fail(path, s, NULL,
+				    "too many cells: %llu in the segment's tables up to this one, "
+				    "at most %u",
+				    (unsigned long long)ncells, STATCTR_MAX_CELLS);
+	}
+	seg->ncells = ncells;
+	return 0;
+}
+
+/* The optional absolute path; "/dev/shm/statctr.<name>" when absent. */
+static int parse_seg_path(const char *path, const config_setting_t *segment,
+			  struct statctr_segment_decl *seg)
+{
+	char dflt[sizeof("/dev/shm/statctr.") + STATCTR_MAX_NAME];
+	const config_setting_t *s;
+	int err;
+
+	err = member(path, segment, "path", CONFIG_TYPE_STRING, false, &s);
+	if (err)
+		return err;
+	if (!s) {
+		snprintf(dflt, sizeof(dflt), "/dev/shm/statctr.%s", seg->name);
+		return copy_string(dflt, &seg->path);
+	}
+	if (config_setting_get_string(s)[0] != '/')
+		return fail(path, segment, "path", "\"%s\" is not an absolute path",
+			    config_setting_get_string(s));
+	return copy_string(config_setting_get_string(s), &seg->path);
+}
+
+static int parse_group(const char *path, const config_setting_t *segment,
+		       struct statctr_segment_decl *seg)
+{
+	const config_setting_t *s;
+	int err;
+
+	err = member(path, segment, "group", CONFIG_TYPE_STRING, false, &s);
+	if (err || !s)
+		return err;
+	if (config_setting_get_string(s)[0] == '\0')
+		return fail(path, segment, "group", "empty group name");
+	return copy_string(config_setting_get_string(s), &seg->group);
+}
+
+static uint32_t online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	if (n > STATCTR_MAX_SLOTS)
+		return STATCTR_MAX_SLOTS;
+	return n;
+}
+
+static int parse_segment(const char *path, const config_setting_t *s, uint32_t index,
+			 struct statctr_segment_decl *seg)
+{
+	int err;
+
+	seg->line = config_setting_source_line(s);
+	seg->oid = index + 1;
+	seg->nslots = online_cpus();
+	seg->mode = DEFAULT_MODE;
+	seg->ctl_mode = DEFAULT_CTL_MODE;
+	err = check_keys(path, s, segment_keys);
+	if (err)
+		return err;
+	err = get_name(path, s, "name", &seg->name);
+	if (err)
+		return err;
+	err = parse_seg_path(path, s, seg);
+	if (err)
+		return err;
+	err = get_uint(path, s, "slots", 1, STATCTR_MAX_SLOTS, &seg->nslots);
+	if (err)
+		return err;
+	err = get_uint(path, s, "oid", 1, MAX_OID, &seg->oid);
+	if (err)
+		return err;
+	err = get_mode(path, s, "mode", &seg->mode);
+	if (err)
+		return err;
+	err = get_mode(path, s, "ctl_mode", &seg->ctl_mode);
+	if (err)
+		return err;
+	err = parse_group(path, s, seg);
+	if (err)
+		return err;
+	return parse_tables(path, s, seg);
+}
+
+static int check_segment_unique(const char *path, const config_setting_t *s,
+				const struct statctr_segment_decl *segs, uint32_t i)
+{
+	uint32_t j;
+
+	for (j = 0; j < i; j++) {
+		if (strcmp(segs[j].name, segs[i].name) == 0)
+			return fail(path, s, "name",
+				    "duplicate segment name \"%s\" (also segments.[%u], line %d)",
+				    segs[i].name, j, segs[j].line);
+		if (segs[j].oid == segs[i].oid)
+			return fail(path, s, "oid",
+				    "duplicate segment oid %u (also segments.[%u], line %d)",
+				    segs[i].oid, j, segs[j].line);
+		if (strcmp(segs[j].path, segs[i].path) == 0)
+			return fail(path, s, "path",
+				    "duplicate segment path \"%s\" (also segments.[%u], line %d)",
+				    segs[i].path, j, segs[j].line);
+	}
+	return 0;
+}
+
+/* The top level: "segments", and "agent", which belongs to the agent and is not looked into. */
+static int parse_root(const char *path, const config_setting_t *root, struct statctr_config *cfg)
+{
+	struct statctr_segment_decl *segs;
+	const config_setting_t *list;
+	uint32_t n, i;
+	int err;
+
+	err = check_keys(path, root, root_keys);
+	if (err)
+		return err;
+	err = get_list(path, root, "segments", &list, &n);
+	if (err)
+		return err;
+	segs = calloc(n, sizeof(*segs));
+	if (!segs)
+		return no_memory();
+	cfg->segments = segs;
+	cfg->nsegments = n;
+	for (i = 0; i < n; i++) {
+		const config_setting_t *s = config_setting_get_elem(list, i);
+
+		err = parse_segment(path, s, i, &segs[i]);
+		if (err)
+			return err;
+		err = check_segment_unique(path, s, segs, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Opens the file ourselves: libconfig reports only "file I/O error", and its
+ * scanner exits the process when handed a directory.
+ */
+static int read_file(const char *path, config_t *lc)
+{
+	struct stat st;
+	const char *file;
+	FILE *f;
+	int ok;
+
+	f = fopen(path, "r");
+	if (!f) {
+		int err = errno;
+
+		return set_error(err, "%s: %s", path, strerror(err));
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return set_error(EISDIR, "%s: %s", path, strerror(EISDIR));
+	}
+	ok = config_read(lc, f);
+	fclose(f);
+	if (ok)
+		return 0;
+	file = config_error_file(lc);
+	return set_error(EINVAL, "%s:%d: %s", file ? file : path, config_error_line(lc),
+			 config_error_text(lc));
+}
+
+int statctr_config_load(const char *path, struct statctr_config **cfgp)
+{
+	struct statctr_config *cfg;
+	config_t lc;
+	int err;
+
+	*cfgp = NULL;
+	cfg = calloc(1, sizeof(*cfg));
+	if (!cfg)
+		return no_memory();
+	err = copy_string(path, &cfg->file);
+	if (err) {
+		free(cfg);
+		return err;
+	}
+	config_init(&lc);
+	err = read_file(path, &lc);
+	if (err)
+		return err;
+	err = parse_root(path, config_root_setting(&lc), cfg);
+	config_destroy(&lc);
+	if (err) {
+		statctr_config_free(cfg);
+		return err;
+	}
+	*cfgp = cfg;
+	return 0;
+}
+
+/* The declaration's strings and arrays are const to users; this module allocated them. */
+static void free_table(const struct statctr_table_decl *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->ncolumns; i++) {
+		free((void *)t->columns[i].name);
+		free((void *)t->columns[i].description);
+		free((void *)t->columns[i].units);
+	}
+	for (i = 0; t->row_names && i < t->nrows; i++)
+		free((void *)t->row_names[i]);
+	free((void *)t->row_names);
+	free((void *)t->columns);
+	free((void *)t->name);
+	free((void *)t->description);
+}
+
+void statctr_config_free(struct statctr_config *cfg)
+{
+	uint32_t i, j;
+
+	if (!cfg)
+		return;
+	for (i = 0; i < cfg->nsegments; i++) {
+		const struct statctr_segment_decl *seg = &cfg->segments[i];
+
+		for (j = 0; j < seg->ntables; j++)
+			free_table(&seg->tables[j]);
+		free((void *)seg->tables);
+		free((void *)seg->name);
+		free((void *)seg->path);
+		free((void *)seg->group);
+	}
+	free((void *)cfg->segments);
+	free((void *)cfg->file);
+	free(cfg);
+}
+
+const struct statctr_segment_decl *statctr_config_find(const struct statctr_config *cfg,
+						       const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < cfg->nsegments; i++)
+		if (strcmp(cfg->segments[i].name, name) == 0)
+			return &cfg->segments[i];
+	set_error(ENOENT, "%s: no segment named \"%s\"", cfg->file, name);
+	return NULL;
+}

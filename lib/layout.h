@@ -1,0 +1,144 @@
+/*
+ * layout.h - the on-disk layout of segment and control files, version 1.
+ *
+ * docs/segment-format.md is the specification; these structs mirror it and
+ * the _Static_asserts freeze every offset.  Fields that several processes
+ * store to concurrently are _Atomic; the rest are written once, before the
+ * file is renamed into place, and are plain.
+ */
+#ifndef STATCTR_LAYOUT_H
+#define STATCTR_LAYOUT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SEG_MAGIC "STCTRSEG"
+#define CTL_MAGIC "STCTRCTL"
+#define LAYOUT_VERSION 1u
+#define HEADER_SIZE 256u
+#define LINE 64u
+#define NO_ROWNAMES UINT32_MAX
+
+enum seg_state { SEG_STATE_ACTIVE = 1, SEG_STATE_CLOSED = 2 };
+enum owner_state { OWNER_FREE = 0, OWNER_OWNED = 1 };
+
+struct seg_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	uint64_t file_size;
+	uint64_t generation;
+	uint64_t created_ns;
+	uint64_t creator_start;
+	uint32_t creator_pid;
+	_Atomic uint32_t state;
+	uint32_t nslots;
+	uint32_t ncells;
+	uint32_t ntables;
+	uint32_t ncolumns;
+	uint32_t nrownames;
+	uint32_t oid;
+	uint32_t name;
+	uint32_t reserved0;
+	uint64_t tables_off;
+	uint64_t columns_off;
+	uint64_t rownames_off;
+	uint64_t strings_off;
+	uint64_t strings_size;
+	uint64_t slots_off;
+	uint64_t slot_stride;
+	uint8_t reserved1[112];
+};
+
+struct seg_table {
+	uint32_t name;
+	uint32_t description;
+	uint32_t oid;
+	uint32_t nrows;
+	uint32_t ncolumns;
+	uint32_t first_column;
+	uint32_t first_rowname;
+	uint32_t first_cell;
+};
+
+struct seg_column {
+	uint32_t name;
+	uint32_t description;
+	uint32_t units;
+	uint32_t kind;
+};
+
+/* The header line of a slot; its cells follow at +LINE. */
+struct slot_header {
+	_Atomic uint64_t seq;
+	_Atomic uint32_t owner_tid;
+	_Atomic uint32_t owner_state;
+	_Atomic uint64_t owner_start;
+	_Atomic uint64_t acquisitions;
+	uint8_t reserved[32];
+};
+
+struct ctl_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	uint64_t file_size;
+	uint64_t generation;
+	uint32_t nslots;
+	uint32_t ncells;
+	uint64_t reqs_off;
+	uint64_t baselines_off;
+	uint64_t disc_off;
+	uint64_t buf_off;
+	uint8_t reserved0[56];
+	/* line 2: stored by readers */
+	_Atomic uint64_t ticket;
+	_Atomic uint64_t reset_seq;
+	uint8_t reserved1[48];
+	/* line 3: stored by the writer that holds buf_lock */
+	_Atomic uint64_t buf_lock;
+	_Atomic uint64_t buf_seq;
+	_Atomic uint32_t buf_slot;
+	uint32_t reserved2;
+	_Atomic uint64_t buf_ticket;
+	uint8_t reserved3[32];
+};
+
+struct ctl_request {
+	_Atomic uint64_t req;  /* stored by readers */
+	_Atomic uint64_t done; /* stored by the slot's writer, release */
+	uint8_t reserved[48];
+};
+
+_Static_assert(sizeof(struct seg_header) == HEADER_SIZE, "segment header size");
+_Static_assert(offsetof(struct seg_header, generation) == 24, "generation offset");
+_Static_assert(offsetof(struct seg_header, state) == 52, "state offset");
+_Static_assert(offsetof(struct seg_header, nslots) == 56, "nslots offset");
+_Static_assert(offsetof(struct seg_header, oid) == 76, "oid offset");
+_Static_assert(offsetof(struct seg_header, tables_off) == 88, "tables_off offset");
+_Static_assert(offsetof(struct seg_header, slot_stride) == 136, "slot_stride offset");
+_Static_assert(sizeof(struct seg_table) == 32, "table record size");
+_Static_assert(sizeof(struct seg_column) == 16, "column record size");
+_Static_assert(sizeof(struct slot_header) == LINE, "slot header is one line");
+_Static_assert(offsetof(struct slot_header, owner_start) == 16, "owner_start offset");
+_Static_assert(sizeof(struct ctl_header) == HEADER_SIZE, "control header size");
+_Static_assert(offsetof(struct ctl_header, ticket) == 128, "ticket offset");
+_Static_assert(offsetof(struct ctl_header, reset_seq) == 136, "reset_seq offset");
+_Static_assert(offsetof(struct ctl_header, buf_lock) == 192, "buf_lock offset");
+_Static_assert(offsetof(struct ctl_header, buf_ticket) == 216, "buf_ticket offset");
+_Static_assert(sizeof(struct ctl_request) == LINE, "request record is one line");
+_Static_assert(sizeof(_Atomic uint64_t) == 8 && sizeof(_Atomic uint32_t) == 4,
+	       "atomics have the size of the plain types");
+
+static inline uint64_t round_up_line(uint64_t n)
+{
+	return (n + LINE - 1) & ~(uint64_t)(LINE - 1);
+}
+
+static inline uint64_t slot_stride_for(uint32_t ncells)
+{
+	return LINE + round_up_line((uint64_t)ncells * 8);
+}
+
+#endif /* STATCTR_LAYOUT_H */

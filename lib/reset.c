@@ -1,0 +1,74 @@
+/*
+ * reset.c - resets as baselines, never as stores to writer memory.
+ *
+ * A reset takes a snapshot, then - between two increments of the control
+ * file's reset_seq, under the reset lock - stores each counter's total as
+ * its baseline and the time as its discontinuity.  Readers report
+ * total - baseline, so counts that arrive during or after the reset are
+ * kept.  Writing the control file needs write permission on it: that is
+ * the whole access control for resets.
+ */
+#include "internal.h"
+
+#include <errno.h>
+
+#define RESET_LOCK_WAIT_MS 500
+
+static _Atomic uint64_t *ctl_array(struct statctr_view *v, uint64_t off)
+{
+	return (_Atomic uint64_t *)((uint8_t *)v->ctl + off);
+}
+
+static void store_baselines(struct statctr_view *v, const struct statctr_snap *snap,
+			    statctr_id first, uint32_t count)
+{
+	_Atomic uint64_t *baseline = ctl_array(v, v->ctl->baselines_off);
+	_Atomic uint64_t *disc = ctl_array(v, v->ctl->disc_off);
+	uint64_t now = realtime_ns();
+	uint64_t seq = atomic_load_explicit(&v->ctl->reset_seq, memory_order_relaxed);
+	statctr_id id;
+
+	/* An odd value means a resetter died mid-way: start from the next even. */
+	seq = (seq + 1) & ~(uint64_t)1;
+	atomic_store_explicit(&v->ctl->reset_seq, seq + 1, memory_order_relaxed);
+	/* Orders the odd reset_seq before the baseline stores. */
+	atomic_thread_fence(memory_order_release);
+	for (id = first; id - first < count; id++) {
+		if (statctr_view_cell_kind(v, id) != STATCTR_COUNTER)
+			continue;
+		atomic_store_explicit(&baseline[id], statctr_snap_counter_raw(snap, id),
+				      memory_order_relaxed);
+		atomic_store_explicit(&disc[id], now, memory_order_relaxed);
+	}
+	/* Pairs with the readers' acquire load of reset_seq. */
+	atomic_store_explicit(&v->ctl->reset_seq, seq + 2, memory_order_release);
+}
+
+int statctr_reset_range(struct statctr_view *view, statctr_id first, uint32_t count)
+{
+	struct statctr_snap *snap;
+	int err;
+
+	if (count == 0 || first >= view->meta.hdr->ncells ||
+	    count > view->meta.hdr->ncells - first)
+		return set_error(EINVAL, "cells %u..%llu out of range (segment has %u)", first,
+				 (unsigned long long)first + count - 1, view->meta.hdr->ncells);
+	if (!view->ctl || !view->ctl_writable)
+		return set_error(EACCES, "cannot reset %s: %s is not writable by this process",
+				 view->path, view->ctl_path);
+	err = view_ctl_lock(view, CTL_LOCK_RESET, RESET_LOCK_WAIT_MS);
+	if (err)
+		return err;
+	err = statctr_snap_take(view, &snap);
+	if (!err) {
+		store_baselines(view, snap, first, count);
+		statctr_snap_free(snap);
+	}
+	view_ctl_unlock(view, CTL_LOCK_RESET);
+	return err;
+}
+
+int statctr_reset(struct statctr_view *view, statctr_id id)
+{
+	return statctr_reset_range(view, id, 1);
+}

@@ -1,0 +1,415 @@
+/*
+ * segment.c - create and destroy a segment and its control file (writer side).
+ *
+ * Owns the translation of a configuration declaration into the bytes of
+ * docs/segment-format.md, and the file life cycle: build under a temporary
+ * O_EXCL|O_NOFOLLOW name, then rename into place (control file first), so
+ * readers only ever see complete files.  Never reads counter values.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Sizes and offsets of a segment for one declaration. */
+struct plan {
+	uint32_t ncolumns, nrownames;
+	uint64_t strings_size;
+	uint64_t tables_off, columns_off, rownames_off, strings_off, slots_off;
+	uint64_t stride, size;
+	uint64_t ctl_reqs_off, ctl_baselines_off, ctl_disc_off, ctl_buf_off, ctl_size;
+};
+
+static void plan_layout(const struct statctr_segment_decl *d, struct plan *p)
+{
+	uint32_t t, c, r;
+
+	memset(p, 0, sizeof(*p));
+	p->strings_size = 1 + strlen(d->name) + 1;
+	for (t = 0; t < d->ntables; t++) {
+		const struct statctr_table_decl *tb = &d->tables[t];
+
+		p->ncolumns += tb->ncolumns;
+		p->strings_size += strlen(tb->name) + strlen(tb->description) + 2;
+		for (c = 0; c < tb->ncolumns; c++)
+			p->strings_size += strlen(tb->columns[c].name) +
+					   strlen(tb->columns[c].description) +
+					   strlen(tb->columns[c].units) + 3;
+		if (tb->row_names) {
+			p->nrownames += tb->nrows;
+			for (r = 0; r < tb->nrows; r++)
+				p->strings_size += strlen(tb->row_names[r]) + 1;
+		}
+	}
+	p->tables_off = HEADER_SIZE;
+	p->columns_off = p->tables_off + d->ntables * sizeof(struct seg_table);
+	p->rownames_off = p->columns_off + p->ncolumns * sizeof(struct seg_column);
+	p->strings_off = p->rownames_off + p->nrownames * 4ull;
+	p->slots_off = round_up_line(p->strings_off + p->strings_size);
+	p->stride = slot_stride_for(d->ncells);
+	p->size = p->slots_off + ((uint64_t)d->nslots + 1) * p->stride;
+
+	p->ctl_reqs_off = HEADER_SIZE;
+	p->ctl_baselines_off = p->ctl_reqs_off + (uint64_t)d->nslots * LINE;
+	p->ctl_disc_off = p->ctl_baselines_off + round_up_line((uint64_t)d->ncells * 8);
+	p->ctl_buf_off = p->ctl_disc_off + round_up_line((uint64_t)d->ncells * 8);
+	p->ctl_size = p->ctl_buf_off + round_up_line((uint64_t)d->ncells * 8);
+}
+
+/* Appends string s to the string region; returns its offset. */
+static uint32_t put_string(char *strings, uint64_t *used, const char *s)
+{
+	uint64_t off = *used;
+	size_t len = strlen(s);
+
+	if (len == 0)
+		return 0;
+	memcpy(strings + off, s, len + 1);
+	*used += len + 1;
+	return (uint32_t)off;
+}
+
+static void write_metadata(uint8_t *base, const struct statctr_segment_decl *d,
+			   const struct plan *p)
+{
+	struct seg_header *h = (void *)base;
+	struct seg_table *tables = (void *)(base + p->tables_off);
+	struct seg_column *columns = (void *)(base + p->columns_off);
+	uint32_t *rownames = (void *)(base + p->rownames_off);
+	char *strings = (char *)(base + p->strings_off);
+	uint64_t used = 1;
+	uint32_t t, c, r, col = 0, rn = 0;
+
+	h->name = put_string(strings, &used, d->name);
+	for (t = 0; t < d->ntables; t++) {
+		const struct statctr_table_decl *tb = &d->tables[t];
+		struct seg_table *out = &tables[t];
+
+		out->name = put_string(strings, &used, tb->name);
+		out->description = put_string(strings, &used, tb->description);
+		out->oid = tb->oid;
+		out->nrows = tb->nrows;
+		out->ncolumns = tb->ncolumns;
+		out->first_column = col;
+		out->first_cell = tb->first_cell;
+		out->first_rowname = tb->row_names ? rn : NO_ROWNAMES;
+		for (c = 0; c < tb->ncolumns; c++, col++) {
+			columns[col].name = put_string(strings, &used, tb->columns[c].name);
+			columns[col].description =
+				put_string(strings, &used, tb->columns[c].description);
+			columns[col].units = put_string(strings, &used, tb->columns[c].units);
+			columns[col].kind = tb->columns[c].kind;
+		}
+		for (r = 0; tb->row_names && r < tb->nrows; r++)
+			rownames[rn++] = put_string(strings, &used, tb->row_names[r]);
+	}
+}
+
+static uint64_t new_generation(void)
+{
+	uint64_t g = 0;
+
+	if (getrandom(&g, sizeof(g), 0) != sizeof(g))
+		g = realtime_ns() ^ ((uint64_t)getpid() << 32);
+	return g ? g : 1;
+}
+
+static void write_header(uint8_t *base, const struct statctr_segment_decl *d,
+			 const struct plan *p, uint64_t generation)
+{
+	struct seg_header *h = (void *)base;
+
+	memcpy(h->magic, SEG_MAGIC, 8);
+	h->version = LAYOUT_VERSION;
+	h->header_size = HEADER_SIZE;
+	h->file_size = p->size;
+	h->generation = generation;
+	h->created_ns = realtime_ns();
+	h->creator_pid = (uint32_t)getpid();
+	h->creator_start = proc_start_time(getpid(), getpid());
+	atomic_init(&h->state, SEG_STATE_ACTIVE);
+	h->nslots = d->nslots;
+	h->ncells = d->ncells;
+	h->ntables = d->ntables;
+	h->ncolumns = p->ncolumns;
+	h->nrownames = p->nrownames;
+	h->oid = d->oid;
+	h->tables_off = p->tables_off;
+	h->columns_off = p->columns_off;
+	h->rownames_off = p->rownames_off;
+	h->strings_off = p->strings_off;
+	h->strings_size = p->strings_size;
+	h->slots_off = p->slots_off;
+	h->slot_stride = p->stride;
+}
+
+static void write_ctl_header(struct ctl_header *c, const struct statctr_segment_decl *d,
+			     const struct plan *p, uint64_t generation)
+{
+	memcpy(c->magic, CTL_MAGIC, 8);
+	c->version = LAYOUT_VERSION;
+	c->header_size = HEADER_SIZE;
+	c->file_size = p->ctl_size;
+	c->generation = generation;
+	c->nslots = d->nslots;
+	c->ncells = d->ncells;
+	c->reqs_off = p->ctl_reqs_off;
+	c->baselines_off = p->ctl_baselines_off;
+	c->disc_off = p->ctl_disc_off;
+	c->buf_off = p->ctl_buf_off;
+}
+
+static int group_id(const char *group, gid_t *gidp)
+{
+	struct group gr, *found = NULL;
+	char buf[4096];
+
+	if (getgrnam_r(group, &gr, buf, sizeof(buf), &found) != 0 || !found)
+		return set_error(EINVAL, "unknown group %s", group);
+	*gidp = found->gr_gid;
+	return 0;
+}
+
+/*
+ * Creates a temporary file next to @path, sized and moded, and maps it
+ * read-write.  On success *tmp_path holds its name (caller frees).
+ */
+static int create_mapped(const char *path, uint64_t size, mode_t mode, const char *group,
+			 char **tmp_path, uint8_t **basep)
+{
+	char *tmp = NULL;
+	gid_t gid;
+	int fd, err = 0;
+	uint64_t rnd = new_generation();
+
+	if (group && (err = group_id(group, &gid)) != 0)
+		return err;
+	if (asprintf(&tmp, "%s.tmp%016llx", path, (unsigned long long)rnd) < 0)
+		return set_error(ENOMEM, "out of memory");
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = set_error(errno, "cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return err;
+	}
+	if (fchmod(fd, mode) != 0 || (group && fchown(fd, (uid_t)-1, gid) != 0))
+		err = set_error(errno, "cannot set mode/group of %s: %s", tmp, strerror(errno));
+	else if (ftruncate(fd, (off_t)size) != 0)
+		err = set_error(errno, "cannot size %s to %llu bytes: %s", tmp,
+				(unsigned long long)size, strerror(errno));
+	if (!err) {
+		void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+		if (base == MAP_FAILED)
+			err = set_error(errno, "cannot map %s: %s", tmp, strerror(errno));
+		else
+			*basep = base;
+	}
+	close(fd);
+	if (err) {
+		unlink(tmp);
+		free(tmp);
+		return err;
+	}
+	*tmp_path = tmp;
+	return 0;
+}
+
+/* -EEXIST when @path is a segment whose creator is still running. */
+static int check_replaceable(const char *path)
+{
+	struct statctr_view *old;
+	struct statctr_seg_info info;
+	struct stat st;
+	int err;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : set_error(errno, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return set_error(EEXIST, "%s exists and is not a regular file", path);
+	err = statctr_view_open(path, &old);
+	if (err)
+		return set_error(EEXIST, "%s exists and is not a usable segment (%s); remove it",
+				 path, statctr_errmsg());
+	statctr_view_info(old, &info);
+	statctr_view_close(old);
+	if (info.status == STATCTR_SEG_ACTIVE)
+		return set_error(EEXIST, "segment %s is in use by pid %d", path,
+				 (int)info.creator_pid);
+	return 0;
+}
+
+static int file_id_of(const char *path, struct file_id *id)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return set_error(errno, "%s: %s", path, strerror(errno));
+	id->ino = st.st_ino;
+	id->dev = st.st_dev;
+	return 0;
+}
+
+static void init_handles(struct statctr_seg *seg)
+{
+	uint32_t s;
+
+	for (s = 0; s < seg->meta.hdr->nslots; s++) {
+		struct statctr_slot *h = &seg->handles[s];
+		struct ctl_request *reqs = (void *)((uint8_t *)seg->ctl + seg->ctl->reqs_off);
+
+		h->cells = seg_slot_cells(seg, s);
+		h->seq = &seg_slot_header(seg, s)->seq;
+		h->copy_req = &reqs[s].req;
+		h->seg = seg;
+		h->index = s;
+	}
+}
+
+static int build(struct statctr_seg *seg, const struct statctr_segment_decl *d)
+{
+	struct plan p;
+	char *tmp = NULL, *ctl_tmp = NULL;
+	uint64_t generation = new_generation();
+	int err;
+
+	plan_layout(d, &p);
+	err = create_mapped(seg->ctl_path, p.ctl_size, d->ctl_mode, d->group, &ctl_tmp,
+			    (uint8_t **)&seg->ctl);
+	if (err)
+		return err;
+	seg->ctl_size = p.ctl_size;
+	write_ctl_header(seg->ctl, d, &p, generation);
+	err = create_mapped(seg->path, p.size, d->mode, d->group, &tmp, &seg->base);
+	if (err)
+		goto fail;
+	seg->size = p.size;
+	write_header(seg->base, d, &p, generation);
+	write_metadata(seg->base, d, &p);
+	err = meta_init(&seg->meta, seg->base, seg->size, tmp);
+	if (err)
+		goto fail;
+	err = file_id_of(ctl_tmp, &seg->ctl_id);
+	if (!err)
+		err = file_id_of(tmp, &seg->id);
+	if (err)
+		goto fail;
+	if (rename(ctl_tmp, seg->ctl_path) != 0 || rename(tmp, seg->path) != 0) {
+		err = set_error(errno, "cannot rename into %s: %s", seg->path, strerror(errno));
+		goto fail;
+	}
+	free(tmp);
+	free(ctl_tmp);
+	return 0;
+fail:
+	if (tmp)
+		unlink(tmp);
+	if (ctl_tmp)
+		unlink(ctl_tmp);
+	free(tmp);
+	free(ctl_tmp);
+	return err;
+}
+
+static void seg_free(struct statctr_seg *seg)
+{
+	if (seg->base)
+		munmap(seg->base, seg->size);
+	if (seg->ctl)
+		munmap(seg->ctl, seg->ctl_size);
+	meta_fini(&seg->meta);
+	free(seg->handles);
+	free(seg->path);
+	free(seg->ctl_path);
+	free(seg);
+}
+
+int statctr_seg_create(const char *config_path, const char *segment, struct statctr_seg **segp)
+{
+	struct statctr_config *cfg;
+	const struct statctr_segment_decl *d;
+	struct statctr_seg *seg;
+	int err;
+
+	err = statctr_config_load(config_path, &cfg);
+	if (err)
+		return err;
+	d = statctr_config_find(cfg, segment);
+	if (!d) {
+		err = set_error(ENOENT, "%s declares no segment %s", config_path, segment);
+		goto out;
+	}
+	seg = calloc(1, sizeof(*seg));
+	if (seg)
+		seg->path = strdup(d->path);
+	if (seg && seg->path && asprintf(&seg->ctl_path, "%s.ctl", d->path) < 0)
+		seg->ctl_path = NULL;
+	if (seg && seg->ctl_path)
+		seg->handles = calloc(d->nslots, sizeof(*seg->handles));
+	if (!seg || !seg->handles) {
+		err = set_error(ENOMEM, "out of memory");
+		goto fail;
+	}
+	err = check_replaceable(seg->path);
+	if (!err)
+		err = build(seg, d);
+	if (err)
+		goto fail;
+	init_handles(seg);
+	*segp = seg;
+	goto out;
+fail:
+	if (seg)
+		seg_free(seg);
+out:
+	statctr_config_free(cfg);
+	return err;
+}
+
+/* Removes @path only if it still names the file we created (not a newer one). */
+static void unlink_if_ours(const char *path, const struct file_id *id)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && st.st_ino == id->ino && st.st_dev == id->dev)
+		unlink(path);
+}
+
+void statctr_seg_destroy(struct statctr_seg *seg)
+{
+	struct seg_header *h;
+
+	if (!seg)
+		return;
+	h = (void *)seg->base;
+	atomic_store_explicit(&h->state, SEG_STATE_CLOSED, memory_order_release);
+	unlink_if_ours(seg->path, &seg->id);
+	unlink_if_ours(seg->ctl_path, &seg->ctl_id);
+	seg_free(seg);
+}
+
+int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const char *column,
+		       uint32_t row, statctr_id *idp)
+{
+	return meta_lookup(&seg->meta, table, column, row, idp);
+}
+
+_Atomic uint64_t *seg_slot_cells(struct statctr_seg *seg, uint32_t s)
+{
+	return (void *)(seg->base + seg->meta.hdr->slots_off +
+			(uint64_t)s * seg->meta.hdr->slot_stride + LINE);
+}
+
+struct slot_header *seg_slot_header(struct statctr_seg *seg, uint32_t s)
+{
+	return (void *)(seg->base + seg->meta.hdr->slots_off +
+			(uint64_t)s * seg->meta.hdr->slot_stride);
+}

@@ -1,0 +1,149 @@
+/*
+ * slot.c - writer slots: ownership, the copy service, the shared slot.
+ *
+ * Ownership: a slot's owner_tid is its lock word.  A thread claims a slot
+ * with a compare-and-swap from 0 (free) or from the tid of an owner that is
+ * provably gone (tid + start time no longer match a live thread), then
+ * records its start time.  Only the owner stores to the slot's cells and
+ * sequence; a released slot keeps its counts, and the next owner continues
+ * from them.
+ *
+ * Copy service (docs/design.md): when txn_end sees that a reader raised
+ * this slot's request word, the writer - at a transaction boundary, so its
+ * cells are quiescent - takes the control file's buffer lock with a CAS,
+ * marks the buffer odd, copies its cells, marks it even (release) and then
+ * publishes the ticket in `done` (release).  The reader's acquire of `done`
+ * pairs with that release.  Readers never make a writer wait: if the
+ * buffer is busy the writer simply tries again at its next txn_end.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static pid_t self_tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static bool owner_gone(const struct statctr_seg *seg, const struct slot_header *sh, uint32_t tid)
+{
+	uint64_t start = atomic_load_explicit(&sh->owner_start, memory_order_relaxed);
+
+	return !proc_alive((pid_t)seg->meta.hdr->creator_pid, (pid_t)tid, start);
+}
+
+/* Tries to make the calling thread the owner of slot s. */
+static bool claim(struct statctr_seg *seg, uint32_t s, pid_t me, uint64_t my_start)
+{
+	struct slot_header *sh = seg_slot_header(seg, s);
+	uint32_t tid = atomic_load_explicit(&sh->owner_tid, memory_order_acquire);
+
+	if (tid != 0 && !owner_gone(seg, sh, tid))
+		return false;
+	if (!atomic_compare_exchange_strong_explicit(&sh->owner_tid, &tid, (uint32_t)me,
+						     memory_order_acq_rel, memory_order_relaxed))
+		return false;
+	atomic_store_explicit(&sh->owner_start, my_start, memory_order_relaxed);
+	atomic_store_explicit(&sh->owner_state, OWNER_OWNED, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sh->acquisitions, 1, memory_order_relaxed);
+	return true;
+}
+
+int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp)
+{
+	pid_t me = self_tid();
+	uint64_t my_start = proc_start_time(getpid(), me);
+	uint32_t s;
+
+	for (s = 0; s < seg->meta.hdr->nslots; s++) {
+		struct statctr_slot *h = &seg->handles[s];
+
+		if (!claim(seg, s, me, my_start))
+			continue;
+		/* Requests raised before we owned the slot were answered by
+		 * plain sequence reads; start from the current one. */
+		h->copy_served = atomic_load_explicit(h->copy_req, memory_order_relaxed);
+		*slotp = h;
+		return 0;
+	}
+	return set_error(EBUSY, "all %u slots of segment %s are owned by live threads",
+			 seg->meta.hdr->nslots, meta_string(&seg->meta, seg->meta.hdr->name));
+}
+
+void statctr_slot_release(struct statctr_slot *slot)
+{
+	struct slot_header *sh;
+
+	if (!slot)
+		return;
+	sh = seg_slot_header(slot->seg, slot->index);
+	atomic_store_explicit(&sh->owner_state, OWNER_FREE, memory_order_relaxed);
+	atomic_store_explicit(&sh->owner_start, 0, memory_order_relaxed);
+	/* Pairs with the acquire in claim(): the next owner sees our stores. */
+	atomic_store_explicit(&sh->owner_tid, 0, memory_order_release);
+}
+
+static struct ctl_request *ctl_request_of(struct statctr_seg *seg, uint32_t s)
+{
+	return (struct ctl_request *)((uint8_t *)seg->ctl + seg->ctl->reqs_off) + s;
+}
+
+void statctr_slot_serve_copy(struct statctr_slot *slot)
+{
+	struct statctr_seg *seg = slot->seg;
+	struct ctl_header *ctl = seg->ctl;
+	struct ctl_request *rq = ctl_request_of(seg, slot->index);
+	_Atomic uint64_t *buf = (void *)((uint8_t *)ctl + ctl->buf_off);
+	uint64_t ticket = atomic_load_explicit(&rq->req, memory_order_relaxed);
+	uint64_t expected = 0, bseq;
+	uint32_t i, ncells = seg->meta.hdr->ncells;
+
+	/* Another writer is copying: try again at the next txn_end (a plain
+	 * load first, so a busy buffer costs no locked instruction). */
+	if (atomic_load_explicit(&ctl->buf_lock, memory_order_relaxed) != 0 ||
+	    !atomic_compare_exchange_strong_explicit(&ctl->buf_lock, &expected, slot->index + 1,
+						     memory_order_acquire, memory_order_relaxed))
+		return;
+	bseq = atomic_load_explicit(&ctl->buf_seq, memory_order_relaxed) | 1;
+	atomic_store_explicit(&ctl->buf_seq, bseq, memory_order_relaxed);
+	/* Orders the odd buf_seq before the buffer stores (reader: acquire fence). */
+	atomic_thread_fence(memory_order_release);
+	for (i = 0; i < ncells; i++)
+		atomic_store_explicit(&buf[i],
+				      atomic_load_explicit(&slot->cells[i], memory_order_relaxed),
+				      memory_order_relaxed);
+	atomic_store_explicit(&ctl->buf_slot, slot->index, memory_order_relaxed);
+	atomic_store_explicit(&ctl->buf_ticket, ticket, memory_order_relaxed);
+	atomic_store_explicit(&ctl->buf_seq, bseq + 1, memory_order_release);
+	/* Pairs with the reader's acquire load of done. */
+	atomic_store_explicit(&rq->done, ticket, memory_order_release);
+	atomic_store_explicit(&ctl->buf_lock, 0, memory_order_release);
+	slot->copy_served = ticket;
+}
+
+static _Atomic uint64_t *shared_cell(struct statctr_seg *seg, statctr_id id)
+{
+	return &seg_slot_cells(seg, seg->meta.hdr->nslots)[id];
+}
+
+void statctr_shared_add(struct statctr_seg *seg, statctr_id id, uint64_t n)
+{
+	atomic_fetch_add_explicit(shared_cell(seg, id), n, memory_order_relaxed);
+}
+
+void statctr_shared_gauge_add(struct statctr_seg *seg, statctr_id id, int64_t delta)
+{
+	statctr_shared_add(seg, id, (uint64_t)delta);
+}
+
+void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value)
+{
+	uint64_t sum = 0;
+	uint32_t s;
+
+	for (s = 0; s < seg->meta.hdr->nslots; s++)
+		sum += atomic_load_explicit(&seg_slot_cells(seg, s)[id], memory_order_relaxed);
+	atomic_store_explicit(shared_cell(seg, id), (uint64_t)value - sum, memory_order_relaxed);
+}

@@ -1,0 +1,343 @@
+/*
+ * snapshot.c - consistent reads of every slot, summed; starvation handling.
+ *
+ * Per slot, in order of cost:
+ *   1. sequence read (THE PROTOCOL in statctr.h): succeeds whenever the
+ *      writer is idle or between transactions long enough for the copy;
+ *   2. if the slot's owner is gone, its memory no longer changes: read it
+ *      as final (and say so if it died inside a transaction);
+ *   3. writer-assisted copy: raise the slot's request word in the control
+ *      file and sleep (never spin: on few CPUs a spinning reader displaces
+ *      the writer it waits for) until the writer has copied its cells at a
+ *      transaction boundary; between naps retry the sequence read;
+ *   4. give up after the budget: the slot is included as last read and
+ *      counted in busy_slots.  Nothing here can wait forever.
+ * Baselines are read between two loads of reset_seq; a reset in between
+ * makes the whole snapshot start again (bounded).
+ *
+ * This module never stores to a segment mapping; in the control file it
+ * stores only the request word, the ticket counter and (to recover from a
+ * writer that died holding it) the buffer lock.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define SEQ_TRIES 4
+#define SLOT_WAIT_US 20000   /* assisted-copy budget per slot */
+#define TOTAL_WAIT_US 250000 /* and per snapshot */
+#define RESET_TRIES 8
+
+struct statctr_snap {
+	uint32_t nslots, ncells; /* nslots writer slots + 1 shared slot stored */
+	uint64_t *slot_values;   /* (nslots + 1) x ncells */
+	uint64_t *sum;
+	uint64_t *baseline;
+	uint64_t *disc;
+	uint64_t created_ns;
+	struct statctr_snap_stats stats;
+};
+
+/* The reader's per-snapshot working state. */
+struct reader {
+	struct statctr_view *view;
+	struct statctr_snap *snap;
+	bool copy_locked;
+	long waited_us;
+};
+
+static void nap_us(long us)
+{
+	struct timespec ts = {0, us * 1000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static const _Atomic uint64_t *slot_cells(const struct statctr_view *v, uint32_t s)
+{
+	return (const void *)((const uint8_t *)meta_slot(&v->meta, s) + LINE);
+}
+
+static void copy_cells(uint64_t *dst, const _Atomic uint64_t *src, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = atomic_load_explicit(&src[i], memory_order_relaxed);
+}
+
+/* One sequence read of slot s into dst; true when it saw no transaction. */
+static bool seq_read(const struct statctr_view *v, uint32_t s, uint64_t *dst)
+{
+	const struct slot_header *sh = meta_slot(&v->meta, s);
+	uint64_t before, after;
+
+	/* Pairs with the writer's release store in txn_end. */
+	before = atomic_load_explicit(&sh->seq, memory_order_acquire);
+	if (before & 1)
+		return false;
+	copy_cells(dst, slot_cells(v, s), v->meta.hdr->ncells);
+	/* Pairs with the writer's release fence in txn_begin. */
+	atomic_thread_fence(memory_order_acquire);
+	after = atomic_load_explicit(&sh->seq, memory_order_relaxed);
+	return before == after;
+}
+
+static struct ctl_request *request_of(struct statctr_view *v, uint32_t s)
+{
+	return (struct ctl_request *)((uint8_t *)v->ctl + v->ctl->reqs_off) + s;
+}
+
+/* Copies the exchange buffer if it holds slot s for our ticket, unchanged. */
+static bool take_buffer(struct statctr_view *v, uint32_t s, uint64_t ticket, uint64_t *dst)
+{
+	struct ctl_header *c = v->ctl;
+	const _Atomic uint64_t *buf = (const void *)((uint8_t *)c + c->buf_off);
+	uint64_t before = atomic_load_explicit(&c->buf_seq, memory_order_acquire);
+
+	if ((before & 1) || atomic_load_explicit(&c->buf_slot, memory_order_relaxed) != s ||
+	    atomic_load_explicit(&c->buf_ticket, memory_order_relaxed) != ticket)
+		return false;
+	copy_cells(dst, buf, v->meta.hdr->ncells);
+	/* Pairs with the writer's release fence after its odd buf_seq. */
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&c->buf_seq, memory_order_relaxed) == before;
+}
+
+/* A writer that died while holding the buffer lock would block all copies. */
+static void clear_dead_buffer_lock(struct reader *rd)
+{
+	struct ctl_header *c = rd->view->ctl;
+	uint64_t holder = atomic_load_explicit(&c->buf_lock, memory_order_relaxed);
+
+	if (holder == 0 || holder > rd->view->meta.hdr->nslots)
+		return;
+	if (statctr_view_slot_state(rd->view, (uint32_t)holder - 1) != STATCTR_SLOT_LIVE)
+		atomic_compare_exchange_strong_explicit(&c->buf_lock, &holder, 0,
+							memory_order_relaxed,
+							memory_order_relaxed);
+}
+
+static bool assisted_read(struct reader *rd, uint32_t s, uint64_t *dst)
+{
+	struct statctr_view *v = rd->view;
+	struct ctl_request *rq = request_of(v, s);
+	uint64_t ticket = atomic_fetch_add_explicit(&v->ctl->ticket, 1, memory_order_relaxed) + 1;
+	long nap = 20, waited = 0;
+
+	atomic_store_explicit(&rq->req, ticket, memory_order_release);
+	while (waited < SLOT_WAIT_US && rd->waited_us < TOTAL_WAIT_US) {
+		nap_us(nap);
+		waited += nap;
+		rd->waited_us += nap;
+		nap = nap < 1000 ? nap * 2 : 1000;
+		/* Pairs with the writer's release store of done. */
+		if (atomic_load_explicit(&rq->done, memory_order_acquire) == ticket &&
+		    take_buffer(v, s, ticket, dst))
+			return true;
+		if (seq_read(v, s, dst))
+			return true;
+		rd->snap->stats.retries++;
+	}
+	clear_dead_buffer_lock(rd);
+	return false;
+}
+
+static bool can_assist(struct reader *rd)
+{
+	if (rd->copy_locked)
+		return true;
+	if (!rd->view->ctl_writable || rd->waited_us >= TOTAL_WAIT_US)
+		return false;
+	rd->copy_locked = view_ctl_lock(rd->view, CTL_LOCK_COPY, 100) == 0;
+	return rd->copy_locked;
+}
+
+static void read_slot(struct reader *rd, uint32_t s)
+{
+	struct statctr_snap *snap = rd->snap;
+	uint64_t *dst = snap->slot_values + (uint64_t)s * snap->ncells;
+	int i;
+
+	for (i = 0; i < SEQ_TRIES; i++) {
+		if (seq_read(rd->view, s, dst))
+			return;
+		snap->stats.retries++;
+	}
+	if (statctr_view_slot_state(rd->view, s) != STATCTR_SLOT_LIVE) {
+		/* Final: nobody will ever finish or add to this slot. */
+		const struct slot_header *sh = meta_slot(&rd->view->meta, s);
+
+		copy_cells(dst, slot_cells(rd->view, s), snap->ncells);
+		if (atomic_load_explicit(&sh->seq, memory_order_relaxed) & 1)
+			snap->stats.dead_torn_slots++;
+		return;
+	}
+	if (can_assist(rd) && assisted_read(rd, s, dst)) {
+		snap->stats.assisted_slots++;
+		return;
+	}
+	copy_cells(dst, slot_cells(rd->view, s), snap->ncells);
+	snap->stats.busy_slots++;
+}
+
+static void read_baselines(const struct statctr_view *v, struct statctr_snap *snap)
+{
+	const struct ctl_header *c = v->ctl;
+
+	if (!c) {
+		memset(snap->baseline, 0, snap->ncells * sizeof(uint64_t));
+		memset(snap->disc, 0, snap->ncells * sizeof(uint64_t));
+		return;
+	}
+	copy_cells(snap->baseline, (const void *)((const uint8_t *)c + c->baselines_off),
+		   snap->ncells);
+	copy_cells(snap->disc, (const void *)((const uint8_t *)c + c->disc_off), snap->ncells);
+}
+
+static uint64_t reset_seq(const struct statctr_view *v, memory_order order)
+{
+	return v->ctl ? atomic_load_explicit(&v->ctl->reset_seq, order) : 0;
+}
+
+/* One pass over all slots and the baselines; false if a reset interfered. */
+static bool read_all(struct reader *rd)
+{
+	struct statctr_snap *snap = rd->snap;
+	uint64_t before, after;
+	uint32_t s;
+
+	/* Pairs with the resetter's release store of the even reset_seq. */
+	before = reset_seq(rd->view, memory_order_acquire);
+	for (s = 0; s < snap->nslots; s++)
+		read_slot(rd, s);
+	copy_cells(snap->slot_values + (uint64_t)snap->nslots * snap->ncells,
+		   slot_cells(rd->view, snap->nslots), snap->ncells);
+	read_baselines(rd->view, snap);
+	/* Pairs with the resetter's release fence after its odd reset_seq. */
+	atomic_thread_fence(memory_order_acquire);
+	after = reset_seq(rd->view, memory_order_relaxed);
+	return !(before & 1) && before == after;
+}
+
+static void sum_slots(struct statctr_snap *snap)
+{
+	uint32_t s, i;
+
+	memset(snap->sum, 0, snap->ncells * sizeof(uint64_t));
+	for (s = 0; s <= snap->nslots; s++) {
+		const uint64_t *vals = snap->slot_values + (uint64_t)s * snap->ncells;
+
+		for (i = 0; i < snap->ncells; i++)
+			snap->sum[i] += vals[i];
+	}
+}
+
+static struct statctr_snap *snap_alloc(const struct statctr_view *v)
+{
+	struct statctr_snap *snap = calloc(1, sizeof(*snap));
+	uint64_t n = v->meta.hdr->ncells;
+
+	if (!snap)
+		return NULL;
+	snap->nslots = v->meta.hdr->nslots;
+	snap->ncells = (uint32_t)n;
+	snap->slot_values = malloc((snap->nslots + 1ull) * n * sizeof(uint64_t));
+	snap->sum = malloc(n * sizeof(uint64_t));
+	snap->baseline = malloc(n * sizeof(uint64_t));
+	snap->disc = malloc(n * sizeof(uint64_t));
+	if (!snap->slot_values || !snap->sum || !snap->baseline || !snap->disc) {
+		statctr_snap_free(snap);
+		return NULL;
+	}
+	return snap;
+}
+
+/* A mapping whose file shrank would fault (SIGBUS) when read. */
+static int check_sizes(const struct statctr_view *v)
+{
+	struct stat st;
+
+	if (fstat(v->fd, &st) != 0 || (uint64_t)st.st_size != v->size)
+		return set_error(ESTALE, "%s changed size under its mapping", v->path);
+	if (v->ctl && (fstat(v->ctl_fd, &st) != 0 || (uint64_t)st.st_size != v->ctl_size))
+		return set_error(ESTALE, "%s changed size under its mapping", v->ctl_path);
+	return 0;
+}
+
+int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp)
+{
+	struct reader rd = {.view = view};
+	int err = check_sizes(view), tries;
+
+	if (err)
+		return err;
+	rd.snap = snap_alloc(view);
+	if (!rd.snap)
+		return set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
+	rd.snap->created_ns = view->meta.hdr->created_ns;
+	for (tries = 0; tries < RESET_TRIES; tries++) {
+		memset(&rd.snap->stats, 0, sizeof(rd.snap->stats));
+		if (read_all(&rd))
+			break;
+		nap_us(100);
+	}
+	if (rd.copy_locked)
+		view_ctl_unlock(view, CTL_LOCK_COPY);
+	sum_slots(rd.snap);
+	rd.snap->stats.generation = view->meta.hdr->generation;
+	rd.snap->stats.taken_ns = realtime_ns();
+	rd.snap->stats.nslots = rd.snap->nslots;
+	rd.snap->stats.ncells = rd.snap->ncells;
+	*snapp = rd.snap;
+	return 0;
+}
+
+void statctr_snap_free(struct statctr_snap *snap)
+{
+	if (!snap)
+		return;
+	free(snap->slot_values);
+	free(snap->sum);
+	free(snap->baseline);
+	free(snap->disc);
+	free(snap);
+}
+
+uint64_t statctr_snap_counter_raw(const struct statctr_snap *snap, statctr_id id)
+{
+	return id < snap->ncells ? snap->sum[id] : 0;
+}
+
+uint64_t statctr_snap_counter(const struct statctr_snap *snap, statctr_id id)
+{
+	return id < snap->ncells ? snap->sum[id] - snap->baseline[id] : 0;
+}
+
+int64_t statctr_snap_gauge(const struct statctr_snap *snap, statctr_id id)
+{
+	return id < snap->ncells ? (int64_t)snap->sum[id] : 0;
+}
+
+uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id)
+{
+	if (s > snap->nslots || id >= snap->ncells)
+		return 0;
+	return snap->slot_values[(uint64_t)s * snap->ncells + id];
+}
+
+uint64_t statctr_snap_discontinuity(const struct statctr_snap *snap, statctr_id id)
+{
+	if (id >= snap->ncells)
+		return 0;
+	return snap->disc[id] > snap->created_ns ? snap->disc[id] : snap->created_ns;
+}
+
+void statctr_snap_stats(const struct statctr_snap *snap, struct statctr_snap_stats *stats)
+{
+	*stats = snap->stats;
+}

@@ -1,0 +1,454 @@
+/*
+ * statctr.h - per-core counters and gauges in shared memory.
+ *
+ * A writer process creates a *segment* from a libconfig declaration.  Each of
+ * its worker threads acquires a *slot*: a private slice of the segment holding
+ * one 8-byte cell per declared counter or gauge.  Other processes open a
+ * read-only *view* of the segment and take *snapshots*: per-cell totals summed
+ * over all slots.  See docs/segment-format.md for the bytes and
+ * docs/design.md for why the protocol is what it is.
+ *
+ * THE PROTOCOL
+ *
+ * Writers (one thread per slot; nobody else ever stores to a slot's cells):
+ *   statctr_add()/statctr_inc()/statctr_gauge_add() are a relaxed atomic
+ *   load, a plain add and a relaxed atomic store on the slot's own cell.  No
+ *   locked instruction, no fence; on x86-64 they compile to load/add/store.
+ *
+ *   statctr_txn_begin() stores seq+1 (odd, relaxed) and issues a release
+ *   fence, so no cell store of the transaction can become visible before the
+ *   odd sequence.  statctr_txn_end() stores seq+2 with release, so every cell
+ *   store of the transaction is visible before the even sequence.  It then
+ *   does one relaxed load of the slot's copy-request word (in the control
+ *   file, memory readers may write); when a reader has asked, the writer
+ *   copies its cells into the exchange buffer at this transaction boundary
+ *   (out of line, rare) and publishes completion with a release store.
+ *
+ * Readers (any process; the segment is mapped PROT_READ):
+ *   per slot: acquire-load seq; odd means a transaction is open, retry;
+ *   relaxed-load every cell; acquire fence (pairs with the writer's release
+ *   fence in txn_begin); relaxed re-load seq; equal means the copy holds no
+ *   partial transaction.  A reader that keeps failing (a writer running
+ *   transactions back to back) raises the slot's copy request and sleeps
+ *   until the writer has served it; it never spins on a slot.  Retries and
+ *   waits are bounded: a slot whose writer is stuck or died inside a
+ *   transaction is reported in the snapshot, never waited on forever.
+ *
+ * What is guaranteed: each slot is read at a transaction boundary of its
+ * writer, so every transaction is seen whole or not at all in the totals,
+ * however far apart its cells are.  What is NOT guaranteed: the slots are
+ * read at slightly different instants (a snapshot is not a global cut
+ * across writers), and updates made with statctr_add() outside a
+ * transaction are individually atomic but carry no grouping.
+ *
+ * Resets never store to writer memory: a reset records the current total of
+ * each cell as its baseline (in the control file) and stamps a discontinuity
+ * time; readers report total - baseline.  Counts arriving during or after a
+ * reset are never lost.
+ *
+ * Errors: calls returning int return 0 (or a documented positive value) on
+ * success and a negative errno on failure; statctr_errmsg() then describes
+ * the cause (with file:line for configuration errors).
+ */
+#ifndef STATCTR_H
+#define STATCTR_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#if ATOMIC_LLONG_LOCK_FREE != 2
+#error "statctr needs lock-free 64-bit atomics: readers load from read-only mappings"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Names one counter or gauge cell of a segment (dense, from 0). */
+typedef uint32_t statctr_id;
+
+struct statctr_seg;  /* writer side: a segment this process created */
+struct statctr_slot; /* one writer thread's exclusive slice of a segment */
+struct statctr_view; /* reader side: a read-only mapping of a segment */
+struct statctr_snap; /* a snapshot taken from a view, summed over slots */
+
+enum statctr_kind {
+	STATCTR_COUNTER = 1, /* u64, wraps mod 2^64, resettable */
+	STATCTR_GAUGE = 2,   /* signed level: sum of per-slot deltas */
+};
+
+/** Limits enforced by the configuration parser and by readers. */
+#define STATCTR_MAX_SLOTS 4096u
+#define STATCTR_MAX_CELLS (1u << 24)
+#define STATCTR_MAX_NAME 63u    /* segment, table and column names */
+#define STATCTR_MAX_ROWNAME 255u
+#define STATCTR_MAX_TEXT 1023u  /* descriptions and units */
+
+/**
+ * statctr_errmsg() - the calling thread's last error message.
+ *
+ * Thread-safe (the message is thread-local).  Valid until the thread's next
+ * statctr call that fails.  Never NULL.
+ */
+const char *statctr_errmsg(void);
+
+/* ------------------------------------------------------------------------
+ * Configuration: the one declaration of segments, tables and columns.
+ * The parsed form is read-only; free it with statctr_config_free().
+ */
+
+struct statctr_column_decl {
+	const char *name;
+	const char *description; /* "" when not given */
+	const char *units;       /* "" when not given */
+	enum statctr_kind kind;
+	int line; /* line of the column's group in the config file */
+};
+
+struct statctr_table_decl {
+	const char *name;
+	const char *description; /* "" when not given */
+	uint32_t oid;            /* sub-identifier under the segment; unique */
+	uint32_t nrows;
+	const char *const *row_names; /* nrows names, or NULL for rows = N */
+	uint32_t ncolumns;
+	const struct statctr_column_decl *columns;
+	statctr_id first_cell; /* cell of row 0, column 0; row-major */
+	int line;
+};
+
+struct statctr_segment_decl {
+	const char *name;
+	const char *path;  /* default "/dev/shm/statctr.<name>" */
+	uint32_t nslots;   /* default: online CPUs */
+	uint32_t oid;      /* sub-identifier for the agent; unique */
+	mode_t mode;       /* segment file mode, default 0640 */
+	mode_t ctl_mode;   /* control file (resets, copy requests), default 0660 */
+	const char *group; /* owner group of both files, NULL: creator's */
+	uint32_t ntables;
+	const struct statctr_table_decl *tables;
+	uint32_t ncells; /* sum over tables of nrows * ncolumns */
+	int line;
+};
+
+struct statctr_config {
+	const char *file;
+	uint32_t nsegments;
+	const struct statctr_segment_decl *segments;
+};
+
+/**
+ * statctr_config_load() - parse and validate a libconfig file.
+ *
+ * Rejects syntax errors, unknown settings, wrong types, unknown kinds,
+ * duplicate names or OIDs, zero rows, too many cells and out-of-range slots,
+ * naming file:line and the setting.  The top-level "agent" group is left to
+ * the agent.  Thread-safe.  Returns 0 or -EINVAL/-ENOENT/-ENOMEM.
+ */
+int statctr_config_load(const char *path, struct statctr_config **cfgp);
+void statctr_config_free(struct statctr_config *cfg);
+
+/** The declaration of segment @name, or NULL (and a message) if absent. */
+const struct statctr_segment_decl *statctr_config_find(const struct statctr_config *cfg,
+						       const char *name);
+
+/* ------------------------------------------------------------------------
+ * Writer side.
+ */
+
+/**
+ * statctr_seg_create() - create segment @segment declared in @config_path.
+ *
+ * Builds the segment and its control file in temporary files and renames
+ * them into place, so a reader never sees a half-built segment.  A segment
+ * left by a writer that died is replaced (readers see a new generation); one
+ * whose creator is alive gives -EEXIST.  Files are created O_EXCL|O_NOFOLLOW
+ * with the configured modes and group.  Not thread-safe against itself.
+ */
+int statctr_seg_create(const char *config_path, const char *segment,
+		       struct statctr_seg **segp);
+
+/** Marks the segment closed, unmaps it and removes its files. */
+void statctr_seg_destroy(struct statctr_seg *seg);
+
+/**
+ * statctr_seg_lookup() - the cell of @table.@column at @row (from 0).
+ * Returns 0 or -ENOENT (unknown table or column, row out of range).
+ * Thread-safe.
+ */
+int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const char *column,
+		       uint32_t row, statctr_id *idp);
+
+/**
+ * statctr_slot_acquire() - take a free slot for the calling thread.
+ *
+ * The slot belongs to this thread until statctr_slot_release(); only this
+ * thread may update through it.  A slot released earlier, or left by a thread
+ * that exited, is reused and its counts continue.  Returns -EBUSY when every
+ * slot is owned by a live thread.  Thread-safe.
+ */
+int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp);
+
+/** Gives the slot back; its counts stay in the totals. Owning thread only. */
+void statctr_slot_release(struct statctr_slot *slot);
+
+/** Out-of-line part of statctr_txn_end(); not called directly. */
+void statctr_slot_serve_copy(struct statctr_slot *slot);
+
+/*
+ * The slot handle.  Its fields are public only so that the fast path can be
+ * inline; treat them as private.
+ */
+struct statctr_slot {
+	_Atomic uint64_t *cells;          /* this slot's cells, in the segment */
+	_Atomic uint64_t *seq;            /* this slot's sequence, in the segment */
+	const _Atomic uint64_t *copy_req; /* readers' copy request, control file */
+	uint64_t copy_served;             /* last request this writer served */
+	struct statctr_seg *seg;
+	uint32_t index;
+};
+
+/**
+ * statctr_add() - add @n to counter @id of @slot.
+ *
+ * Owning thread only.  A relaxed load, an add and a relaxed store: atomic
+ * for readers (no torn value), no ordering with other cells.  @id must come
+ * from a lookup on this segment; it is not range-checked here.
+ */
+static inline void statctr_add(struct statctr_slot *slot, statctr_id id, uint64_t n)
+{
+	_Atomic uint64_t *cell = &slot->cells[id];
+
+	atomic_store_explicit(cell, atomic_load_explicit(cell, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/** statctr_inc() - statctr_add(slot, id, 1). */
+static inline void statctr_inc(struct statctr_slot *slot, statctr_id id)
+{
+	statctr_add(slot, id, 1);
+}
+
+/**
+ * statctr_gauge_add() - move gauge @id by @delta (may be negative).
+ * Same contract as statctr_add(); the level is the sum over slots.
+ */
+static inline void statctr_gauge_add(struct statctr_slot *slot, statctr_id id, int64_t delta)
+{
+	statctr_add(slot, id, (uint64_t)delta);
+}
+
+/**
+ * statctr_txn_begin() - open a transaction on @slot.
+ *
+ * Owning thread only; transactions do not nest.  Stores the odd sequence,
+ * then a release fence orders it before the transaction's cell stores (a
+ * reader's acquire fence pairs with it).  Keep transactions short: readers
+ * retry while one is open.
+ */
+static inline void statctr_txn_begin(struct statctr_slot *slot)
+{
+	uint64_t seq = atomic_load_explicit(slot->seq, memory_order_relaxed);
+
+	atomic_store_explicit(slot->seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
+/**
+ * statctr_txn_end() - close the transaction opened by statctr_txn_begin().
+ *
+ * The even sequence is stored with release: readers that acquire it see
+ * every cell store of the transaction.  Then serves a reader's pending copy
+ * request, if any (one relaxed load when there is none).
+ */
+static inline void statctr_txn_end(struct statctr_slot *slot)
+{
+	uint64_t seq = atomic_load_explicit(slot->seq, memory_order_relaxed);
+
+	atomic_store_explicit(slot->seq, seq + 1, memory_order_release);
+	if (__builtin_expect(atomic_load_explicit(slot->copy_req, memory_order_relaxed) !=
+				     slot->copy_served,
+			     0))
+		statctr_slot_serve_copy(slot);
+}
+
+/**
+ * statctr_shared_add() - add to counter @id from a thread without a slot.
+ *
+ * For control threads: an atomic fetch-add on the segment's shared slot
+ * (a locked instruction; do not use it on a hot path).  Thread-safe.
+ */
+void statctr_shared_add(struct statctr_seg *seg, statctr_id id, uint64_t n);
+
+/** statctr_shared_gauge_add() - move gauge @id by @delta; as above. */
+void statctr_shared_gauge_add(struct statctr_seg *seg, statctr_id id, int64_t delta);
+
+/**
+ * statctr_gauge_set() - make readers see gauge @id at @value.
+ *
+ * Sets the shared slot's delta to @value minus the sum of the writer slots'
+ * deltas at the time of the call; later statctr_gauge_add() calls move the
+ * level from there.  Thread-safe, but not atomic with respect to a
+ * concurrent statctr_shared_gauge_add() on the same gauge.
+ */
+void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
+
+/* ------------------------------------------------------------------------
+ * Reader side.  A view and the snapshots taken from it are used by one
+ * thread at a time; different views may be used concurrently.
+ */
+
+/**
+ * statctr_view_open() - map segment @segment read-only.
+ *
+ * @segment is a path (contains '/') or a name (-> /dev/shm/statctr.<name>).
+ * Every offset and length is validated against the file size first: a
+ * truncated or corrupt segment gives -EPROTO, an unsupported one -EINVAL,
+ * a missing one -ENOENT, each with a message.  The control file is mapped
+ * read-write when permitted (copy requests, resets), else read-only
+ * (snapshots may then report busy slots; resets give -EACCES).
+ */
+int statctr_view_open(const char *segment, struct statctr_view **viewp);
+void statctr_view_close(struct statctr_view *view);
+
+/**
+ * statctr_view_refresh() - follow a writer restart.
+ *
+ * Returns 0 when the path still names the mapped generation, 1 after
+ * switching to a new generation (the caller should record a
+ * discontinuity), or a negative errno (the old mapping stays usable; -ENOENT
+ * when the segment was removed).
+ */
+int statctr_view_refresh(struct statctr_view *view);
+
+int statctr_view_lookup(const struct statctr_view *view, const char *table, const char *column,
+			uint32_t row, statctr_id *idp);
+
+enum statctr_seg_status {
+	STATCTR_SEG_ACTIVE = 1, /* creator process alive */
+	STATCTR_SEG_CLOSED = 2, /* creator destroyed it (file still mapped) */
+	STATCTR_SEG_GONE = 3,   /* creator process died without closing */
+};
+
+struct statctr_seg_info {
+	const char *name;
+	const char *path;
+	uint64_t generation;
+	uint64_t created_ns; /* CLOCK_REALTIME */
+	pid_t creator_pid;
+	uint32_t oid;
+	uint32_t nslots; /* writer slots; the shared slot has index nslots */
+	uint32_t ncells;
+	uint32_t ntables;
+	uint64_t size; /* bytes of the segment file */
+	enum statctr_seg_status status;
+	int can_reset; /* control file writable by this process */
+};
+
+/** Describes the mapped segment (checks the creator's liveness). */
+void statctr_view_info(const struct statctr_view *view, struct statctr_seg_info *info);
+
+struct statctr_table_info {
+	const char *name;
+	const char *description;
+	uint32_t oid;
+	uint32_t nrows;
+	uint32_t ncolumns;
+	statctr_id first_cell; /* row r, column c is first_cell + r * ncolumns + c */
+};
+
+struct statctr_column_info {
+	const char *name;
+	const char *description;
+	const char *units;
+	enum statctr_kind kind;
+};
+
+/** Table @t (0..ntables-1); -ENOENT when out of range. */
+int statctr_view_table(const struct statctr_view *view, uint32_t t, struct statctr_table_info *info);
+
+/** Column @c of table @t; -ENOENT when out of range. */
+int statctr_view_column(const struct statctr_view *view, uint32_t t, uint32_t c,
+			struct statctr_column_info *info);
+
+/** Name of row @r of table @t, or NULL when the table's rows are numbered. */
+const char *statctr_view_row_name(const struct statctr_view *view, uint32_t t, uint32_t r);
+
+/** The kind of cell @id (0 when out of range). */
+enum statctr_kind statctr_view_cell_kind(const struct statctr_view *view, statctr_id id);
+
+enum statctr_slot_state {
+	STATCTR_SLOT_FREE = 0, /* never acquired or released */
+	STATCTR_SLOT_LIVE = 1, /* owned by a live thread */
+	STATCTR_SLOT_DEAD = 2, /* owner thread or process gone: values final */
+};
+
+/** The state of slot @s now (reads /proc for liveness). */
+enum statctr_slot_state statctr_view_slot_state(const struct statctr_view *view, uint32_t s);
+
+/**
+ * statctr_snap_take() - take a snapshot of every cell, summed over slots.
+ *
+ * Each slot is read at one of its writer's transaction boundaries (see THE
+ * PROTOCOL); baselines are read consistently with the totals.  Bounded: a
+ * slot that cannot be read consistently within the budget (a writer stuck
+ * or dead inside a transaction) is included as read and counted in
+ * statctr_snap_stats().busy_slots.  Returns 0, -ENOMEM, or -ESTALE when the
+ * segment file changed size under the mapping.  One thread per view.
+ */
+int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp);
+void statctr_snap_free(struct statctr_snap *snap);
+
+/** Counter value: (sum over slots - baseline) mod 2^64. */
+uint64_t statctr_snap_counter(const struct statctr_snap *snap, statctr_id id);
+
+/** Counter value ignoring any reset (the raw sum over slots). */
+uint64_t statctr_snap_counter_raw(const struct statctr_snap *snap, statctr_id id);
+
+/** Gauge level: the signed sum over slots of their deltas. */
+int64_t statctr_snap_gauge(const struct statctr_snap *snap, statctr_id id);
+
+/** Slot @s's own raw value of cell @id (@s == nslots: the shared slot). */
+uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id);
+
+/**
+ * Time (CLOCK_REALTIME ns) since which cell @id has counted without a
+ * discontinuity: its last reset, else the segment's creation.
+ */
+uint64_t statctr_snap_discontinuity(const struct statctr_snap *snap, statctr_id id);
+
+struct statctr_snap_stats {
+	uint64_t generation; /* of the segment the snapshot was taken from */
+	uint64_t taken_ns;   /* CLOCK_REALTIME when it completed */
+	uint32_t nslots;     /* writer slots (the shared slot not counted) */
+	uint32_t ncells;
+	uint32_t retries;        /* failed sequence reads, all slots */
+	uint32_t assisted_slots; /* slots copied by their writer on request */
+	uint32_t busy_slots;     /* slots not read consistently (live writer) */
+	uint32_t dead_torn_slots; /* dead writers' slots left mid-transaction */
+};
+
+void statctr_snap_stats(const struct statctr_snap *snap, struct statctr_snap_stats *stats);
+
+/**
+ * statctr_reset_range() - reset counters @first..@first+@count-1.
+ *
+ * Takes a snapshot, records each counter's total as its baseline and stamps
+ * its discontinuity time, all in one step readers see whole.  Gauges in the
+ * range are left alone (a level has nothing to reset).  Never stores to
+ * writer slots; counts arriving meanwhile are kept.  Returns 0, -EACCES (the
+ * control file is not writable by this process), -EINVAL (range), -EBUSY
+ * (another resetter held the lock too long).  A row, a table and the whole
+ * segment are each one contiguous range (see statctr_table_info).
+ */
+int statctr_reset_range(struct statctr_view *view, statctr_id first, uint32_t count);
+
+/** statctr_reset() - reset one counter: statctr_reset_range(view, id, 1). */
+int statctr_reset(struct statctr_view *view, statctr_id id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STATCTR_H */

@@ -1,0 +1,1 @@
+# mib: rules added with its code.

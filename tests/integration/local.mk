@@ -1,0 +1,1 @@
+# tests/integration: rules added with its code.

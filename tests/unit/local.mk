@@ -1,0 +1,34 @@
+# CUnit suites, one per library module.
+UNIT_TESTS = \
+	tests/unit/test_config \
+	tests/unit/test_segment \
+	tests/unit/test_writer \
+	tests/unit/test_snapshot \
+	tests/unit/test_reset \
+	tests/unit/test_corrupt \
+	tests/unit/test_stress
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+UNIT_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+UNIT_LDADD = lib/libstatctr.la $(CUNIT_LIBS)
+tests_unit_test_config_SOURCES = tests/unit/test_config.c tests/unit/testutil.h
+tests_unit_test_config_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_config_LDADD = $(UNIT_LDADD)
+tests_unit_test_segment_SOURCES = tests/unit/test_segment.c tests/unit/testutil.h
+tests_unit_test_segment_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_segment_LDADD = $(UNIT_LDADD)
+tests_unit_test_writer_SOURCES = tests/unit/test_writer.c tests/unit/testutil.h
+tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_writer_LDADD = $(UNIT_LDADD)
+tests_unit_test_snapshot_SOURCES = tests/unit/test_snapshot.c tests/unit/testutil.h
+tests_unit_test_snapshot_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_snapshot_LDADD = $(UNIT_LDADD)
+tests_unit_test_reset_SOURCES = tests/unit/test_reset.c tests/unit/testutil.h
+tests_unit_test_reset_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_reset_LDADD = $(UNIT_LDADD)
+tests_unit_test_corrupt_SOURCES = tests/unit/test_corrupt.c tests/unit/testutil.h
+tests_unit_test_corrupt_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_corrupt_LDADD = $(UNIT_LDADD)
+tests_unit_test_stress_SOURCES = tests/unit/test_stress.c tests/unit/testutil.h
+tests_unit_test_stress_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_stress_LDADD = $(UNIT_LDADD)

@@ -1,0 +1,1 @@
+# tools: rules added with its code.
