@@ -18,13 +18,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_OID 2147483647u /* SNMP sub-identifiers: 1..2^31-1 */
-#define DEFAULT_MODE 0640
+#define MAX_OID          2147483647u /* SNMP sub-identifiers: 1..2^31-1 */
+#define DEFAULT_MODE     0640
 #define DEFAULT_CTL_MODE 0660
+
+static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+static const char name_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                 "0123456789_-";
 
 static const char *const root_keys[] = {"segments", "agent", NULL};
 static const char *const segment_keys[] = {"name",     "path",  "slots",  "oid", "mode",
-					   "ctl_mode", "group", "tables", NULL};
+                                           "ctl_mode", "group", "tables", NULL};
 static const char *const table_keys[] = {"name", "oid", "description", "rows", "columns", NULL};
 static const char *const column_keys[] = {"name", "kind", "description", "units", NULL};
 
@@ -43,14 +47,14 @@ static size_t setting_path(const config_setting_t *s, char *buf, size_t size)
 		n = snprintf(buf + len, size - len, "%s%s", len ? "." : "", config_setting_name(s));
 	else
 		n = snprintf(buf + len, size - len, "%s[%d]", len ? "." : "",
-			     config_setting_index(s));
+		             config_setting_index(s));
 	if (n < 0 || (size_t)n >= size - len)
 		return size - 1;
 	return len + n;
 }
 
-static int fail(const char *path, const config_setting_t *group, const char *name,
-		const char *fmt, ...) STATCTR_PRINTF(4, 5);
+static int fail(const char *path, const config_setting_t *group, const char *name, const char *fmt,
+                ...) STATCTR_PRINTF(4, 5);
 
 /*
  * fail() - set the message for a bad setting and return -EINVAL.
@@ -59,18 +63,18 @@ static int fail(const char *path, const config_setting_t *group, const char *nam
  * @group itself when @name is NULL.  The line is the member's when it exists,
  * else the group's; the root has none, so it points at the top of the file.
  */
-static int fail(const char *path, const config_setting_t *group, const char *name,
-		const char *fmt, ...)
+static int fail(const char *path, const config_setting_t *group, const char *name, const char *fmt,
+                ...)
 {
-	const config_setting_t *at = group;
+	const config_setting_t *at = name ? config_setting_get_member(group, name) : NULL;
 	char where[256], what[512];
 	const char *file;
 	unsigned line;
 	size_t len;
 	va_list ap;
 
-	if (name && config_setting_get_member(group, name))
-		at = config_setting_get_member(group, name);
+	if (!at)
+		at = group;
 	file = config_setting_source_file(at);
 	line = config_setting_source_line(at);
 	len = setting_path(group, where, sizeof(where));
@@ -132,7 +136,7 @@ static int check_keys(const char *path, const config_setting_t *group, const cha
 			continue;
 		for (; *keys && len < sizeof(known); keys++)
 			len += snprintf(known + len, sizeof(known) - len, "%s%s", len ? ", " : "",
-					*keys);
+			                *keys);
 		return fail(path, s, NULL, "unknown setting (known: %s)", known);
 	}
 	return 0;
@@ -146,7 +150,7 @@ static int check_keys(const char *path, const config_setting_t *group, const cha
  * another type.
  */
 static int member(const char *path, const config_setting_t *group, const char *name, int type,
-		  bool required, const config_setting_t **sp)
+                  bool required, const config_setting_t **sp)
 {
 	const config_setting_t *s = config_setting_get_member(group, name);
 	int actual;
@@ -159,7 +163,7 @@ static int member(const char *path, const config_setting_t *group, const char *n
 		actual = CONFIG_TYPE_INT;
 	if (actual != type)
 		return fail(path, group, name, "expected %s, not %s", type_name(type),
-			    type_name(config_setting_type(s)));
+		            type_name(config_setting_type(s)));
 	return 0;
 }
 
@@ -171,20 +175,15 @@ static int copy_string(const char *s, const char **copyp)
 
 static bool is_name(const char *s)
 {
-	size_t i;
+	size_t len = strlen(s);
 
-	if (!((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
-		return false;
-	for (i = 1; s[i]; i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
-			return false;
-	return i <= STATCTR_MAX_NAME;
+	return len > 0 && len <= STATCTR_MAX_NAME && strchr(letters, s[0]) &&
+	       strspn(s, name_chars) == len;
 }
 
 /* The required name @key of @group: a letter, then letters, digits, '_' or '-'. */
 static int get_name(const char *path, const config_setting_t *group, const char *key,
-		    const char **namep)
+                    const char **namep)
 {
 	const config_setting_t *s;
 	const char *name;
@@ -196,15 +195,15 @@ static int get_name(const char *path, const config_setting_t *group, const char 
 	name = config_setting_get_string(s);
 	if (!is_name(name))
 		return fail(path, group, key,
-			    "invalid name \"%s\" (expected a letter, then letters, digits, '_' or "
-			    "'-', at most %u characters)",
-			    name, STATCTR_MAX_NAME);
+		            "invalid name \"%s\" (expected a letter, then letters, digits, '_' or "
+		            "'-', at most %u characters)",
+		            name, STATCTR_MAX_NAME);
 	return copy_string(name, namep);
 }
 
 /* Checks that @text (@group's @key, or element @group when @key is NULL) is printable ASCII. */
 static int check_text(const char *path, const config_setting_t *group, const char *key,
-		      const char *text, size_t max)
+                      const char *text, size_t max)
 {
 	size_t i;
 
@@ -213,7 +212,7 @@ static int check_text(const char *path, const config_setting_t *group, const cha
 
 		if (c < 0x20 || c > 0x7e)
 			return fail(path, group, key,
-				    "character %zu is not printable ASCII (byte 0x%02x)", i + 1, c);
+			            "character %zu is not printable ASCII (byte 0x%02x)", i + 1, c);
 	}
 	if (i > max)
 		return fail(path, group, key, "%zu characters, at most %zu allowed", i, max);
@@ -222,7 +221,7 @@ static int check_text(const char *path, const config_setting_t *group, const cha
 
 /* The optional description or units @key of @group; "" when absent. */
 static int get_text(const char *path, const config_setting_t *group, const char *key,
-		    const char **textp)
+                    const char **textp)
 {
 	const config_setting_t *s;
 	const char *text;
@@ -239,8 +238,8 @@ static int get_text(const char *path, const config_setting_t *group, const char 
 }
 
 /* The optional integer @key of @group in @min..@max; *valp keeps its default when absent. */
-static int get_uint(const char *path, const config_setting_t *group, const char *key,
-		    uint32_t min, uint32_t max, uint32_t *valp)
+static int get_uint(const char *path, const config_setting_t *group, const char *key, uint32_t min,
+                    uint32_t max, uint32_t *valp)
 {
 	const config_setting_t *s;
 	long long val;
@@ -261,30 +260,25 @@ static int get_uint(const char *path, const config_setting_t *group, const char 
  * ("0640"; a bare integer would be read as decimal), at most 0777, without
  * write permission for others.  *modep keeps its default when absent.
  */
-static int get_mode(const char *path, const config_setting_t *group, const char *key,
-		    mode_t *modep)
+static int get_mode(const char *path, const config_setting_t *group, const char *key, mode_t *modep)
 {
 	const config_setting_t *s;
 	const char *str;
-	mode_t mode = 0;
-	size_t i;
+	mode_t mode;
+	size_t len;
 	int err;
 
 	err = member(path, group, key, CONFIG_TYPE_STRING, false, &s);
 	if (err || !s)
 		return err;
 	str = config_setting_get_string(s);
-	for (i = 0; str[i]; i++) {
-		if (str[i] < '0' || str[i] > '7' || i == 4)
-			return fail(path, group, key,
-				    "\"%s\" is not an octal mode like \"0640\"", str);
-		mode = mode * 8 + (str[i] - '0');
-	}
-	if (i == 0)
-		return fail(path, group, key, "empty mode (expected octal, like \"0640\")");
+	len = strlen(str);
+	if (len == 0 || len > 4 || strspn(str, "01234567") != len)
+		return fail(path, group, key, "\"%s\" is not an octal mode like \"0640\"", str);
+	mode = strtoul(str, NULL, 8);
 	if (mode > 0777)
 		return fail(path, group, key,
-			    "mode %04o has setuid, setgid or sticky bits (at most 0777)", mode);
+		            "mode %04o has setuid, setgid or sticky bits (at most 0777)", mode);
 	if (mode & S_IWOTH)
 		return fail(path, group, key, "mode %04o lets others write", mode);
 	*modep = mode;
@@ -293,7 +287,7 @@ static int get_mode(const char *path, const config_setting_t *group, const char 
 
 /* @group's required list @key of groups, which must not be empty. */
 static int get_list(const char *path, const config_setting_t *group, const char *key,
-		    const config_setting_t **listp, uint32_t *np)
+                    const config_setting_t **listp, uint32_t *np)
 {
 	const config_setting_t *list;
 	int err, i;
@@ -308,7 +302,7 @@ static int get_list(const char *path, const config_setting_t *group, const char 
 
 		if (!config_setting_is_group(el))
 			return fail(path, el, NULL, "expected a group { ... }, not %s",
-				    type_name(config_setting_type(el)));
+			            type_name(config_setting_type(el)));
 	}
 	*listp = list;
 	*np = config_setting_length(list);
@@ -332,7 +326,7 @@ static int cmp_row_key(const void *a, const void *b)
 
 /* Row-name arrays can be long: sort the names rather than compare every pair. */
 static int check_row_names_unique(const char *path, const config_setting_t *rows,
-				  const char *const *names, uint32_t n)
+                                  const char *const *names, uint32_t n)
 {
 	struct row_key *keys = calloc(n, sizeof(*keys));
 	uint32_t i;
@@ -348,8 +342,8 @@ static int check_row_names_unique(const char *path, const config_setting_t *rows
 	for (i = 1; i < n; i++) {
 		if (strcmp(keys[i - 1].name, keys[i].name) == 0) {
 			err = fail(path, config_setting_get_elem(rows, keys[i].index), NULL,
-				   "duplicate row name \"%s\" (also row %u)", keys[i].name,
-				   keys[i - 1].index);
+			           "duplicate row name \"%s\" (also row %u)", keys[i].name,
+			           keys[i - 1].index);
 			break;
 		}
 	}
@@ -358,7 +352,7 @@ static int check_row_names_unique(const char *path, const config_setting_t *rows
 }
 
 static int parse_row_names(const char *path, const config_setting_t *rows,
-			   struct statctr_table_decl *t)
+                           struct statctr_table_decl *t)
 {
 	const char **names;
 	uint32_t n = config_setting_length(rows), i;
@@ -379,7 +373,7 @@ static int parse_row_names(const char *path, const config_setting_t *rows,
 
 		if (config_setting_type(el) != CONFIG_TYPE_STRING)
 			return fail(path, el, NULL, "expected a string, not %s",
-				    type_name(config_setting_type(el)));
+			            type_name(config_setting_type(el)));
 		name = config_setting_get_string(el);
 		if (name[0] == '\0')
 			return fail(path, el, NULL, "empty row name");
@@ -394,8 +388,7 @@ static int parse_row_names(const char *path, const config_setting_t *rows,
 }
 
 /* rows = N (numbered rows) or rows = [ "name", ... ]. */
-static int parse_rows(const char *path, const config_setting_t *table,
-		      struct statctr_table_decl *t)
+static int parse_rows(const char *path, const config_setting_t *table, struct statctr_table_decl *t)
 {
 	const config_setting_t *rows = config_setting_get_member(table, "rows");
 
@@ -409,13 +402,12 @@ static int parse_rows(const char *path, const config_setting_t *table,
 		return parse_row_names(path, rows, t);
 	default:
 		return fail(path, table, "rows",
-			    "expected a number of rows or an array of row names, not %s",
-			    type_name(config_setting_type(rows)));
+		            "expected a number of rows or an array of row names, not %s",
+		            type_name(config_setting_type(rows)));
 	}
 }
 
-static int parse_kind(const char *path, const config_setting_t *column,
-		      enum statctr_kind *kindp)
+static int parse_kind(const char *path, const config_setting_t *column, enum statctr_kind *kindp)
 {
 	const config_setting_t *s;
 	const char *kind;
@@ -431,12 +423,12 @@ static int parse_kind(const char *path, const config_setting_t *column,
 		*kindp = STATCTR_GAUGE;
 	else
 		return fail(path, column, "kind",
-			    "unknown kind \"%s\" (expected \"counter\" or \"gauge\")", kind);
+		            "unknown kind \"%s\" (expected \"counter\" or \"gauge\")", kind);
 	return 0;
 }
 
 static int parse_column(const char *path, const config_setting_t *s,
-			struct statctr_column_decl *col)
+                        struct statctr_column_decl *col)
 {
 	int err;
 
@@ -457,7 +449,7 @@ static int parse_column(const char *path, const config_setting_t *s,
 }
 
 static int parse_columns(const char *path, const config_setting_t *table,
-			 struct statctr_table_decl *t)
+                         struct statctr_table_decl *t)
 {
 	const config_setting_t *list;
 	struct statctr_column_decl *cols;
@@ -481,15 +473,15 @@ static int parse_columns(const char *path, const config_setting_t *table,
 		for (j = 0; j < i; j++)
 			if (strcmp(cols[j].name, cols[i].name) == 0)
 				return fail(path, s, "name",
-					    "duplicate column name \"%s\" (also columns.[%u], "
-					    "line %d)",
-					    cols[i].name, j, cols[j].line);
+				            "duplicate column name \"%s\" (also columns.[%u], "
+				            "line %d)",
+				            cols[i].name, j, cols[j].line);
 	}
 	return 0;
 }
 
 static int parse_table(const char *path, const config_setting_t *s, uint32_t index,
-		       struct statctr_table_decl *t)
+                       struct statctr_table_decl *t)
 {
 	int err;
 
@@ -514,26 +506,26 @@ static int parse_table(const char *path, const config_setting_t *s, uint32_t ind
 }
 
 static int check_table_unique(const char *path, const config_setting_t *s,
-			      const struct statctr_table_decl *tables, uint32_t i)
+                              const struct statctr_table_decl *tables, uint32_t i)
 {
 	uint32_t j;
 
 	for (j = 0; j < i; j++) {
 		if (strcmp(tables[j].name, tables[i].name) == 0)
 			return fail(path, s, "name",
-				    "duplicate table name \"%s\" (also tables.[%u], line %d)",
-				    tables[i].name, j, tables[j].line);
+			            "duplicate table name \"%s\" (also tables.[%u], line %d)",
+			            tables[i].name, j, tables[j].line);
 		if (tables[j].oid == tables[i].oid)
 			return fail(path, s, "oid",
-				    "duplicate table oid %u (also tables.[%u], line %d)",
-				    tables[i].oid, j, tables[j].line);
+			            "duplicate table oid %u (also tables.[%u], line %d)",
+			            tables[i].oid, j, tables[j].line);
 	}
 	return 0;
 }
 
 /* Parses the tables and numbers their cells: tables in declared order, row-major. */
 static int parse_tables(const char *path, const config_setting_t *segment,
-			struct statctr_segment_decl *seg)
+                        struct statctr_segment_decl *seg)
 {
 	struct statctr_table_decl *tables;
 	const config_setting_t *list;
@@ -562,9 +554,9 @@ static int parse_tables(const char *path, const config_setting_t *segment,
 		ncells += (uint64_t)tables[i].nrows * tables[i].ncolumns;
 		if (ncells > STATCTR_MAX_CELLS)
 			return fail(path, s, NULL,
-				    "too many cells: %llu in the segment's tables up to this one, "
-				    "at most %u",
-				    (unsigned long long)ncells, STATCTR_MAX_CELLS);
+			            "too many cells: %llu in the segment's tables up to this one, "
+			            "at most %u",
+			            (unsigned long long)ncells, STATCTR_MAX_CELLS);
 	}
 	seg->ncells = ncells;
 	return 0;
@@ -572,7 +564,7 @@ static int parse_tables(const char *path, const config_setting_t *segment,
 
 /* The optional absolute path; "/dev/shm/statctr.<name>" when absent. */
 static int parse_seg_path(const char *path, const config_setting_t *segment,
-			  struct statctr_segment_decl *seg)
+                          struct statctr_segment_decl *seg)
 {
 	char dflt[sizeof("/dev/shm/statctr.") + STATCTR_MAX_NAME];
 	const config_setting_t *s;
@@ -587,12 +579,12 @@ static int parse_seg_path(const char *path, const config_setting_t *segment,
 	}
 	if (config_setting_get_string(s)[0] != '/')
 		return fail(path, segment, "path", "\"%s\" is not an absolute path",
-			    config_setting_get_string(s));
+		            config_setting_get_string(s));
 	return copy_string(config_setting_get_string(s), &seg->path);
 }
 
 static int parse_group(const char *path, const config_setting_t *segment,
-		       struct statctr_segment_decl *seg)
+                       struct statctr_segment_decl *seg)
 {
 	const config_setting_t *s;
 	int err;
@@ -617,7 +609,7 @@ static uint32_t online_cpus(void)
 }
 
 static int parse_segment(const char *path, const config_setting_t *s, uint32_t index,
-			 struct statctr_segment_decl *seg)
+                         struct statctr_segment_decl *seg)
 {
 	int err;
 
@@ -654,23 +646,23 @@ static int parse_segment(const char *path, const config_setting_t *s, uint32_t i
 }
 
 static int check_segment_unique(const char *path, const config_setting_t *s,
-				const struct statctr_segment_decl *segs, uint32_t i)
+                                const struct statctr_segment_decl *segs, uint32_t i)
 {
 	uint32_t j;
 
 	for (j = 0; j < i; j++) {
 		if (strcmp(segs[j].name, segs[i].name) == 0)
 			return fail(path, s, "name",
-				    "duplicate segment name \"%s\" (also segments.[%u], line %d)",
-				    segs[i].name, j, segs[j].line);
+			            "duplicate segment name \"%s\" (also segments.[%u], line %d)",
+			            segs[i].name, j, segs[j].line);
 		if (segs[j].oid == segs[i].oid)
 			return fail(path, s, "oid",
-				    "duplicate segment oid %u (also segments.[%u], line %d)",
-				    segs[i].oid, j, segs[j].line);
+			            "duplicate segment oid %u (also segments.[%u], line %d)",
+			            segs[i].oid, j, segs[j].line);
 		if (strcmp(segs[j].path, segs[i].path) == 0)
 			return fail(path, s, "path",
-				    "duplicate segment path \"%s\" (also segments.[%u], line %d)",
-				    segs[i].path, j, segs[j].line);
+			            "duplicate segment path \"%s\" (also segments.[%u], line %d)",
+			            segs[i].path, j, segs[j].line);
 	}
 	return 0;
 }
@@ -734,13 +726,26 @@ static int read_file(const char *path, config_t *lc)
 		return 0;
 	file = config_error_file(lc);
 	return set_error(EINVAL, "%s:%d: %s", file ? file : path, config_error_line(lc),
-			 config_error_text(lc));
+	                 config_error_text(lc));
+}
+
+/* Parses @path into @cfg; libconfig's tree lives only for this call. */
+static int parse_file(const char *path, struct statctr_config *cfg)
+{
+	config_t lc;
+	int err;
+
+	config_init(&lc);
+	err = read_file(path, &lc);
+	if (!err)
+		err = parse_root(path, config_root_setting(&lc), cfg);
+	config_destroy(&lc);
+	return err;
 }
 
 int statctr_config_load(const char *path, struct statctr_config **cfgp)
 {
 	struct statctr_config *cfg;
-	config_t lc;
 	int err;
 
 	*cfgp = NULL;
@@ -748,16 +753,8 @@ int statctr_config_load(const char *path, struct statctr_config **cfgp)
 	if (!cfg)
 		return no_memory();
 	err = copy_string(path, &cfg->file);
-	if (err) {
-		free(cfg);
-		return err;
-	}
-	config_init(&lc);
-	err = read_file(path, &lc);
-	if (err)
-		return err;
-	err = parse_root(path, config_root_setting(&lc), cfg);
-	config_destroy(&lc);
+	if (!err)
+		err = parse_file(path, cfg);
 	if (err) {
 		statctr_config_free(cfg);
 		return err;
@@ -806,7 +803,7 @@ void statctr_config_free(struct statctr_config *cfg)
 }
 
 const struct statctr_segment_decl *statctr_config_find(const struct statctr_config *cfg,
-						       const char *name)
+                                                       const char *name)
 {
 	uint32_t i;
 

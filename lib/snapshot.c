@@ -28,8 +28,13 @@
 #include <time.h>
 
 #define SEQ_TRIES 4
-#define SLOT_WAIT_US 20000   /* assisted-copy budget per slot */
-#define TOTAL_WAIT_US 250000 /* and per snapshot */
+/*
+ * Budgets for waiting on writers, in elapsed time: generous enough for a
+ * writer that is preempted on an oversubscribed machine (tens of ms), small
+ * enough that a stuck writer delays one snapshot by at most a second.
+ */
+#define SLOT_WAIT_NS 100000000ll   /* assisted-copy budget per slot */
+#define TOTAL_WAIT_NS 1000000000ll /* and per snapshot */
 #define RESET_TRIES 8
 
 struct statctr_snap {
@@ -47,7 +52,7 @@ struct reader {
 	struct statctr_view *view;
 	struct statctr_snap *snap;
 	bool copy_locked;
-	long waited_us;
+	int64_t waited_ns;
 };
 
 static void nap_us(long us)
@@ -55,6 +60,14 @@ static void nap_us(long us)
 	struct timespec ts = {0, us * 1000L};
 
 	nanosleep(&ts, NULL);
+}
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static const _Atomic uint64_t *slot_cells(const struct statctr_view *v, uint32_t s)
@@ -127,31 +140,32 @@ static bool assisted_read(struct reader *rd, uint32_t s, uint64_t *dst)
 	struct statctr_view *v = rd->view;
 	struct ctl_request *rq = request_of(v, s);
 	uint64_t ticket = atomic_fetch_add_explicit(&v->ctl->ticket, 1, memory_order_relaxed) + 1;
-	long nap = 20, waited = 0;
+	int64_t start = monotonic_ns(), waited = 0;
+	long nap = 20;
+	bool copied = false;
 
 	atomic_store_explicit(&rq->req, ticket, memory_order_release);
-	while (waited < SLOT_WAIT_US && rd->waited_us < TOTAL_WAIT_US) {
+	while (!copied && waited < SLOT_WAIT_NS && rd->waited_ns + waited < TOTAL_WAIT_NS) {
 		nap_us(nap);
-		waited += nap;
-		rd->waited_us += nap;
 		nap = nap < 1000 ? nap * 2 : 1000;
 		/* Pairs with the writer's release store of done. */
-		if (atomic_load_explicit(&rq->done, memory_order_acquire) == ticket &&
-		    take_buffer(v, s, ticket, dst))
-			return true;
-		if (seq_read(v, s, dst))
-			return true;
-		rd->snap->stats.retries++;
+		copied = (atomic_load_explicit(&rq->done, memory_order_acquire) == ticket &&
+			  take_buffer(v, s, ticket, dst)) ||
+			 seq_read(v, s, dst);
+		rd->snap->stats.retries += !copied;
+		waited = monotonic_ns() - start;
 	}
-	clear_dead_buffer_lock(rd);
-	return false;
+	rd->waited_ns += waited;
+	if (!copied)
+		clear_dead_buffer_lock(rd);
+	return copied;
 }
 
 static bool can_assist(struct reader *rd)
 {
 	if (rd->copy_locked)
 		return true;
-	if (!rd->view->ctl_writable || rd->waited_us >= TOTAL_WAIT_US)
+	if (!rd->view->ctl_writable || rd->waited_ns >= TOTAL_WAIT_NS)
 		return false;
 	rd->copy_locked = view_ctl_lock(rd->view, CTL_LOCK_COPY, 100) == 0;
 	return rd->copy_locked;

@@ -169,9 +169,12 @@ static void pause_ms(long ms)
 
 int statctr_view_open(const char *segment, struct statctr_view **viewp)
 {
-	struct statctr_view *v = calloc(1, sizeof(*v));
+	struct statctr_view *v;
 	int err = 0, tries;
 
+	if (!segment || !*segment)
+		return set_error(EINVAL, "no segment name or path given");
+	v = calloc(1, sizeof(*v));
 	if (!v)
 		return set_error(ENOMEM, "out of memory");
 	v->fd = v->ctl_fd = -1;

@@ -49,6 +49,38 @@ static inline const char *tu_write_file(const char *name, const char *text)
 	return path;
 }
 
+/*
+ * Writes a one-segment config "seg" with @nslots slots and the extra segment
+ * settings @extra, whose files live in the test's temp dir, tables given by
+ * @tables (libconfig text); returns the config's path (static buffer).
+ * *seg_path receives the segment path.
+ */
+static inline const char *tu_config_ex(unsigned nslots, const char *extra, const char *tables,
+				       const char **seg_path)
+{
+	static char seg[300], text[8192];
+
+	snprintf(seg, sizeof(seg), "%s/seg", tu_tmpdir());
+	snprintf(text, sizeof(text),
+		 "segments = ( { name = \"seg\"; path = \"%s\"; slots = %u; %s\n"
+		 "  tables = ( %s ); } );\n",
+		 seg, nslots, extra, tables);
+	if (seg_path)
+		*seg_path = seg;
+	return tu_write_file("seg.conf", text);
+}
+
+static inline const char *tu_config(unsigned nslots, const char *tables, const char **seg_path)
+{
+	return tu_config_ex(nslots, "", tables, seg_path);
+}
+
+/* Two counters and a gauge per row, rows numbered. */
+#define TU_SIMPLE_TABLE(rows)                                                                     \
+	"{ name = \"t\"; rows = " #rows "; columns = ( "                                            \
+	"{ name = \"pkts\"; kind = \"counter\"; }, { name = \"bytes\"; kind = \"counter\"; }, " \
+	"{ name = \"level\"; kind = \"gauge\"; } ); }"
+
 static inline void tu_cleanup(void)
 {
 	char cmd[300];

@@ -1,0 +1,215 @@
+/*
+ * test_segment.c - segment life cycle, metadata, views, generations.
+ */
+#include "internal.h"
+#include "testutil.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static const char *seg_path;
+
+static const char *config(void)
+{
+	return tu_config(3,
+			 "{ name = \"ifStats\"; oid = 7; description = \"per interface\"; "
+			 "rows = [ \"eth0\", \"eth1\" ]; columns = ( "
+			 "{ name = \"rx\"; kind = \"counter\"; units = \"packets\"; description = \"received\"; }, "
+			 "{ name = \"depth\"; kind = \"gauge\"; } ); }, " TU_SIMPLE_TABLE(5),
+			 &seg_path);
+}
+
+static void create_then_view_sees_metadata(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	struct statctr_seg_info info;
+	struct statctr_table_info t;
+	struct statctr_column_info c;
+	statctr_id a, b;
+	struct stat st;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	statctr_view_info(view, &info);
+	CU_ASSERT_STRING_EQUAL(info.name, "seg");
+	CU_ASSERT_EQUAL(info.nslots, 3);
+	CU_ASSERT_EQUAL(info.ncells, 2 * 2 + 5 * 3);
+	CU_ASSERT_EQUAL(info.ntables, 2);
+	CU_ASSERT_EQUAL(info.status, STATCTR_SEG_ACTIVE);
+	CU_ASSERT_EQUAL(info.creator_pid, getpid());
+	CU_ASSERT_NOT_EQUAL(info.generation, 0);
+	CU_ASSERT_EQUAL(info.can_reset, 1);
+	CU_ASSERT_EQUAL(statctr_view_table(view, 0, &t), 0);
+	CU_ASSERT_STRING_EQUAL(t.name, "ifStats");
+	CU_ASSERT_STRING_EQUAL(t.description, "per interface");
+	CU_ASSERT_EQUAL(t.oid, 7);
+	CU_ASSERT_EQUAL(t.nrows, 2);
+	CU_ASSERT_EQUAL(t.first_cell, 0);
+	CU_ASSERT_EQUAL(statctr_view_column(view, 0, 0, &c), 0);
+	CU_ASSERT_STRING_EQUAL(c.units, "packets");
+	CU_ASSERT_STRING_EQUAL(c.description, "received");
+	CU_ASSERT_EQUAL(c.kind, STATCTR_COUNTER);
+	CU_ASSERT_EQUAL(statctr_view_column(view, 0, 1, &c), 0);
+	CU_ASSERT_EQUAL(c.kind, STATCTR_GAUGE);
+	CU_ASSERT_STRING_EQUAL(statctr_view_row_name(view, 0, 1), "eth1");
+	CU_ASSERT_PTR_NULL(statctr_view_row_name(view, 1, 0));
+	CU_ASSERT_EQUAL(statctr_view_table(view, 1, &t), 0);
+	CU_ASSERT_EQUAL(t.first_cell, 4);
+	CU_ASSERT_EQUAL(statctr_view_table(view, 2, &t), -ENOENT);
+	CU_ASSERT_EQUAL(statctr_seg_lookup(seg, "t", "bytes", 4, &a), 0);
+	CU_ASSERT_EQUAL(statctr_view_lookup(view, "t", "bytes", 4, &b), 0);
+	CU_ASSERT_EQUAL(a, 4 + 4 * 3 + 1);
+	CU_ASSERT_EQUAL(a, b);
+	CU_ASSERT_EQUAL(statctr_view_cell_kind(view, 1), STATCTR_GAUGE);
+	CU_ASSERT_EQUAL(stat(seg_path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode & 07777, 0640);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+	CU_ASSERT_EQUAL(stat(seg_path, &st), -1);
+}
+
+static void lookup_errors_name_the_cause(void)
+{
+	struct statctr_seg *seg;
+	statctr_id id;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
+	CU_ASSERT_EQUAL(statctr_seg_lookup(seg, "nope", "rx", 0, &id), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "no table nope"));
+	CU_ASSERT_EQUAL(statctr_seg_lookup(seg, "ifStats", "tx", 0, &id), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "no column tx"));
+	CU_ASSERT_EQUAL(statctr_seg_lookup(seg, "ifStats", "rx", 2, &id), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "row 2 is out of range"));
+	statctr_seg_destroy(seg);
+}
+
+static void create_refuses_a_live_segment(void)
+{
+	struct statctr_seg *seg, *again;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
+	CU_ASSERT_EQUAL(statctr_seg_create(config(), "seg", &again), -EEXIST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "in use by pid"));
+	CU_ASSERT_EQUAL(statctr_seg_create(config(), "missing", &again), -ENOENT);
+	statctr_seg_destroy(seg);
+}
+
+/* A child creates the segment and dies without destroying it. */
+static void create_in_child_and_die(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct statctr_seg *seg;
+		struct statctr_slot *slot;
+
+		if (statctr_seg_create(config(), "seg", &seg) != 0 ||
+		    statctr_slot_acquire(seg, &slot) != 0)
+			_exit(1);
+		statctr_add(slot, 0, 42);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void dead_writer_segment_is_replaced_with_new_generation(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	struct statctr_seg_info before, after;
+	struct statctr_snap *snap;
+
+	create_in_child_and_die();
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	statctr_view_info(view, &before);
+	CU_ASSERT_EQUAL(before.status, STATCTR_SEG_GONE);
+	CU_ASSERT_EQUAL(statctr_view_slot_state(view, 0), STATCTR_SLOT_DEAD);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 42);
+	statctr_snap_free(snap);
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), 1);
+	statctr_view_info(view, &after);
+	CU_ASSERT_NOT_EQUAL(after.generation, before.generation);
+	CU_ASSERT_EQUAL(after.status, STATCTR_SEG_ACTIVE);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 0);
+	statctr_snap_free(snap);
+	statctr_seg_destroy(seg);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), -ENOENT);
+	statctr_view_info(view, &after);
+	CU_ASSERT_EQUAL(after.status, STATCTR_SEG_CLOSED);
+	statctr_view_close(view);
+}
+
+static void view_of_missing_segment_is_enoent(void)
+{
+	struct statctr_view *view;
+
+	CU_ASSERT_EQUAL(statctr_view_open("no-such-segment-xyz", &view), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "/dev/shm/statctr.no-such-segment-xyz"));
+}
+
+static void read_only_mapping_faults_on_write(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	pid_t pid;
+	int status;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	pid = fork();
+	if (pid == 0) {
+		volatile uint8_t *cell = (volatile uint8_t *)view->base + view->meta.hdr->slots_off + LINE;
+
+		signal(SIGSEGV, SIG_DFL);
+		*cell = 1;
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+}
+
+static void cell_layout_is_dense_and_line_aligned(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	const struct seg_header *h;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	h = view->meta.hdr;
+	CU_ASSERT_EQUAL(h->slots_off % 64, 0);
+	CU_ASSERT_EQUAL(h->slot_stride, 64 + round_up_line(19 * 8));
+	CU_ASSERT_EQUAL(h->file_size, h->slots_off + 4 * h->slot_stride);
+	CU_ASSERT_EQUAL((uintptr_t)seg->handles[1].cells - (uintptr_t)seg->handles[0].cells,
+			h->slot_stride);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+}
+
+int main(void)
+{
+	static const struct test_case cases[] = {
+		{"create_then_view_sees_metadata", create_then_view_sees_metadata},
+		{"lookup_errors_name_the_cause", lookup_errors_name_the_cause},
+		{"create_refuses_a_live_segment", create_refuses_a_live_segment},
+		{"dead_writer_segment_is_replaced_with_new_generation",
+		 dead_writer_segment_is_replaced_with_new_generation},
+		{"view_of_missing_segment_is_enoent", view_of_missing_segment_is_enoent},
+		{"read_only_mapping_faults_on_write", read_only_mapping_faults_on_write},
+		{"cell_layout_is_dense_and_line_aligned", cell_layout_is_dense_and_line_aligned},
+		{NULL, NULL},
+	};
+
+	return tu_run("segment", cases);
+}

@@ -1,0 +1,205 @@
+/*
+ * test_snapshot.c - consistent snapshots, busy and dead writers, assistance.
+ */
+#include "internal.h"
+#include "testutil.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+
+static const char *seg_path;
+static struct statctr_seg *seg;
+static struct statctr_view *view;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void setup(unsigned nslots, const char *tables)
+{
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(tu_config(nslots, tables, &seg_path), "seg", &seg),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+}
+
+static void teardown(void)
+{
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+}
+
+static void idle_writer_reads_first_time_with_creation_discontinuity(void)
+{
+	struct statctr_slot *a;
+	struct statctr_snap *snap;
+	struct statctr_snap_stats st;
+	struct statctr_seg_info info;
+
+	setup(2, TU_SIMPLE_TABLE(3));
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
+	statctr_txn_begin(a);
+	statctr_add(a, 3, 9);
+	statctr_txn_end(a);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+	statctr_snap_stats(snap, &st);
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 3), 9);
+	CU_ASSERT_EQUAL(st.retries, 0);
+	CU_ASSERT_EQUAL(st.busy_slots, 0);
+	CU_ASSERT_EQUAL(st.nslots, 2);
+	CU_ASSERT_EQUAL(st.ncells, 9);
+	CU_ASSERT_EQUAL(st.generation, info.generation);
+	CU_ASSERT_EQUAL(statctr_snap_discontinuity(snap, 3), info.created_ns);
+	CU_ASSERT(st.taken_ns >= info.created_ns);
+	statctr_snap_free(snap);
+	teardown();
+}
+
+static void open_transaction_of_live_writer_is_reported_busy_not_waited_on(void)
+{
+	struct statctr_slot *a;
+	struct statctr_snap *snap;
+	struct statctr_snap_stats st;
+	double start;
+
+	setup(2, TU_SIMPLE_TABLE(3));
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
+	statctr_add(a, 0, 1);
+	statctr_txn_begin(a);
+	statctr_add(a, 0, 1);
+	start = now_s();
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+	CU_ASSERT(now_s() - start < 2.0); /* a bound on waiting, not a speed test */
+	statctr_snap_stats(snap, &st);
+	CU_ASSERT_EQUAL(st.busy_slots, 1);
+	CU_ASSERT_EQUAL(st.dead_torn_slots, 0);
+	CU_ASSERT(st.retries >= 4);
+	statctr_snap_free(snap);
+	statctr_txn_end(a);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+	statctr_snap_stats(snap, &st);
+	CU_ASSERT_EQUAL(st.busy_slots, 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 2);
+	statctr_snap_free(snap);
+	teardown();
+}
+
+/* The child opens a transaction, tells the parent, and waits to be killed. */
+static void writer_child(int ready_fd)
+{
+	struct statctr_seg *s;
+	struct statctr_slot *slot;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path), "seg", &s) != 0 ||
+	    statctr_slot_acquire(s, &slot) != 0)
+		_exit(1);
+	statctr_add(slot, 0, 5);
+	statctr_txn_begin(slot);
+	statctr_add(slot, 0, 1);
+	if (write(ready_fd, "r", 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+static void writer_killed_mid_transaction_is_read_as_final(void)
+{
+	struct statctr_snap *snap;
+	struct statctr_snap_stats st;
+	struct statctr_seg_info info;
+	int fds[2], status;
+	char c;
+	pid_t pid;
+
+	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+	pid = fork();
+	if (pid == 0)
+		writer_child(fds[1]);
+	CU_ASSERT_EQUAL_FATAL(read(fds[0], &c, 1), 1);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(fds[0]);
+	close(fds[1]);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(info.status, STATCTR_SEG_GONE);
+	CU_ASSERT_EQUAL(statctr_view_slot_state(view, 0), STATCTR_SLOT_DEAD);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+	statctr_snap_stats(snap, &st);
+	CU_ASSERT_EQUAL(st.dead_torn_slots, 1);
+	CU_ASSERT_EQUAL(st.busy_slots, 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 6);
+	statctr_snap_free(snap);
+	statctr_view_close(view);
+	unlink(seg_path);
+}
+
+/* Flat-out transactions that keep cell 1 == 2 x cell 0 across a big table. */
+static _Atomic int stop_writer;
+
+static void *busy_writer(void *arg)
+{
+	struct statctr_slot *slot = arg;
+	uint32_t far = 3 * 29999; /* row 29999: far from row 0 */
+
+	while (!atomic_load_explicit(&stop_writer, memory_order_relaxed)) {
+		statctr_txn_begin(slot);
+		statctr_inc(slot, 0);
+		statctr_add(slot, far + 1, 2);
+		statctr_txn_end(slot);
+	}
+	return NULL;
+}
+
+static void flat_out_writer_is_copied_at_a_transaction_boundary(void)
+{
+	struct statctr_slot *a;
+	struct statctr_snap *snap;
+	struct statctr_snap_stats st;
+	pthread_t t;
+	unsigned i, consistent = 0, assisted = 0;
+
+	setup(1, TU_SIMPLE_TABLE(30000));
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
+	atomic_store(&stop_writer, 0);
+	pthread_create(&t, NULL, busy_writer, a);
+	for (i = 0; i < 20; i++) {
+		CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+		statctr_snap_stats(snap, &st);
+		if (st.busy_slots == 0 &&
+		    statctr_snap_counter(snap, 3 * 29999 + 1) == 2 * statctr_snap_counter(snap, 0))
+			consistent++;
+		assisted += st.assisted_slots;
+		statctr_snap_free(snap);
+	}
+	atomic_store(&stop_writer, 1);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(consistent, 20);
+	CU_ASSERT(assisted > 0);
+	teardown();
+}
+
+int main(void)
+{
+	static const struct test_case cases[] = {
+		{"idle_writer_reads_first_time_with_creation_discontinuity",
+		 idle_writer_reads_first_time_with_creation_discontinuity},
+		{"open_transaction_of_live_writer_is_reported_busy_not_waited_on",
+		 open_transaction_of_live_writer_is_reported_busy_not_waited_on},
+		{"writer_killed_mid_transaction_is_read_as_final",
+		 writer_killed_mid_transaction_is_read_as_final},
+		{"flat_out_writer_is_copied_at_a_transaction_boundary",
+		 flat_out_writer_is_copied_at_a_transaction_boundary},
+		{NULL, NULL},
+	};
+
+	return tu_run("snapshot", cases);
+}

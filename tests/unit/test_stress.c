@@ -1,0 +1,242 @@
+/*
+ * test_stress.c - two writer threads run transactions flat out that keep
+ * totals == sum of flows; a reader (another process, or a thread for TSan)
+ * takes snapshots meanwhile.  No snapshot may break the invariant, and the
+ * final totals must equal what the writers counted: no lost update.
+ */
+#include "internal.h"
+#include "testutil.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define NFLOWS 20000
+#define NWRITERS 2
+
+static const char *seg_path;
+static _Atomic int stop_writers;
+
+struct writer {
+	pthread_t thread;
+	struct statctr_seg *seg;
+	unsigned index;
+	uint64_t packets, octets;
+};
+
+static const char *stress_config(void)
+{
+	return tu_config(NWRITERS,
+			 "{ name = \"flows\"; rows = 20000; columns = ( "
+			 "{ name = \"pkts\"; kind = \"counter\"; }, { name = \"octets\"; kind = \"counter\"; } ); }, "
+			 "{ name = \"totals\"; rows = 1; columns = ( "
+			 "{ name = \"pkts\"; kind = \"counter\"; }, { name = \"octets\"; kind = \"counter\"; } ); }",
+			 &seg_path);
+}
+
+static void *write_flat_out(void *arg)
+{
+	struct writer *w = arg;
+	struct statctr_slot *slot;
+	const statctr_id tot_pkts = 2 * NFLOWS, tot_octets = 2 * NFLOWS + 1;
+	uint64_t seed = 88172645463325252ull + w->index;
+
+	if (statctr_slot_acquire(w->seg, &slot) != 0)
+		return NULL;
+	while (!atomic_load_explicit(&stop_writers, memory_order_relaxed)) {
+		/* Flows mostly per thread: each writer has its own half. */
+		uint32_t flow = w->index * (NFLOWS / 2) + (uint32_t)(seed % (NFLOWS / 2));
+		uint64_t size = 64 + seed % 1400;
+
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		statctr_txn_begin(slot);
+		statctr_inc(slot, 2 * flow);
+		statctr_add(slot, 2 * flow + 1, size);
+		statctr_inc(slot, tot_pkts);
+		statctr_add(slot, tot_octets, size);
+		statctr_txn_end(slot);
+		w->packets++;
+		w->octets += size;
+	}
+	statctr_slot_release(slot);
+	return NULL;
+}
+
+static void start_writers(struct statctr_seg *seg, struct writer *w)
+{
+	unsigned i;
+
+	atomic_store(&stop_writers, 0);
+	for (i = 0; i < NWRITERS; i++) {
+		w[i] = (struct writer){.seg = seg, .index = i};
+		pthread_create(&w[i].thread, NULL, write_flat_out, &w[i]);
+	}
+}
+
+static void stop_and_sum(struct writer *w, uint64_t *packets, uint64_t *octets)
+{
+	unsigned i;
+
+	atomic_store(&stop_writers, 1);
+	*packets = *octets = 0;
+	for (i = 0; i < NWRITERS; i++) {
+		pthread_join(w[i].thread, NULL);
+		*packets += w[i].packets;
+		*octets += w[i].octets;
+	}
+}
+
+struct tally {
+	unsigned snapshots, violations, busy, assisted;
+	uint64_t final_packets, final_octets;
+};
+
+/* Checks one snapshot; returns its totals. */
+static void check_snapshot(struct statctr_view *view, struct tally *t)
+{
+	struct statctr_snap *snap;
+	struct statctr_snap_stats st;
+	uint64_t pkts = 0, octets = 0;
+	uint32_t f;
+
+	if (statctr_snap_take(view, &snap) != 0) {
+		t->violations++;
+		return;
+	}
+	for (f = 0; f < NFLOWS; f++) {
+		pkts += statctr_snap_counter(snap, 2 * f);
+		octets += statctr_snap_counter(snap, 2 * f + 1);
+	}
+	statctr_snap_stats(snap, &st);
+	t->snapshots++;
+	t->busy += st.busy_slots != 0;
+	t->assisted += st.assisted_slots;
+	if (st.busy_slots == 0 && (pkts != statctr_snap_counter(snap, 2 * NFLOWS) ||
+				   octets != statctr_snap_counter(snap, 2 * NFLOWS + 1)))
+		t->violations++;
+	t->final_packets = statctr_snap_counter(snap, 2 * NFLOWS);
+	t->final_octets = statctr_snap_counter(snap, 2 * NFLOWS + 1);
+	statctr_snap_free(snap);
+}
+
+static void read_for(struct statctr_view *view, double seconds, struct tally *t)
+{
+	struct timespec start, now, gap = {0, 20 * 1000 * 1000};
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		check_snapshot(view, t);
+		nanosleep(&gap, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9 < seconds);
+}
+
+static void assert_tally(const struct tally *t, uint64_t packets, uint64_t octets)
+{
+	fprintf(stderr, "\n    %u snapshots, %u with a busy slot, %u assisted slot reads, "
+			"%u violations, %llu packets\n",
+		t->snapshots, t->busy, t->assisted, t->violations, (unsigned long long)packets);
+	CU_ASSERT(t->snapshots >= 10);
+	CU_ASSERT_EQUAL(t->violations, 0);
+	CU_ASSERT(t->busy * 10 <= t->snapshots);
+	CU_ASSERT(packets > 0);
+	CU_ASSERT_EQUAL(t->final_packets, packets);
+	CU_ASSERT_EQUAL(t->final_octets, octets);
+}
+
+/* Waits for SIGTERM at most 30 s: a test child never outlives its test. */
+static void wait_term(const sigset_t *set)
+{
+	struct timespec limit = {30, 0};
+
+	if (sigtimedwait(set, NULL, &limit) < 0)
+		_exit(3);
+}
+
+/* The writer process: runs writers until SIGTERM, then reports its counts. */
+static void writer_process(int report_fd)
+{
+	struct statctr_seg *seg;
+	struct writer w[NWRITERS];
+	uint64_t counts[2];
+	sigset_t set;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (statctr_seg_create(stress_config(), "seg", &seg) != 0)
+		_exit(1);
+	start_writers(seg, w);
+	if (write(report_fd, "r", 1) != 1)
+		_exit(1);
+	wait_term(&set);
+	stop_and_sum(w, &counts[0], &counts[1]);
+	if (write(report_fd, counts, sizeof(counts)) != sizeof(counts))
+		_exit(1);
+	wait_term(&set);
+	statctr_seg_destroy(seg);
+	_exit(0);
+}
+
+static void cross_process_snapshots_keep_invariants_and_lose_nothing(void)
+{
+	struct statctr_view *view;
+	struct tally t = {0};
+	uint64_t counts[2];
+	int fds[2], status;
+	char c;
+	pid_t pid;
+
+	stress_config(); /* sets seg_path in this process too */
+	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+	pid = fork();
+	if (pid == 0)
+		writer_process(fds[1]);
+	CU_ASSERT_EQUAL_FATAL(read(fds[0], &c, 1), 1);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	read_for(view, 2.0, &t);
+	kill(pid, SIGTERM);
+	CU_ASSERT_EQUAL_FATAL(read(fds[0], counts, sizeof(counts)), sizeof(counts));
+	check_snapshot(view, &t);
+	assert_tally(&t, counts[0], counts[1]);
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	statctr_view_close(view);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void in_process_reader_thread_keeps_invariants(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	struct writer w[NWRITERS];
+	struct tally t = {0};
+	uint64_t packets, octets;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(stress_config(), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	start_writers(seg, w);
+	read_for(view, 1.0, &t);
+	stop_and_sum(w, &packets, &octets);
+	check_snapshot(view, &t);
+	assert_tally(&t, packets, octets);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+}
+
+int main(void)
+{
+	static const struct test_case cases[] = {
+		{"cross_process_snapshots_keep_invariants_and_lose_nothing",
+		 cross_process_snapshots_keep_invariants_and_lose_nothing},
+		{"in_process_reader_thread_keeps_invariants", in_process_reader_thread_keeps_invariants},
+		{NULL, NULL},
+	};
+
+	return tu_run("stress", cases);
+}
