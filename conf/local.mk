@@ -1,1 +1,3 @@
-# conf: rules added with its code.
+# Example configuration, installed as documentation.
+examplesdir = $(docdir)/examples
+dist_examples_DATA = conf/statctr.conf

@@ -1,1 +1,2 @@
-# docs: rules added with its code.
+# Documentation shipped in the tarball.
+EXTRA_DIST += docs/design.md docs/segment-format.md docs/config.md

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs the Debian 12 packages statctr needs to build, test and demo.
+# Runs apt-get as root (through sudo when not root).
+set -e
+PACKAGES="build-essential autoconf automake libtool pkg-config
+  libconfig-dev libcunit1-dev libsnmp-dev snmpd snmp smitools
+  gnuplot-nox libpcp-mmv1-dev jq python3 procps psmisc valgrind cppcheck clang-format"
+if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
+# The Debian snmpd package starts a system snmpd; the tests run their own.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet snmpd 2>/dev/null; then
+	$SUDO systemctl stop snmpd || true
+fi
+echo "install-deps: done"

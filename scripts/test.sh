@@ -1,0 +1,81 @@
+#!/bin/sh
+# Runs the whole statctr test suite from a source tree:
+#   1. a normal build and `make check` (unit and integration tests),
+#   2. the same under ASan+UBSan (--enable-sanitizers),
+#   3. the concurrency tests under TSan (--enable-tsan),
+#   4. the benchmark harness smoke test and `make distcheck`.
+# Build trees go to build/.  The last line is "N passed, N failed", counting
+# every test of every phase (a phase that fails outside a test counts as one).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+jobs=${JOBS:-$(nproc)}
+passed=0
+failed=0
+
+# Adds one tree's test-suite.log to the totals and shows its failures.
+tally() {
+	log=$1/test-suite.log
+	if [ ! -f "$log" ]; then
+		failed=$((failed + 1))
+		return
+	fi
+	grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$log"
+	p=$(sed -n 's/^# PASS: *//p' "$log")
+	f=$(sed -n 's/^# FAIL: *//p' "$log")
+	e=$(sed -n 's/^# ERROR: *//p' "$log")
+	passed=$((passed + p))
+	failed=$((failed + f + e))
+	[ $((f + e)) -eq 0 ] || sed -n '/^FAIL\|^ERROR/,+40p' "$log" | head -150
+}
+
+# phase NAME DIR CONFIGURE-ARGS [make check arguments...]
+phase() {
+	name=$1 dir=$2 args=$3
+	shift 3
+	echo "=== $name"
+	mkdir -p "$dir"
+	if ! (cd "$dir" && "$top/configure" -q $args >configure.out 2>&1 &&
+		make -j"$jobs" >make.out 2>&1); then
+		echo "=== $name: build FAILED"
+		tail -40 "$dir/configure.out" "$dir/make.out"
+		failed=$((failed + 1))
+		return
+	fi
+	(cd "$dir" && make -j"$jobs" check "$@" >check.out 2>&1)
+	tally "$dir"
+}
+
+# step NAME COMMAND...: one pass/fail outside the test harness.
+step() {
+	name=$1
+	shift
+	echo "=== $name"
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		echo "=== $name: FAILED"
+		failed=$((failed + 1))
+	fi
+}
+
+distcheck() {
+	(cd build/default && make -j"$jobs" distcheck >distcheck.out 2>&1) && return 0
+	tail -80 build/default/distcheck.out
+	return 1
+}
+
+[ -f config.status ] && make distclean >/dev/null 2>&1
+./autogen.sh >build-autogen.out 2>&1 || { cat build-autogen.out; exit 2; }
+rm -f build-autogen.out
+phase "build and make check" build/default ""
+phase "ASan+UBSan make check" build/asan "--enable-sanitizers"
+phase "TSan concurrency tests" build/tsan "--enable-tsan" \
+	TESTS="tests/unit/test_stress tests/unit/test_snapshot tests/unit/test_reset tests/unit/test_writer"
+if [ -x bench/run.sh ]; then
+	step "benchmark smoke test" sh -c "cd build/default && make -j$jobs bench-quick >bench.out 2>&1 || { tail -40 bench.out; exit 1; }"
+fi
+step "make distcheck" distcheck
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
