@@ -92,8 +92,13 @@ static int check_regions(const struct meta *m, const char *path)
 	    h->rownames_off + h->nrownames * 4ull > h->slots_off ||
 	    h->strings_off + h->strings_size > h->slots_off)
 		return set_error(EPROTO, "%s: metadata overlaps the slots", path);
-	if (m->strings[0] != '\0' || !string_ok(m, h->name, STATCTR_MAX_NAME) ||
-	    m->strings[h->name] == '\0')
+	return 0;
+}
+
+static int check_name(const struct meta *m, const char *path)
+{
+	if (m->strings[0] != '\0' || !string_ok(m, m->hdr->name, STATCTR_MAX_NAME) ||
+	    m->strings[m->hdr->name] == '\0')
 		return set_error(EPROTO, "%s: bad segment name string", path);
 	return 0;
 }
@@ -193,11 +198,15 @@ int meta_init(struct meta *m, const void *base, uint64_t size, const char *path)
 	err = check_header(m, path);
 	if (err)
 		goto fail;
+	err = check_regions(m, path);
+	if (err)
+		goto fail;
+	/* Only now are the offsets known to lie inside the copy. */
 	m->tables = (const void *)(m->copy + h->tables_off);
 	m->columns = (const void *)(m->copy + h->columns_off);
 	m->rownames = (const void *)(m->copy + h->rownames_off);
 	m->strings = (const char *)(m->copy + h->strings_off);
-	err = check_regions(m, path);
+	err = check_name(m, path);
 	if (err)
 		goto fail;
 	m->cell_kind = calloc(h->ncells, 1);

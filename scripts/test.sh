@@ -38,7 +38,7 @@ phase() {
 	if ! (cd "$dir" && "$top/configure" -q $args >configure.out 2>&1 &&
 		make -j"$jobs" >make.out 2>&1); then
 		echo "=== $name: build FAILED"
-		tail -40 "$dir/configure.out" "$dir/make.out"
+		tail -n 40 "$dir/configure.out" "$dir/make.out"
 		failed=$((failed + 1))
 		return
 	fi
