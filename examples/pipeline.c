@@ -85,7 +85,7 @@ static unsigned pick_flow(unsigned thread, uint64_t i)
 }
 
 static void process_packet(struct statctr_slot *slot, const struct ids *ids, unsigned flow,
-			   uint64_t size)
+                           uint64_t size)
 {
 	statctr_inc(slot, ids->rx_pkts);
 	statctr_add(slot, ids->rx_octets, size);
@@ -151,8 +151,8 @@ static int set_gauge(const char *spec)
 static void usage(void)
 {
 	fprintf(stderr, "usage: pipeline [-c CONFIG] [-s SEGMENT] [-t THREADS] "
-			"[-n PACKETS_PER_THREAD] [-r PACKETS_PER_S] [-d SECONDS] "
-			"[-g TABLE.COLUMN.ROW=VALUE]...\n");
+	                "[-n PACKETS_PER_THREAD] [-r PACKETS_PER_S] [-d SECONDS] "
+	                "[-g TABLE.COLUMN.ROW=VALUE]...\n");
 }
 
 static int run(unsigned seconds, char **gauges, int ngauges)
@@ -196,17 +196,31 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "c:s:t:n:r:d:g:h")) != -1) {
 		switch (opt) {
-		case 'c': config = optarg; break;
-		case 's': segment = optarg; break;
-		case 't': nthreads = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'n': packets_per_thread = strtoull(optarg, NULL, 10); break;
-		case 'r': rate = strtol(optarg, NULL, 10); break;
-		case 'd': seconds = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'c':
+			config = optarg;
+			break;
+		case 's':
+			segment = optarg;
+			break;
+		case 't':
+			nthreads = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'n':
+			packets_per_thread = strtoull(optarg, NULL, 10);
+			break;
+		case 'r':
+			rate = strtol(optarg, NULL, 10);
+			break;
+		case 'd':
+			seconds = (unsigned)strtoul(optarg, NULL, 10);
+			break;
 		case 'g':
 			if (ngauges < 16)
 				gauges[ngauges++] = optarg;
 			break;
-		default: usage(); return opt == 'h' ? 0 : 2;
+		default:
+			usage();
+			return opt == 'h' ? 0 : 2;
 		}
 	}
 	if (nthreads == 0) {

@@ -13,8 +13,8 @@
 
 #include "statctr.h"
 
-static void print_cell(const struct statctr_view *view, const struct statctr_snap *snap,
-		       uint32_t t, uint32_t r, uint32_t c)
+static void print_cell(const struct statctr_view *view, const struct statctr_snap *snap, uint32_t t,
+                       uint32_t r, uint32_t c)
 {
 	struct statctr_table_info table;
 	struct statctr_column_info column;
@@ -55,7 +55,7 @@ static int print_snapshot(struct statctr_view *view)
 	}
 	statctr_snap_stats(snap, &stats);
 	fprintf(stderr, "# retries %u assisted %u busy %u dead_torn %u\n", stats.retries,
-		stats.assisted_slots, stats.busy_slots, stats.dead_torn_slots);
+	        stats.assisted_slots, stats.busy_slots, stats.dead_torn_slots);
 	statctr_snap_free(snap);
 	fflush(stdout);
 	return 0;
@@ -69,8 +69,12 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "1i:h")) != -1) {
 		switch (opt) {
-		case '1': once = 1; break;
-		case 'i': interval_ms = strtol(optarg, NULL, 10); break;
+		case '1':
+			once = 1;
+			break;
+		case 'i':
+			interval_ms = strtol(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr, "usage: reader [-1] [-i MS] SEGMENT\n");
 			return opt == 'h' ? 0 : 2;

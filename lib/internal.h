@@ -18,6 +18,13 @@
 /* error.c: set the thread's message and return -err (err > 0). */
 int set_error(int err, const char *fmt, ...) STATCTR_PRINTF(2, 3);
 
+/*
+ * guard.c: runs fn(arg); a SIGBUS from a shrunk mapping during it makes it
+ * return -ESTALE (naming @path) instead of killing the process.  Whatever
+ * fn allocated or locked before the fault must be released by the caller.
+ */
+int guard_run(int (*fn)(void *), void *arg, const char *path);
+
 /* proc.c: liveness through /proc, robust against pid and tid reuse. */
 uint64_t proc_start_time(pid_t pid, pid_t tid); /* 0 when gone */
 bool proc_alive(pid_t pid, pid_t tid, uint64_t start);
@@ -43,7 +50,7 @@ int meta_init(struct meta *m, const void *base, uint64_t size, const char *path)
 void meta_fini(struct meta *m);
 const char *meta_string(const struct meta *m, uint32_t off);
 int meta_lookup(const struct meta *m, const char *table, const char *column, uint32_t row,
-		statctr_id *idp);
+                statctr_id *idp);
 const struct slot_header *meta_slot(const struct meta *m, uint32_t s);
 const struct seg_header *meta_live_header(const struct meta *m);
 
@@ -56,7 +63,7 @@ struct statctr_seg {
 	char *path;
 	char *ctl_path;
 	struct file_id id, ctl_id; /* the files we created, to remove only those */
-	uint8_t *base; /* read-write mapping of the segment */
+	uint8_t *base;             /* read-write mapping of the segment */
 	uint64_t size;
 	struct ctl_header *ctl; /* read-write mapping of the control file */
 	uint64_t ctl_size;
@@ -84,7 +91,7 @@ struct statctr_view {
 int view_ctl_lock(struct statctr_view *view, int byte, unsigned wait_ms);
 void view_ctl_unlock(struct statctr_view *view, int byte);
 
-#define CTL_LOCK_COPY 0
+#define CTL_LOCK_COPY  0
 #define CTL_LOCK_RESET 1
 
 #endif /* STATCTR_INTERNAL_H */

@@ -13,12 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SEG_MAGIC "STCTRSEG"
-#define CTL_MAGIC "STCTRCTL"
+#define SEG_MAGIC      "STCTRSEG"
+#define CTL_MAGIC      "STCTRCTL"
 #define LAYOUT_VERSION 1u
-#define HEADER_SIZE 256u
-#define LINE 64u
-#define NO_ROWNAMES UINT32_MAX
+#define HEADER_SIZE    256u
+#define LINE           64u
+#define NO_ROWNAMES    UINT32_MAX
 
 enum seg_state { SEG_STATE_ACTIVE = 1, SEG_STATE_CLOSED = 2 };
 enum owner_state { OWNER_FREE = 0, OWNER_OWNED = 1 };
@@ -129,7 +129,7 @@ _Static_assert(offsetof(struct ctl_header, buf_lock) == 192, "buf_lock offset");
 _Static_assert(offsetof(struct ctl_header, buf_ticket) == 216, "buf_ticket offset");
 _Static_assert(sizeof(struct ctl_request) == LINE, "request record is one line");
 _Static_assert(sizeof(_Atomic uint64_t) == 8 && sizeof(_Atomic uint32_t) == 4,
-	       "atomics have the size of the plain types");
+               "atomics have the size of the plain types");
 
 static inline uint64_t round_up_line(uint64_t n)
 {

@@ -46,25 +46,26 @@ static int check_header(const struct meta *m, const char *path)
 	const struct seg_header *h = m->hdr;
 
 	if (m->size < HEADER_SIZE || memcmp(h->magic, SEG_MAGIC, 8) != 0)
-		return set_error(EPROTO, "%s: not a statctr segment (bad magic or too short)", path);
+		return set_error(EPROTO, "%s: not a statctr segment (bad magic or too short)",
+		                 path);
 	if (h->version != LAYOUT_VERSION)
 		return set_error(EINVAL, "%s: segment version %u, this library reads %u", path,
-				 h->version, LAYOUT_VERSION);
+		                 h->version, LAYOUT_VERSION);
 	if (h->header_size != HEADER_SIZE)
 		return set_error(EPROTO, "%s: header_size %u, expected %u", path, h->header_size,
-				 HEADER_SIZE);
+		                 HEADER_SIZE);
 	if (h->file_size != m->size)
 		return set_error(EPROTO, "%s: file_size field %llu but the file has %llu bytes",
-				 path, (unsigned long long)h->file_size,
-				 (unsigned long long)m->size);
+		                 path, (unsigned long long)h->file_size,
+		                 (unsigned long long)m->size);
 	if (h->generation == 0 || h->creator_pid == 0)
 		return set_error(EPROTO, "%s: generation or creator_pid is 0", path);
 	if (h->nslots < 1 || h->nslots > STATCTR_MAX_SLOTS)
 		return set_error(EPROTO, "%s: nslots %u out of range 1..%u", path, h->nslots,
-				 STATCTR_MAX_SLOTS);
+		                 STATCTR_MAX_SLOTS);
 	if (h->ncells < 1 || h->ncells > STATCTR_MAX_CELLS)
 		return set_error(EPROTO, "%s: ncells %u out of range 1..%u", path, h->ncells,
-				 STATCTR_MAX_CELLS);
+		                 STATCTR_MAX_CELLS);
 	if (h->ntables < 1 || h->ncolumns < 1)
 		return set_error(EPROTO, "%s: no tables or no columns", path);
 	return 0;
@@ -84,9 +85,9 @@ static int check_regions(const struct meta *m, const char *path)
 		return set_error(EPROTO, "%s: misaligned metadata region", path);
 	if (h->slot_stride != slot_stride_for(h->ncells) || h->slots_off % LINE != 0 ||
 	    !region_ok(size, h->slots_off, (uint64_t)h->nslots + 1, h->slot_stride))
-		return set_error(EPROTO, "%s: slot region (offset %llu, stride %llu) invalid",
-				 path, (unsigned long long)h->slots_off,
-				 (unsigned long long)h->slot_stride);
+		return set_error(EPROTO, "%s: slot region (offset %llu, stride %llu) invalid", path,
+		                 (unsigned long long)h->slots_off,
+		                 (unsigned long long)h->slot_stride);
 	if (h->tables_off + h->ntables * sizeof(struct seg_table) > h->slots_off ||
 	    h->columns_off + h->ncolumns * sizeof(struct seg_column) > h->slots_off ||
 	    h->rownames_off + h->nrownames * 4ull > h->slots_off ||
@@ -131,16 +132,15 @@ static int check_table(struct meta *m, uint32_t t, const char *path)
 	    (uint64_t)tb->first_column + tb->ncolumns > h->ncolumns ||
 	    (uint64_t)tb->first_cell + ncells > h->ncells)
 		return set_error(EPROTO, "%s: table %s: rows, columns or cells out of range", path,
-				 m->strings + tb->name);
+		                 m->strings + tb->name);
 	if (tb->first_rowname != NO_ROWNAMES) {
 		if ((uint64_t)tb->first_rowname + tb->nrows > h->nrownames)
 			return set_error(EPROTO, "%s: table %s: row names out of range", path,
-					 m->strings + tb->name);
+			                 m->strings + tb->name);
 		for (r = 0; r < tb->nrows; r++)
-			if (!string_ok(m, m->rownames[tb->first_rowname + r],
-				       STATCTR_MAX_ROWNAME))
+			if (!string_ok(m, m->rownames[tb->first_rowname + r], STATCTR_MAX_ROWNAME))
 				return set_error(EPROTO, "%s: table %s: row %u has a bad name",
-						 path, m->strings + tb->name, r);
+				                 path, m->strings + tb->name, r);
 	}
 	for (c = 0; c < tb->ncolumns; c++) {
 		int err = check_column(m, tb->first_column + c, path);
@@ -150,11 +150,12 @@ static int check_table(struct meta *m, uint32_t t, const char *path)
 	}
 	for (r = 0; r < tb->nrows; r++)
 		for (c = 0; c < tb->ncolumns; c++) {
-			uint8_t *kind = &m->cell_kind[tb->first_cell + (uint64_t)r * tb->ncolumns + c];
+			uint8_t *kind =
+			    &m->cell_kind[tb->first_cell + (uint64_t)r * tb->ncolumns + c];
 
 			if (*kind != 0)
 				return set_error(EPROTO, "%s: table %s overlaps another table",
-						 path, m->strings + tb->name);
+				                 path, m->strings + tb->name);
 			*kind = (uint8_t)m->columns[tb->first_column + c].kind;
 		}
 	return 0;
@@ -168,11 +169,11 @@ static int copy_metadata(struct meta *m, const void *base, uint64_t size, const 
 
 	if (size < HEADER_SIZE)
 		return set_error(EPROTO, "%s: %llu bytes, too short for a segment", path,
-				 (unsigned long long)size);
+		                 (unsigned long long)size);
 	memcpy(&h, base, sizeof(h));
 	if (h.slots_off < HEADER_SIZE || h.slots_off > size)
 		return set_error(EPROTO, "%s: slots_off %llu outside the file", path,
-				 (unsigned long long)h.slots_off);
+		                 (unsigned long long)h.slots_off);
 	copy = malloc(h.slots_off);
 	if (!copy)
 		return set_error(ENOMEM, "%s: out of memory", path);
@@ -260,17 +261,17 @@ static const struct seg_table *find_table(const struct meta *m, const char *name
 }
 
 int meta_lookup(const struct meta *m, const char *table, const char *column, uint32_t row,
-		statctr_id *idp)
+                statctr_id *idp)
 {
 	const struct seg_table *tb = find_table(m, table);
 	uint32_t c;
 
 	if (!tb)
-		return set_error(ENOENT, "segment %s has no table %s",
-				 meta_string(m, m->hdr->name), table);
+		return set_error(ENOENT, "segment %s has no table %s", meta_string(m, m->hdr->name),
+		                 table);
 	if (row >= tb->nrows)
 		return set_error(ENOENT, "table %s has %u rows; row %u is out of range", table,
-				 tb->nrows, row);
+		                 tb->nrows, row);
 	for (c = 0; c < tb->ncolumns; c++) {
 		if (strcmp(meta_string(m, m->columns[tb->first_column + c].name), column) == 0) {
 			*idp = tb->first_cell + row * tb->ncolumns + c;

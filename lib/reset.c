@@ -19,9 +19,20 @@ static _Atomic uint64_t *ctl_array(struct statctr_view *v, uint64_t off)
 	return (_Atomic uint64_t *)((uint8_t *)v->ctl + off);
 }
 
-static void store_baselines(struct statctr_view *v, const struct statctr_snap *snap,
-			    statctr_id first, uint32_t count)
+struct reset_args {
+	struct statctr_view *view;
+	const struct statctr_snap *snap;
+	statctr_id first;
+	uint32_t count;
+};
+
+static int store_baselines(void *arg)
 {
+	const struct reset_args *a = arg;
+	struct statctr_view *v = a->view;
+	const struct statctr_snap *snap = a->snap;
+	statctr_id first = a->first;
+	uint32_t count = a->count;
 	_Atomic uint64_t *baseline = ctl_array(v, v->ctl->baselines_off);
 	_Atomic uint64_t *disc = ctl_array(v, v->ctl->disc_off);
 	uint64_t now = realtime_ns();
@@ -37,11 +48,12 @@ static void store_baselines(struct statctr_view *v, const struct statctr_snap *s
 		if (statctr_view_cell_kind(v, id) != STATCTR_COUNTER)
 			continue;
 		atomic_store_explicit(&baseline[id], statctr_snap_counter_raw(snap, id),
-				      memory_order_relaxed);
+		                      memory_order_relaxed);
 		atomic_store_explicit(&disc[id], now, memory_order_relaxed);
 	}
 	/* Pairs with the readers' acquire load of reset_seq. */
 	atomic_store_explicit(&v->ctl->reset_seq, seq + 2, memory_order_release);
+	return 0;
 }
 
 int statctr_reset_range(struct statctr_view *view, statctr_id first, uint32_t count)
@@ -49,19 +61,20 @@ int statctr_reset_range(struct statctr_view *view, statctr_id first, uint32_t co
 	struct statctr_snap *snap;
 	int err;
 
-	if (count == 0 || first >= view->meta.hdr->ncells ||
-	    count > view->meta.hdr->ncells - first)
+	if (count == 0 || first >= view->meta.hdr->ncells || count > view->meta.hdr->ncells - first)
 		return set_error(EINVAL, "cells %u..%llu out of range (segment has %u)", first,
-				 (unsigned long long)first + count - 1, view->meta.hdr->ncells);
+		                 (unsigned long long)first + count - 1, view->meta.hdr->ncells);
 	if (!view->ctl || !view->ctl_writable)
 		return set_error(EACCES, "cannot reset %s: %s is not writable by this process",
-				 view->path, view->ctl_path);
+		                 view->path, view->ctl_path);
 	err = view_ctl_lock(view, CTL_LOCK_RESET, RESET_LOCK_WAIT_MS);
 	if (err)
 		return err;
 	err = statctr_snap_take(view, &snap);
 	if (!err) {
-		store_baselines(view, snap, first, count);
+		struct reset_args args = {view, snap, first, count};
+
+		err = guard_run(store_baselines, &args, view->ctl_path);
 		statctr_snap_free(snap);
 	}
 	view_ctl_unlock(view, CTL_LOCK_RESET);

@@ -41,8 +41,8 @@ static void plan_layout(const struct statctr_segment_decl *d, struct plan *p)
 		p->strings_size += strlen(tb->name) + strlen(tb->description) + 2;
 		for (c = 0; c < tb->ncolumns; c++)
 			p->strings_size += strlen(tb->columns[c].name) +
-					   strlen(tb->columns[c].description) +
-					   strlen(tb->columns[c].units) + 3;
+			                   strlen(tb->columns[c].description) +
+			                   strlen(tb->columns[c].units) + 3;
 		if (tb->row_names) {
 			p->nrownames += tb->nrows;
 			for (r = 0; r < tb->nrows; r++)
@@ -78,7 +78,7 @@ static uint32_t put_string(char *strings, uint64_t *used, const char *s)
 }
 
 static void write_metadata(uint8_t *base, const struct statctr_segment_decl *d,
-			   const struct plan *p)
+                           const struct plan *p)
 {
 	struct seg_header *h = (void *)base;
 	struct seg_table *tables = (void *)(base + p->tables_off);
@@ -104,7 +104,7 @@ static void write_metadata(uint8_t *base, const struct statctr_segment_decl *d,
 		for (c = 0; c < tb->ncolumns; c++, col++) {
 			columns[col].name = put_string(strings, &used, tb->columns[c].name);
 			columns[col].description =
-				put_string(strings, &used, tb->columns[c].description);
+			    put_string(strings, &used, tb->columns[c].description);
 			columns[col].units = put_string(strings, &used, tb->columns[c].units);
 			columns[col].kind = tb->columns[c].kind;
 		}
@@ -122,8 +122,8 @@ static uint64_t new_generation(void)
 	return g ? g : 1;
 }
 
-static void write_header(uint8_t *base, const struct statctr_segment_decl *d,
-			 const struct plan *p, uint64_t generation)
+static void write_header(uint8_t *base, const struct statctr_segment_decl *d, const struct plan *p,
+                         uint64_t generation)
 {
 	struct seg_header *h = (void *)base;
 
@@ -152,7 +152,7 @@ static void write_header(uint8_t *base, const struct statctr_segment_decl *d,
 }
 
 static void write_ctl_header(struct ctl_header *c, const struct statctr_segment_decl *d,
-			     const struct plan *p, uint64_t generation)
+                             const struct plan *p, uint64_t generation)
 {
 	memcpy(c->magic, CTL_MAGIC, 8);
 	c->version = LAYOUT_VERSION;
@@ -183,7 +183,7 @@ static int group_id(const char *group, gid_t *gidp)
  * read-write.  On success *tmp_path holds its name (caller frees).
  */
 static int create_mapped(const char *path, uint64_t size, mode_t mode, const char *group,
-			 char **tmp_path, uint8_t **basep)
+                         char **tmp_path, uint8_t **basep)
 {
 	char *tmp = NULL;
 	gid_t gid;
@@ -204,7 +204,7 @@ static int create_mapped(const char *path, uint64_t size, mode_t mode, const cha
 		err = set_error(errno, "cannot set mode/group of %s: %s", tmp, strerror(errno));
 	else if (ftruncate(fd, (off_t)size) != 0)
 		err = set_error(errno, "cannot size %s to %llu bytes: %s", tmp,
-				(unsigned long long)size, strerror(errno));
+		                (unsigned long long)size, strerror(errno));
 	if (!err) {
 		void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
@@ -238,12 +238,12 @@ static int check_replaceable(const char *path)
 	err = statctr_view_open(path, &old);
 	if (err)
 		return set_error(EEXIST, "%s exists and is not a usable segment (%s); remove it",
-				 path, statctr_errmsg());
+		                 path, statctr_errmsg());
 	statctr_view_info(old, &info);
 	statctr_view_close(old);
 	if (info.status == STATCTR_SEG_ACTIVE)
 		return set_error(EEXIST, "segment %s is in use by pid %d", path,
-				 (int)info.creator_pid);
+		                 (int)info.creator_pid);
 	return 0;
 }
 
@@ -283,7 +283,7 @@ static int build(struct statctr_seg *seg, const struct statctr_segment_decl *d)
 
 	plan_layout(d, &p);
 	err = create_mapped(seg->ctl_path, p.ctl_size, d->ctl_mode, d->group, &ctl_tmp,
-			    (uint8_t **)&seg->ctl);
+	                    (uint8_t **)&seg->ctl);
 	if (err)
 		return err;
 	seg->ctl_size = p.ctl_size;
@@ -397,7 +397,7 @@ void statctr_seg_destroy(struct statctr_seg *seg)
 }
 
 int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const char *column,
-		       uint32_t row, statctr_id *idp)
+                       uint32_t row, statctr_id *idp)
 {
 	return meta_lookup(&seg->meta, table, column, row, idp);
 }
@@ -405,11 +405,11 @@ int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const c
 _Atomic uint64_t *seg_slot_cells(struct statctr_seg *seg, uint32_t s)
 {
 	return (void *)(seg->base + seg->meta.hdr->slots_off +
-			(uint64_t)s * seg->meta.hdr->slot_stride + LINE);
+	                (uint64_t)s * seg->meta.hdr->slot_stride + LINE);
 }
 
 struct slot_header *seg_slot_header(struct statctr_seg *seg, uint32_t s)
 {
 	return (void *)(seg->base + seg->meta.hdr->slots_off +
-			(uint64_t)s * seg->meta.hdr->slot_stride);
+	                (uint64_t)s * seg->meta.hdr->slot_stride);
 }

@@ -43,7 +43,7 @@ static bool claim(struct statctr_seg *seg, uint32_t s, pid_t me, uint64_t my_sta
 	if (tid != 0 && !owner_gone(seg, sh, tid))
 		return false;
 	if (!atomic_compare_exchange_strong_explicit(&sh->owner_tid, &tid, (uint32_t)me,
-						     memory_order_acq_rel, memory_order_relaxed))
+	                                             memory_order_acq_rel, memory_order_relaxed))
 		return false;
 	atomic_store_explicit(&sh->owner_start, my_start, memory_order_relaxed);
 	atomic_store_explicit(&sh->owner_state, OWNER_OWNED, memory_order_relaxed);
@@ -69,7 +69,7 @@ int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp)
 		return 0;
 	}
 	return set_error(EBUSY, "all %u slots of segment %s are owned by live threads",
-			 seg->meta.hdr->nslots, meta_string(&seg->meta, seg->meta.hdr->name));
+	                 seg->meta.hdr->nslots, meta_string(&seg->meta, seg->meta.hdr->name));
 }
 
 void statctr_slot_release(struct statctr_slot *slot)
@@ -104,7 +104,7 @@ void statctr_slot_serve_copy(struct statctr_slot *slot)
 	 * load first, so a busy buffer costs no locked instruction). */
 	if (atomic_load_explicit(&ctl->buf_lock, memory_order_relaxed) != 0 ||
 	    !atomic_compare_exchange_strong_explicit(&ctl->buf_lock, &expected, slot->index + 1,
-						     memory_order_acquire, memory_order_relaxed))
+	                                             memory_order_acquire, memory_order_relaxed))
 		return;
 	bseq = atomic_load_explicit(&ctl->buf_seq, memory_order_relaxed) | 1;
 	atomic_store_explicit(&ctl->buf_seq, bseq, memory_order_relaxed);
@@ -112,8 +112,8 @@ void statctr_slot_serve_copy(struct statctr_slot *slot)
 	atomic_thread_fence(memory_order_release);
 	for (i = 0; i < ncells; i++)
 		atomic_store_explicit(&buf[i],
-				      atomic_load_explicit(&slot->cells[i], memory_order_relaxed),
-				      memory_order_relaxed);
+		                      atomic_load_explicit(&slot->cells[i], memory_order_relaxed),
+		                      memory_order_relaxed);
 	atomic_store_explicit(&ctl->buf_slot, slot->index, memory_order_relaxed);
 	atomic_store_explicit(&ctl->buf_ticket, ticket, memory_order_relaxed);
 	atomic_store_explicit(&ctl->buf_seq, bseq + 1, memory_order_release);

@@ -33,9 +33,9 @@
  * writer that is preempted on an oversubscribed machine (tens of ms), small
  * enough that a stuck writer delays one snapshot by at most a second.
  */
-#define SLOT_WAIT_NS 100000000ll   /* assisted-copy budget per slot */
+#define SLOT_WAIT_NS  100000000ll  /* assisted-copy budget per slot */
 #define TOTAL_WAIT_NS 1000000000ll /* and per snapshot */
-#define RESET_TRIES 8
+#define RESET_TRIES   8
 
 struct statctr_snap {
 	uint32_t nslots, ncells; /* nslots writer slots + 1 shared slot stored */
@@ -131,8 +131,7 @@ static void clear_dead_buffer_lock(struct reader *rd)
 		return;
 	if (statctr_view_slot_state(rd->view, (uint32_t)holder - 1) != STATCTR_SLOT_LIVE)
 		atomic_compare_exchange_strong_explicit(&c->buf_lock, &holder, 0,
-							memory_order_relaxed,
-							memory_order_relaxed);
+		                                        memory_order_relaxed, memory_order_relaxed);
 }
 
 static bool assisted_read(struct reader *rd, uint32_t s, uint64_t *dst)
@@ -150,8 +149,8 @@ static bool assisted_read(struct reader *rd, uint32_t s, uint64_t *dst)
 		nap = nap < 1000 ? nap * 2 : 1000;
 		/* Pairs with the writer's release store of done. */
 		copied = (atomic_load_explicit(&rq->done, memory_order_acquire) == ticket &&
-			  take_buffer(v, s, ticket, dst)) ||
-			 seq_read(v, s, dst);
+		          take_buffer(v, s, ticket, dst)) ||
+		         seq_read(v, s, dst);
 		rd->snap->stats.retries += !copied;
 		waited = monotonic_ns() - start;
 	}
@@ -209,7 +208,7 @@ static void read_baselines(const struct statctr_view *v, struct statctr_snap *sn
 		return;
 	}
 	copy_cells(snap->baseline, (const void *)((const uint8_t *)c + c->baselines_off),
-		   snap->ncells);
+	           snap->ncells);
 	copy_cells(snap->disc, (const void *)((const uint8_t *)c + c->disc_off), snap->ncells);
 }
 
@@ -230,7 +229,7 @@ static bool read_all(struct reader *rd)
 	for (s = 0; s < snap->nslots; s++)
 		read_slot(rd, s);
 	copy_cells(snap->slot_values + (uint64_t)snap->nslots * snap->ncells,
-		   slot_cells(rd->view, snap->nslots), snap->ncells);
+	           slot_cells(rd->view, snap->nslots), snap->ncells);
 	read_baselines(rd->view, snap);
 	/* Pairs with the resetter's release fence after its odd reset_seq. */
 	atomic_thread_fence(memory_order_acquire);
@@ -283,31 +282,53 @@ static int check_sizes(const struct statctr_view *v)
 	return 0;
 }
 
-int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp)
+/* The guarded part of a snapshot: every read of the live mappings. */
+static int read_consistently(void *arg)
 {
-	struct reader rd = {.view = view};
-	int err = check_sizes(view), tries;
+	struct reader *rd = arg;
+	int tries;
 
-	if (err)
-		return err;
-	rd.snap = snap_alloc(view);
-	if (!rd.snap)
-		return set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
-	rd.snap->created_ns = view->meta.hdr->created_ns;
 	for (tries = 0; tries < RESET_TRIES; tries++) {
-		memset(&rd.snap->stats, 0, sizeof(rd.snap->stats));
-		if (read_all(&rd))
+		memset(&rd->snap->stats, 0, sizeof(rd->snap->stats));
+		if (read_all(rd))
 			break;
 		nap_us(100);
 	}
-	if (rd.copy_locked)
+	return 0;
+}
+
+int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp)
+{
+	struct reader *rd; /* on the heap: it must survive a SIGBUS longjmp */
+	struct statctr_snap *snap;
+	int err = check_sizes(view);
+
+	if (err)
+		return err;
+	rd = calloc(1, sizeof(*rd));
+	snap = snap_alloc(view);
+	if (!rd || !snap) {
+		free(rd);
+		statctr_snap_free(snap);
+		return set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
+	}
+	rd->view = view;
+	rd->snap = snap;
+	err = guard_run(read_consistently, rd, view->path);
+	if (view->ctl_writable)
 		view_ctl_unlock(view, CTL_LOCK_COPY);
-	sum_slots(rd.snap);
-	rd.snap->stats.generation = view->meta.hdr->generation;
-	rd.snap->stats.taken_ns = realtime_ns();
-	rd.snap->stats.nslots = rd.snap->nslots;
-	rd.snap->stats.ncells = rd.snap->ncells;
-	*snapp = rd.snap;
+	free(rd);
+	if (err) {
+		statctr_snap_free(snap);
+		return err;
+	}
+	snap->created_ns = view->meta.hdr->created_ns;
+	sum_slots(snap);
+	snap->stats.generation = view->meta.hdr->generation;
+	snap->stats.taken_ns = realtime_ns();
+	snap->stats.nslots = snap->nslots;
+	snap->stats.ncells = snap->ncells;
+	*snapp = snap;
 	return 0;
 }
 

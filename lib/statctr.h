@@ -79,11 +79,11 @@ enum statctr_kind {
 };
 
 /** Limits enforced by the configuration parser and by readers. */
-#define STATCTR_MAX_SLOTS 4096u
-#define STATCTR_MAX_CELLS (1u << 24)
-#define STATCTR_MAX_NAME 63u    /* segment, table and column names */
+#define STATCTR_MAX_SLOTS   4096u
+#define STATCTR_MAX_CELLS   (1u << 24)
+#define STATCTR_MAX_NAME    63u /* segment, table and column names */
 #define STATCTR_MAX_ROWNAME 255u
-#define STATCTR_MAX_TEXT 1023u  /* descriptions and units */
+#define STATCTR_MAX_TEXT    1023u /* descriptions and units */
 
 /**
  * statctr_errmsg() - the calling thread's last error message.
@@ -151,7 +151,7 @@ void statctr_config_free(struct statctr_config *cfg);
 
 /** The declaration of segment @name, or NULL (and a message) if absent. */
 const struct statctr_segment_decl *statctr_config_find(const struct statctr_config *cfg,
-						       const char *name);
+                                                       const char *name);
 
 /* ------------------------------------------------------------------------
  * Writer side.
@@ -166,8 +166,7 @@ const struct statctr_segment_decl *statctr_config_find(const struct statctr_conf
  * whose creator is alive gives -EEXIST.  Files are created O_EXCL|O_NOFOLLOW
  * with the configured modes and group.  Not thread-safe against itself.
  */
-int statctr_seg_create(const char *config_path, const char *segment,
-		       struct statctr_seg **segp);
+int statctr_seg_create(const char *config_path, const char *segment, struct statctr_seg **segp);
 
 /** Marks the segment closed, unmaps it and removes its files. */
 void statctr_seg_destroy(struct statctr_seg *seg);
@@ -178,7 +177,7 @@ void statctr_seg_destroy(struct statctr_seg *seg);
  * Thread-safe.
  */
 int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const char *column,
-		       uint32_t row, statctr_id *idp);
+                       uint32_t row, statctr_id *idp);
 
 /**
  * statctr_slot_acquire() - take a free slot for the calling thread.
@@ -221,7 +220,7 @@ static inline void statctr_add(struct statctr_slot *slot, statctr_id id, uint64_
 	_Atomic uint64_t *cell = &slot->cells[id];
 
 	atomic_store_explicit(cell, atomic_load_explicit(cell, memory_order_relaxed) + n,
-			      memory_order_relaxed);
+	                      memory_order_relaxed);
 }
 
 /** statctr_inc() - statctr_add(slot, id, 1). */
@@ -267,9 +266,8 @@ static inline void statctr_txn_end(struct statctr_slot *slot)
 	uint64_t seq = atomic_load_explicit(slot->seq, memory_order_relaxed);
 
 	atomic_store_explicit(slot->seq, seq + 1, memory_order_release);
-	if (__builtin_expect(atomic_load_explicit(slot->copy_req, memory_order_relaxed) !=
-				     slot->copy_served,
-			     0))
+	if (__builtin_expect(
+	        atomic_load_explicit(slot->copy_req, memory_order_relaxed) != slot->copy_served, 0))
 		statctr_slot_serve_copy(slot);
 }
 
@@ -302,6 +300,10 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
 /**
  * statctr_view_open() - map segment @segment read-only.
  *
+ * Readers survive a segment file truncated under their mapping: on first
+ * use the library installs a SIGBUS handler (chained to any previous one)
+ * that turns a fault inside a statctr reader call into -ESTALE.  A handler
+ * installed later by the application replaces it.
  * @segment is a path (contains '/') or a name (-> /dev/shm/statctr.<name>).
  * Every offset and length is validated against the file size first: a
  * truncated or corrupt segment gives -EPROTO, an unsupported one -EINVAL,
@@ -323,12 +325,13 @@ void statctr_view_close(struct statctr_view *view);
 int statctr_view_refresh(struct statctr_view *view);
 
 int statctr_view_lookup(const struct statctr_view *view, const char *table, const char *column,
-			uint32_t row, statctr_id *idp);
+                        uint32_t row, statctr_id *idp);
 
 enum statctr_seg_status {
 	STATCTR_SEG_ACTIVE = 1, /* creator process alive */
 	STATCTR_SEG_CLOSED = 2, /* creator destroyed it (file still mapped) */
 	STATCTR_SEG_GONE = 3,   /* creator process died without closing */
+	STATCTR_SEG_STALE = 4,  /* the file shrank under the mapping: refresh */
 };
 
 struct statctr_seg_info {
@@ -366,11 +369,12 @@ struct statctr_column_info {
 };
 
 /** Table @t (0..ntables-1); -ENOENT when out of range. */
-int statctr_view_table(const struct statctr_view *view, uint32_t t, struct statctr_table_info *info);
+int statctr_view_table(const struct statctr_view *view, uint32_t t,
+                       struct statctr_table_info *info);
 
 /** Column @c of table @t; -ENOENT when out of range. */
 int statctr_view_column(const struct statctr_view *view, uint32_t t, uint32_t c,
-			struct statctr_column_info *info);
+                        struct statctr_column_info *info);
 
 /** Name of row @r of table @t, or NULL when the table's rows are numbered. */
 const char *statctr_view_row_name(const struct statctr_view *view, uint32_t t, uint32_t r);
@@ -423,9 +427,9 @@ struct statctr_snap_stats {
 	uint64_t taken_ns;   /* CLOCK_REALTIME when it completed */
 	uint32_t nslots;     /* writer slots (the shared slot not counted) */
 	uint32_t ncells;
-	uint32_t retries;        /* failed sequence reads, all slots */
-	uint32_t assisted_slots; /* slots copied by their writer on request */
-	uint32_t busy_slots;     /* slots not read consistently (live writer) */
+	uint32_t retries;         /* failed sequence reads, all slots */
+	uint32_t assisted_slots;  /* slots copied by their writer on request */
+	uint32_t busy_slots;      /* slots not read consistently (live writer) */
 	uint32_t dead_torn_slots; /* dead writers' slots left mid-transaction */
 };
 

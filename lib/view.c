@@ -32,7 +32,7 @@ static char *segment_path(const char *segment)
 }
 
 static int map_file(const char *path, int flags, int *fdp, void **basep, uint64_t *sizep,
-		    struct file_id *id)
+                    struct file_id *id)
 {
 	struct stat st;
 	void *base;
@@ -44,7 +44,7 @@ static int map_file(const char *path, int flags, int *fdp, void **basep, uint64_
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)HEADER_SIZE) {
 		close(fd);
 		return set_error(EPROTO, "%s: not a regular file of at least %u bytes", path,
-				 HEADER_SIZE);
+		                 HEADER_SIZE);
 	}
 	base = mmap(NULL, (size_t)st.st_size, prot, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
@@ -75,16 +75,16 @@ static int check_ctl(const struct statctr_view *v, const struct ctl_header *c, u
 	if (memcmp(c->magic, CTL_MAGIC, 8) != 0 || c->version != LAYOUT_VERSION ||
 	    c->header_size != HEADER_SIZE || c->file_size != size)
 		return set_error(EPROTO, "%s: not a version-%u control file of %llu bytes",
-				 v->ctl_path, LAYOUT_VERSION, (unsigned long long)size);
+		                 v->ctl_path, LAYOUT_VERSION, (unsigned long long)size);
 	if (c->generation != h->generation)
 		return set_error(EAGAIN, "%s: belongs to another generation of %s", v->ctl_path,
-				 v->path);
+		                 v->path);
 	if (c->nslots != h->nslots || c->ncells != h->ncells ||
 	    !ctl_region_ok(c, c->reqs_off, (uint64_t)h->nslots * LINE) ||
 	    !ctl_region_ok(c, c->baselines_off, cells) || !ctl_region_ok(c, c->disc_off, cells) ||
 	    !ctl_region_ok(c, c->buf_off, cells))
 		return set_error(EPROTO, "%s: sizes or regions do not match %s", v->ctl_path,
-				 v->path);
+		                 v->path);
 	return 0;
 }
 
@@ -120,19 +120,6 @@ static int map_ctl(struct statctr_view *v)
 	return err;
 }
 
-static void view_free(struct statctr_view *v)
-{
-	unmap_ctl(v);
-	if (v->base)
-		munmap((void *)v->base, v->size);
-	if (v->fd >= 0)
-		close(v->fd);
-	meta_fini(&v->meta);
-	free(v->path);
-	free(v->ctl_path);
-	free(v);
-}
-
 static int open_once(struct statctr_view *v)
 {
 	void *base;
@@ -158,6 +145,14 @@ static void close_mappings(struct statctr_view *v)
 	meta_fini(&v->meta);
 	v->base = NULL;
 	v->fd = -1;
+}
+
+static void view_free(struct statctr_view *v)
+{
+	close_mappings(v);
+	free(v->path);
+	free(v->ctl_path);
+	free(v);
 }
 
 static void pause_ms(long ms)
@@ -233,16 +228,22 @@ int statctr_view_refresh(struct statctr_view *view)
 }
 
 int statctr_view_lookup(const struct statctr_view *view, const char *table, const char *column,
-			uint32_t row, statctr_id *idp)
+                        uint32_t row, statctr_id *idp)
 {
 	return meta_lookup(&view->meta, table, column, row, idp);
+}
+
+static int load_state(void *arg)
+{
+	const struct meta *m = arg;
+
+	return (int)atomic_load_explicit(&meta_live_header(m)->state, memory_order_acquire);
 }
 
 void statctr_view_info(const struct statctr_view *view, struct statctr_seg_info *info)
 {
 	const struct seg_header *h = view->meta.hdr;
-	uint32_t state = atomic_load_explicit(&meta_live_header(&view->meta)->state,
-					      memory_order_acquire);
+	int state = guard_run(load_state, (void *)&view->meta, view->path);
 
 	memset(info, 0, sizeof(*info));
 	info->name = meta_string(&view->meta, h->name);
@@ -256,7 +257,9 @@ void statctr_view_info(const struct statctr_view *view, struct statctr_seg_info 
 	info->ntables = h->ntables;
 	info->size = view->size;
 	info->can_reset = view->ctl_writable;
-	if (state == SEG_STATE_CLOSED)
+	if (state < 0)
+		info->status = STATCTR_SEG_STALE;
+	else if (state == SEG_STATE_CLOSED)
 		info->status = STATCTR_SEG_CLOSED;
 	else if (proc_alive((pid_t)h->creator_pid, (pid_t)h->creator_pid, h->creator_start))
 		info->status = STATCTR_SEG_ACTIVE;
@@ -282,7 +285,7 @@ int statctr_view_table(const struct statctr_view *view, uint32_t t, struct statc
 }
 
 int statctr_view_column(const struct statctr_view *view, uint32_t t, uint32_t c,
-			struct statctr_column_info *info)
+                        struct statctr_column_info *info)
 {
 	const struct meta *m = &view->meta;
 	const struct seg_column *col;
@@ -317,19 +320,33 @@ enum statctr_kind statctr_view_cell_kind(const struct statctr_view *view, statct
 	return (enum statctr_kind)view->meta.cell_kind[id];
 }
 
+struct owner {
+	const struct meta *meta;
+	uint32_t slot, tid;
+	uint64_t start;
+};
+
+static int load_owner(void *arg)
+{
+	struct owner *o = arg;
+	const struct slot_header *sh = meta_slot(o->meta, o->slot);
+
+	o->tid = atomic_load_explicit(&sh->owner_tid, memory_order_acquire);
+	o->start = atomic_load_explicit(&sh->owner_start, memory_order_relaxed);
+	return 0;
+}
+
 enum statctr_slot_state statctr_view_slot_state(const struct statctr_view *view, uint32_t s)
 {
-	const struct slot_header *sh;
-	uint32_t tid;
+	struct owner o = {.meta = &view->meta, .slot = s};
 
 	if (s >= view->meta.hdr->nslots)
 		return STATCTR_SLOT_FREE;
-	sh = meta_slot(&view->meta, s);
-	tid = atomic_load_explicit(&sh->owner_tid, memory_order_acquire);
-	if (tid == 0)
+	if (guard_run(load_owner, &o, view->path) != 0)
+		return STATCTR_SLOT_DEAD; /* the file is gone from under us */
+	if (o.tid == 0)
 		return STATCTR_SLOT_FREE;
-	if (proc_alive((pid_t)view->meta.hdr->creator_pid, (pid_t)tid,
-		       atomic_load_explicit(&sh->owner_start, memory_order_relaxed)))
+	if (proc_alive((pid_t)view->meta.hdr->creator_pid, (pid_t)o.tid, o.start))
 		return STATCTR_SLOT_LIVE;
 	return STATCTR_SLOT_DEAD;
 }
@@ -344,8 +361,8 @@ int view_ctl_lock(struct statctr_view *view, int byte, unsigned wait_ms)
 		return set_error(EACCES, "%s is not writable by this process", view->ctl_path);
 	while (fcntl(view->ctl_fd, F_OFD_SETLK, &fl) != 0) {
 		if ((errno != EAGAIN && errno != EACCES) || waited >= wait_ms)
-			return set_error(EBUSY, "%s: lock %d held by another reader", view->ctl_path,
-					 byte);
+			return set_error(EBUSY, "%s: lock %d held by another reader",
+			                 view->ctl_path, byte);
 		pause_ms(1);
 		waited++;
 	}

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static const char *seg_path;
 static uint8_t *image; /* bytes of a valid segment */
@@ -17,11 +18,11 @@ static int make_image(void)
 {
 	struct statctr_seg *seg;
 	FILE *f;
-	const char *conf = tu_config(2,
-				     "{ name = \"named\"; rows = [\"a\", \"b\"]; "
-				     "columns = ( { name = \"c\"; kind = \"counter\"; } ); }, "
-				     TU_SIMPLE_TABLE(3),
-				     &seg_path);
+	const char *conf =
+	    tu_config(2,
+	              "{ name = \"named\"; rows = [\"a\", \"b\"]; "
+	              "columns = ( { name = \"c\"; kind = \"counter\"; } ); }, " TU_SIMPLE_TABLE(3),
+	              &seg_path);
 
 	if (statctr_seg_create(conf, "seg", &seg) != 0)
 		return -1;
@@ -126,7 +127,7 @@ static void records_are_checked(void)
 	CU_ASSERT_EQUAL(open_patched(table0 + 12, 0, 4), -EPROTO);       /* nrows */
 	CU_ASSERT_EQUAL(open_patched(table0 + 16, 99, 4), -EPROTO);      /* ncolumns */
 	CU_ASSERT_EQUAL(open_patched(table0 + 24, 77, 4), -EPROTO);      /* first_rowname */
-	CU_ASSERT_EQUAL(open_patched(table0 + 28, 5, 4), -EPROTO); /* overlaps table 1 */
+	CU_ASSERT_EQUAL(open_patched(table0 + 28, 5, 4), -EPROTO);       /* overlaps table 1 */
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "overlaps"));
 	CU_ASSERT_EQUAL(open_patched(column0 + 12, 7, 4), -EPROTO); /* kind */
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "kind 7"));
@@ -183,15 +184,64 @@ static void file_shrunk_under_mapping_gives_estale_not_sigbus(void)
 	struct statctr_view *view;
 	struct statctr_snap *snap;
 
-	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path),
-						 "seg", &seg),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path), "seg", &seg), 0);
 	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
 	CU_ASSERT_EQUAL(truncate(seg_path, HEADER_SIZE), 0);
 	CU_ASSERT_EQUAL(statctr_snap_take(view, &snap), -ESTALE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "changed size"));
 	statctr_view_close(view);
 	statctr_seg_destroy(seg);
+}
+
+/* Reads the first cell of slot 0 of a mapping, bypassing every size check. */
+static int read_first_cell(void *arg)
+{
+	const struct statctr_view *view = arg;
+
+	return (int)atomic_load(
+	    (const _Atomic uint64_t *)(view->base + view->meta.hdr->slots_off + LINE));
+}
+
+/* A writer that creates the segment and exits (its files stay). */
+static void create_in_child(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct statctr_seg *seg;
+
+		_exit(statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path), "seg",
+		                         &seg) != 0);
+	}
+	waitpid(pid, &status, 0);
+	CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void fault_on_a_truncated_mapping_becomes_estale(void)
+{
+	struct statctr_view *view;
+	struct statctr_seg_info info;
+	struct statctr_snap *snap;
+	char ctl[320];
+
+	tu_config(2, TU_SIMPLE_TABLE(3), &seg_path);
+	create_in_child();
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL(guard_run(read_first_cell, view, "x"), 0);
+	CU_ASSERT_EQUAL(truncate(seg_path, 0), 0);
+	CU_ASSERT_EQUAL(guard_run(read_first_cell, view, "x"), -ESTALE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "truncated while mapped"));
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(info.status, STATCTR_SEG_STALE);
+	CU_ASSERT_EQUAL(statctr_view_slot_state(view, 0), STATCTR_SLOT_DEAD);
+	CU_ASSERT_EQUAL(statctr_snap_take(view, &snap), -ESTALE);
+	CU_ASSERT_EQUAL(statctr_reset(view, 0), -ESTALE);
+	statctr_view_close(view);
+	snprintf(ctl, sizeof(ctl), "%s.ctl", seg_path);
+	unlink(seg_path);
+	unlink(ctl);
 }
 
 static void corrupt_control_file_leaves_a_view_without_resets(void)
@@ -202,9 +252,8 @@ static void corrupt_control_file_leaves_a_view_without_resets(void)
 	char ctl[320];
 	int fd;
 
-	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path),
-						 "seg", &seg),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path), "seg", &seg), 0);
 	snprintf(ctl, sizeof(ctl), "%s.ctl", seg_path);
 	fd = open(ctl, O_WRONLY);
 	CU_ASSERT_EQUAL(pwrite(fd, "XXXXXXXX", 8, 0), 8);
@@ -220,24 +269,26 @@ static void corrupt_control_file_leaves_a_view_without_resets(void)
 int main(void)
 {
 	static const struct test_case cases[] = {
-		{"valid_image_opens", valid_image_opens},
-		{"header_fields_are_checked", header_fields_are_checked},
-		{"region_offsets_are_checked", region_offsets_are_checked},
-		{"records_are_checked", records_are_checked},
-		{"truncated_files_are_rejected", truncated_files_are_rejected},
-		{"random_corruption_never_crashes", random_corruption_never_crashes},
-		{"symlink_and_directory_are_refused", symlink_and_directory_are_refused},
-		{"file_shrunk_under_mapping_gives_estale_not_sigbus",
-		 file_shrunk_under_mapping_gives_estale_not_sigbus},
-		{"corrupt_control_file_leaves_a_view_without_resets",
-		 corrupt_control_file_leaves_a_view_without_resets},
-		{NULL, NULL},
+	    {"valid_image_opens", valid_image_opens},
+	    {"header_fields_are_checked", header_fields_are_checked},
+	    {"region_offsets_are_checked", region_offsets_are_checked},
+	    {"records_are_checked", records_are_checked},
+	    {"truncated_files_are_rejected", truncated_files_are_rejected},
+	    {"random_corruption_never_crashes", random_corruption_never_crashes},
+	    {"symlink_and_directory_are_refused", symlink_and_directory_are_refused},
+	    {"file_shrunk_under_mapping_gives_estale_not_sigbus",
+	     file_shrunk_under_mapping_gives_estale_not_sigbus},
+	    {"fault_on_a_truncated_mapping_becomes_estale",
+	     fault_on_a_truncated_mapping_becomes_estale},
+	    {"corrupt_control_file_leaves_a_view_without_resets",
+	     corrupt_control_file_leaves_a_view_without_resets},
+	    {NULL, NULL},
 	};
 	int rc;
 
 	if (make_image() != 0) {
 		fprintf(stderr, "test_corrupt: cannot build the reference segment: %s\n",
-			statctr_errmsg());
+		        statctr_errmsg());
 		return 1;
 	}
 	rc = tu_run("corrupt", cases);

@@ -15,7 +15,7 @@ static struct statctr_view *view;
 static void setup(void)
 {
 	CU_ASSERT_EQUAL_FATAL(
-		statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(4), &seg_path), "seg", &seg), 0);
+	    statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(4), &seg_path), "seg", &seg), 0);
 	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
 }
 
@@ -167,8 +167,8 @@ static void reset_needs_write_access_to_the_control_file(void)
 	int status;
 
 	/* Readable by all, control file writable by its owner only. */
-	conf = tu_config_ex(1, "mode = \"0644\"; ctl_mode = \"0644\";", TU_SIMPLE_TABLE(1),
-			    &seg_path);
+	conf =
+	    tu_config_ex(1, "mode = \"0644\"; ctl_mode = \"0644\";", TU_SIMPLE_TABLE(1), &seg_path);
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(conf, "seg", &seg), 0);
 	chmod(tu_tmpdir(), 0755);
 	pid = fork();
@@ -183,15 +183,15 @@ static void reset_needs_write_access_to_the_control_file(void)
 int main(void)
 {
 	static const struct test_case cases[] = {
-		{"reset_zeroes_counter_stamps_time_and_leaves_gauge",
-		 reset_zeroes_counter_stamps_time_and_leaves_gauge},
-		{"reset_is_seen_by_every_reader_and_survives_reopen",
-		 reset_is_seen_by_every_reader_and_survives_reopen},
-		{"reset_range_errors", reset_range_errors},
-		{"reset_during_writes_loses_nothing", reset_during_writes_loses_nothing},
-		{"reset_needs_write_access_to_the_control_file",
-		 reset_needs_write_access_to_the_control_file},
-		{NULL, NULL},
+	    {"reset_zeroes_counter_stamps_time_and_leaves_gauge",
+	     reset_zeroes_counter_stamps_time_and_leaves_gauge},
+	    {"reset_is_seen_by_every_reader_and_survives_reopen",
+	     reset_is_seen_by_every_reader_and_survives_reopen},
+	    {"reset_range_errors", reset_range_errors},
+	    {"reset_during_writes_loses_nothing", reset_during_writes_loses_nothing},
+	    {"reset_needs_write_access_to_the_control_file",
+	     reset_needs_write_access_to_the_control_file},
+	    {NULL, NULL},
 	};
 
 	return tu_run("reset", cases);

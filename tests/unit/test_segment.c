@@ -13,11 +13,12 @@ static const char *seg_path;
 static const char *config(void)
 {
 	return tu_config(3,
-			 "{ name = \"ifStats\"; oid = 7; description = \"per interface\"; "
-			 "rows = [ \"eth0\", \"eth1\" ]; columns = ( "
-			 "{ name = \"rx\"; kind = \"counter\"; units = \"packets\"; description = \"received\"; }, "
-			 "{ name = \"depth\"; kind = \"gauge\"; } ); }, " TU_SIMPLE_TABLE(5),
-			 &seg_path);
+	                 "{ name = \"ifStats\"; oid = 7; description = \"per interface\"; "
+	                 "rows = [ \"eth0\", \"eth1\" ]; columns = ( "
+	                 "{ name = \"rx\"; kind = \"counter\"; units = \"packets\"; description = "
+	                 "\"received\"; }, "
+	                 "{ name = \"depth\"; kind = \"gauge\"; } ); }, " TU_SIMPLE_TABLE(5),
+	                 &seg_path);
 }
 
 static void create_then_view_sees_metadata(void)
@@ -167,7 +168,8 @@ static void read_only_mapping_faults_on_write(void)
 	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
 	pid = fork();
 	if (pid == 0) {
-		volatile uint8_t *cell = (volatile uint8_t *)view->base + view->meta.hdr->slots_off + LINE;
+		volatile uint8_t *cell =
+		    (volatile uint8_t *)view->base + view->meta.hdr->slots_off + LINE;
 
 		signal(SIGSEGV, SIG_DFL);
 		*cell = 1;
@@ -192,7 +194,7 @@ static void cell_layout_is_dense_and_line_aligned(void)
 	CU_ASSERT_EQUAL(h->slot_stride, 64 + round_up_line(19 * 8));
 	CU_ASSERT_EQUAL(h->file_size, h->slots_off + 4 * h->slot_stride);
 	CU_ASSERT_EQUAL((uintptr_t)seg->handles[1].cells - (uintptr_t)seg->handles[0].cells,
-			h->slot_stride);
+	                h->slot_stride);
 	statctr_view_close(view);
 	statctr_seg_destroy(seg);
 }
@@ -200,15 +202,15 @@ static void cell_layout_is_dense_and_line_aligned(void)
 int main(void)
 {
 	static const struct test_case cases[] = {
-		{"create_then_view_sees_metadata", create_then_view_sees_metadata},
-		{"lookup_errors_name_the_cause", lookup_errors_name_the_cause},
-		{"create_refuses_a_live_segment", create_refuses_a_live_segment},
-		{"dead_writer_segment_is_replaced_with_new_generation",
-		 dead_writer_segment_is_replaced_with_new_generation},
-		{"view_of_missing_segment_is_enoent", view_of_missing_segment_is_enoent},
-		{"read_only_mapping_faults_on_write", read_only_mapping_faults_on_write},
-		{"cell_layout_is_dense_and_line_aligned", cell_layout_is_dense_and_line_aligned},
-		{NULL, NULL},
+	    {"create_then_view_sees_metadata", create_then_view_sees_metadata},
+	    {"lookup_errors_name_the_cause", lookup_errors_name_the_cause},
+	    {"create_refuses_a_live_segment", create_refuses_a_live_segment},
+	    {"dead_writer_segment_is_replaced_with_new_generation",
+	     dead_writer_segment_is_replaced_with_new_generation},
+	    {"view_of_missing_segment_is_enoent", view_of_missing_segment_is_enoent},
+	    {"read_only_mapping_faults_on_write", read_only_mapping_faults_on_write},
+	    {"cell_layout_is_dense_and_line_aligned", cell_layout_is_dense_and_line_aligned},
+	    {NULL, NULL},
 	};
 
 	return tu_run("segment", cases);

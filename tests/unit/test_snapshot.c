@@ -25,7 +25,7 @@ static double now_s(void)
 static void setup(unsigned nslots, const char *tables)
 {
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(tu_config(nslots, tables, &seg_path), "seg", &seg),
-			      0);
+	                      0);
 	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
 }
 
@@ -190,15 +190,15 @@ static void flat_out_writer_is_copied_at_a_transaction_boundary(void)
 int main(void)
 {
 	static const struct test_case cases[] = {
-		{"idle_writer_reads_first_time_with_creation_discontinuity",
-		 idle_writer_reads_first_time_with_creation_discontinuity},
-		{"open_transaction_of_live_writer_is_reported_busy_not_waited_on",
-		 open_transaction_of_live_writer_is_reported_busy_not_waited_on},
-		{"writer_killed_mid_transaction_is_read_as_final",
-		 writer_killed_mid_transaction_is_read_as_final},
-		{"flat_out_writer_is_copied_at_a_transaction_boundary",
-		 flat_out_writer_is_copied_at_a_transaction_boundary},
-		{NULL, NULL},
+	    {"idle_writer_reads_first_time_with_creation_discontinuity",
+	     idle_writer_reads_first_time_with_creation_discontinuity},
+	    {"open_transaction_of_live_writer_is_reported_busy_not_waited_on",
+	     open_transaction_of_live_writer_is_reported_busy_not_waited_on},
+	    {"writer_killed_mid_transaction_is_read_as_final",
+	     writer_killed_mid_transaction_is_read_as_final},
+	    {"flat_out_writer_is_copied_at_a_transaction_boundary",
+	     flat_out_writer_is_copied_at_a_transaction_boundary},
+	    {NULL, NULL},
 	};
 
 	return tu_run("snapshot", cases);

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#define NFLOWS 20000
+#define NFLOWS   20000
 #define NWRITERS 2
 
 static const char *seg_path;
@@ -29,11 +29,13 @@ struct writer {
 static const char *stress_config(void)
 {
 	return tu_config(NWRITERS,
-			 "{ name = \"flows\"; rows = 20000; columns = ( "
-			 "{ name = \"pkts\"; kind = \"counter\"; }, { name = \"octets\"; kind = \"counter\"; } ); }, "
-			 "{ name = \"totals\"; rows = 1; columns = ( "
-			 "{ name = \"pkts\"; kind = \"counter\"; }, { name = \"octets\"; kind = \"counter\"; } ); }",
-			 &seg_path);
+	                 "{ name = \"flows\"; rows = 20000; columns = ( "
+	                 "{ name = \"pkts\"; kind = \"counter\"; }, { name = \"octets\"; kind = "
+	                 "\"counter\"; } ); }, "
+	                 "{ name = \"totals\"; rows = 1; columns = ( "
+	                 "{ name = \"pkts\"; kind = \"counter\"; }, { name = \"octets\"; kind = "
+	                 "\"counter\"; } ); }",
+	                 &seg_path);
 }
 
 static void *write_flat_out(void *arg)
@@ -114,7 +116,7 @@ static void check_snapshot(struct statctr_view *view, struct tally *t)
 	t->busy += st.busy_slots != 0;
 	t->assisted += st.assisted_slots;
 	if (st.busy_slots == 0 && (pkts != statctr_snap_counter(snap, 2 * NFLOWS) ||
-				   octets != statctr_snap_counter(snap, 2 * NFLOWS + 1)))
+	                           octets != statctr_snap_counter(snap, 2 * NFLOWS + 1)))
 		t->violations++;
 	t->final_packets = statctr_snap_counter(snap, 2 * NFLOWS);
 	t->final_octets = statctr_snap_counter(snap, 2 * NFLOWS + 1);
@@ -141,9 +143,10 @@ static void read_for(struct statctr_view *view, double seconds, struct tally *t)
 
 static void assert_tally(const struct tally *t, uint64_t packets, uint64_t octets)
 {
-	fprintf(stderr, "\n    %u snapshots, %u with a busy slot, %u assisted slot reads, "
-			"%u violations, %llu packets\n",
-		t->snapshots, t->busy, t->assisted, t->violations, (unsigned long long)packets);
+	fprintf(stderr,
+	        "\n    %u snapshots, %u with a busy slot, %u assisted slot reads, "
+	        "%u violations, %llu packets\n",
+	        t->snapshots, t->busy, t->assisted, t->violations, (unsigned long long)packets);
 	CU_ASSERT(t->snapshots >= MIN_SNAPSHOTS);
 	CU_ASSERT_EQUAL(t->violations, 0);
 	CU_ASSERT(t->busy * 10 <= t->snapshots);
@@ -238,10 +241,11 @@ static void in_process_reader_thread_keeps_invariants(void)
 int main(void)
 {
 	static const struct test_case cases[] = {
-		{"cross_process_snapshots_keep_invariants_and_lose_nothing",
-		 cross_process_snapshots_keep_invariants_and_lose_nothing},
-		{"in_process_reader_thread_keeps_invariants", in_process_reader_thread_keeps_invariants},
-		{NULL, NULL},
+	    {"cross_process_snapshots_keep_invariants_and_lose_nothing",
+	     cross_process_snapshots_keep_invariants_and_lose_nothing},
+	    {"in_process_reader_thread_keeps_invariants",
+	     in_process_reader_thread_keeps_invariants},
+	    {NULL, NULL},
 	};
 
 	return tu_run("stress", cases);

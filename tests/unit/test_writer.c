@@ -12,9 +12,8 @@ static struct statctr_view *view;
 
 static void setup(unsigned nslots)
 {
-	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(tu_config(nslots, TU_SIMPLE_TABLE(4), &seg_path),
-						 "seg", &seg),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    statctr_seg_create(tu_config(nslots, TU_SIMPLE_TABLE(4), &seg_path), "seg", &seg), 0);
 	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
 }
 
@@ -151,7 +150,7 @@ static void slot_of_exited_thread_is_dead_then_reused(void)
 }
 
 #define SHARED_THREADS 4
-#define SHARED_ADDS 100000
+#define SHARED_ADDS    100000
 
 static void *shared_adder(void *arg)
 {
@@ -198,18 +197,19 @@ static void transaction_leaves_sequence_even_and_advanced(void)
 int main(void)
 {
 	static const struct test_case cases[] = {
-		{"counter_wraps_mod_2_64", counter_wraps_mod_2_64},
-		{"gauges_sum_across_slots_including_negative",
-		 gauges_sum_across_slots_including_negative},
-		{"gauge_set_sets_the_level_and_adds_move_it",
-		 gauge_set_sets_the_level_and_adds_move_it},
-		{"slot_exhaustion_is_ebusy_and_release_keeps_counts",
-		 slot_exhaustion_is_ebusy_and_release_keeps_counts},
-		{"slot_of_exited_thread_is_dead_then_reused", slot_of_exited_thread_is_dead_then_reused},
-		{"shared_slot_loses_no_concurrent_adds", shared_slot_loses_no_concurrent_adds},
-		{"transaction_leaves_sequence_even_and_advanced",
-		 transaction_leaves_sequence_even_and_advanced},
-		{NULL, NULL},
+	    {"counter_wraps_mod_2_64", counter_wraps_mod_2_64},
+	    {"gauges_sum_across_slots_including_negative",
+	     gauges_sum_across_slots_including_negative},
+	    {"gauge_set_sets_the_level_and_adds_move_it",
+	     gauge_set_sets_the_level_and_adds_move_it},
+	    {"slot_exhaustion_is_ebusy_and_release_keeps_counts",
+	     slot_exhaustion_is_ebusy_and_release_keeps_counts},
+	    {"slot_of_exited_thread_is_dead_then_reused",
+	     slot_of_exited_thread_is_dead_then_reused},
+	    {"shared_slot_loses_no_concurrent_adds", shared_slot_loses_no_concurrent_adds},
+	    {"transaction_leaves_sequence_even_and_advanced",
+	     transaction_leaves_sequence_even_and_advanced},
+	    {NULL, NULL},
 	};
 
 	return tu_run("writer", cases);

@@ -56,15 +56,15 @@ static inline const char *tu_write_file(const char *name, const char *text)
  * *seg_path receives the segment path.
  */
 static inline const char *tu_config_ex(unsigned nslots, const char *extra, const char *tables,
-				       const char **seg_path)
+                                       const char **seg_path)
 {
 	static char seg[300], text[8192];
 
 	snprintf(seg, sizeof(seg), "%s/seg", tu_tmpdir());
 	snprintf(text, sizeof(text),
-		 "segments = ( { name = \"seg\"; path = \"%s\"; slots = %u; %s\n"
-		 "  tables = ( %s ); } );\n",
-		 seg, nslots, extra, tables);
+	         "segments = ( { name = \"seg\"; path = \"%s\"; slots = %u; %s\n"
+	         "  tables = ( %s ); } );\n",
+	         seg, nslots, extra, tables);
 	if (seg_path)
 		*seg_path = seg;
 	return tu_write_file("seg.conf", text);
@@ -76,9 +76,9 @@ static inline const char *tu_config(unsigned nslots, const char *tables, const c
 }
 
 /* Two counters and a gauge per row, rows numbered. */
-#define TU_SIMPLE_TABLE(rows)                                                                     \
-	"{ name = \"t\"; rows = " #rows "; columns = ( "                                            \
-	"{ name = \"pkts\"; kind = \"counter\"; }, { name = \"bytes\"; kind = \"counter\"; }, " \
+#define TU_SIMPLE_TABLE(rows)                                                                      \
+	"{ name = \"t\"; rows = " #rows "; columns = ( "                                           \
+	"{ name = \"pkts\"; kind = \"counter\"; }, { name = \"bytes\"; kind = \"counter\"; }, "    \
 	"{ name = \"level\"; kind = \"gauge\"; } ); }"
 
 static inline void tu_cleanup(void)
