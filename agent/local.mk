@@ -1,1 +1,15 @@
-# agent: rules added with its code.
+# statctr-agentx: the AgentX subagent serving libstatctr segments (see docs/agent.md).
+sbin_PROGRAMS += agent/statctr-agentx
+agent_statctr_agentx_SOURCES = \
+	agent/agent.h agent/errmsg.c \
+	agent/settings.h agent/settings.c \
+	agent/aggregate.h agent/aggregate.c \
+	agent/oidmap.h agent/oidmap.c \
+	agent/handlers.h agent/handlers.c \
+	agent/main.c
+agent_statctr_agentx_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DSTATCTR_VERSION='"$(PACKAGE_VERSION)"' \
+	-DSTATCTR_DEFAULT_CONFIG='"$(sysconfdir)/statctr.conf"'
+agent_statctr_agentx_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
+agent_statctr_agentx_LDADD = lib/libstatctr.la $(LIBCONFIG_LIBS) $(SNMP_LIBS)
+dist_man_MANS += agent/statctr-agentx.8

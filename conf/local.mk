@@ -1,3 +1,3 @@
 # Example configuration, installed as documentation.
 examplesdir = $(docdir)/examples
-dist_examples_DATA = conf/statctr.conf
+dist_examples_DATA = conf/statctr.conf conf/snmpd.conf

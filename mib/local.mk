@@ -1,1 +1,3 @@
-# mib: rules added with its code.
+# STATCTR-MIB: installed for managers and snmpd's MIB path; linted by tests/integration.
+mibdir = $(datadir)/snmp/mibs
+dist_mib_DATA = mib/STATCTR-MIB.txt

@@ -1,0 +1,26 @@
+/*
+ * errmsg.c - the agent's last error message.
+ *
+ * Owns one static buffer; never logs (callers decide what to report).
+ */
+#include "agent.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static char message[1024] = "no error";
+
+int agent_seterr(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+const char *agent_errmsg(void)
+{
+	return message;
+}

@@ -1,0 +1,551 @@
+/*
+ * handlers.c - Net-SNMP handlers: GET, GETNEXT and SET for STATCTR-MIB.
+ *
+ * Owns the registrations and the conversion of published values to SNMP
+ * types (Counter64 halves, Gauge32 latching, TimeStamps, DateAndTime).
+ * Answers only from the latest published aggregation; never reads a
+ * segment itself.  SETs do no blocking work: RESERVE1 checks everything,
+ * COMMIT calls agg_reset() (one bounded statctr_reset_range()).
+ */
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+#include "handlers.h"
+#include "agent.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RESET_IDLE  1
+#define RESET_RESET 2
+#define CS_PER_NS   10000000u /* nanoseconds per centisecond */
+
+struct binding {
+	struct handlers *h;
+	const struct oidmap_region *region;
+	netsnmp_handler_registration *reg;
+};
+
+struct handlers {
+	const struct agent_settings *set;
+	struct aggregator *agg;
+	const struct oidmap *map;
+	struct binding *bindings;
+	size_t nbindings;
+	long long uptime_base; /* sysUpTime - realtime, centiseconds */
+	bool have_base;
+};
+
+/* ------------------------------------------------------------------------
+ * Values.
+ */
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * sysUpTime (master-synced) at CLOCK_REALTIME @ns, clamped to 0..now.  The
+ * offset between the two clocks is kept unless it moves by more than a
+ * second (a master restart, a clock step), so a TimeStamp does not jitter
+ * between polls and managers see no false discontinuity.
+ */
+static u_long timestamp_of(struct handlers *h, uint64_t ns)
+{
+	u_long up = netsnmp_get_agent_uptime();
+	long long base = (long long)up - (long long)(realtime_ns() / CS_PER_NS);
+	long long ts;
+
+	if (!h->have_base || llabs(base - h->uptime_base) > 100) {
+		h->uptime_base = base;
+		h->have_base = true;
+	}
+	ts = (long long)(ns / CS_PER_NS) + h->uptime_base;
+	if (ns == 0 || ts < 0)
+		return 0;
+	return ts > (long long)up ? up : (u_long)ts;
+}
+
+static void set_counter64(netsnmp_variable_list *vb, uint64_t v)
+{
+	struct counter64 c = {.high = (u_long)(v >> 32), .low = (u_long)(v & 0xffffffffu)};
+
+	snmp_set_var_typed_value(vb, ASN_COUNTER64, &c, sizeof(c));
+}
+
+static void set_uint(netsnmp_variable_list *vb, u_char type, uint64_t v)
+{
+	u_long u = (u_long)v;
+
+	snmp_set_var_typed_value(vb, type, &u, sizeof(u));
+}
+
+static void set_int(netsnmp_variable_list *vb, long v)
+{
+	snmp_set_var_typed_value(vb, ASN_INTEGER, &v, sizeof(v));
+}
+
+static void set_string(netsnmp_variable_list *vb, const char *s)
+{
+	snmp_set_var_typed_value(vb, ASN_OCTET_STR, s, strlen(s));
+}
+
+/* Gauge32 latches at its bounds (RFC 2578 7.1.7) instead of wrapping. */
+static uint32_t latch32(int64_t level)
+{
+	if (level < 0)
+		return 0;
+	return level > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)level;
+}
+
+/* DateAndTime (RFC 2579), UTC; all zero when unknown. */
+static void set_date(netsnmp_variable_list *vb, uint64_t ns)
+{
+	u_char buf[11] = {0};
+	time_t secs = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	if (ns && gmtime_r(&secs, &tm)) {
+		int year = tm.tm_year + 1900;
+
+		buf[0] = (u_char)(year >> 8);
+		buf[1] = (u_char)year;
+		buf[2] = (u_char)(tm.tm_mon + 1);
+		buf[3] = (u_char)tm.tm_mday;
+		buf[4] = (u_char)tm.tm_hour;
+		buf[5] = (u_char)tm.tm_min;
+		buf[6] = (u_char)tm.tm_sec;
+		buf[7] = (u_char)(ns / 100000000u % 10);
+		buf[8] = '+';
+	}
+	snmp_set_var_typed_value(vb, ASN_OCTET_STR, buf, ns ? 11 : 8);
+}
+
+static void set_agent_value(struct handlers *h, const struct agg_result *res,
+                            const struct oidmap_instance *inst, netsnmp_variable_list *vb)
+{
+	const struct agg_stats *st = agg_stats(h->agg);
+
+	switch (inst->col->what) {
+	case W_VERSION:
+		set_string(vb, STATCTR_VERSION);
+		break;
+	case W_INTERVAL:
+		set_uint(vb, ASN_UNSIGNED, h->set->interval_ms);
+		break;
+	case W_LAST_PASS:
+		set_uint(vb, ASN_TIMETICKS, timestamp_of(h, res->taken_ns));
+		break;
+	case W_PASS_DURATION:
+		set_uint(vb, ASN_GAUGE, st->last_duration_us);
+		break;
+	case W_PASSES:
+		set_counter64(vb, st->passes);
+		break;
+	case W_RETRIES:
+		set_counter64(vb, st->retries);
+		break;
+	case W_BUSY:
+		set_counter64(vb, st->busy);
+		break;
+	case W_ASSISTED:
+		set_counter64(vb, st->assisted);
+		break;
+	default: /* W_RESET_ALLOWED: TruthValue */
+		set_int(vb, h->set->allow_reset ? 1 : 2);
+		break;
+	}
+}
+
+static void set_segment_value(struct handlers *h, const struct agg_segment *as, uint16_t what,
+                              netsnmp_variable_list *vb)
+{
+	switch (what) {
+	case W_SEG_NAME:
+		set_string(vb, as->decl->name);
+		break;
+	case W_SEG_PATH:
+		set_string(vb, as->decl->path);
+		break;
+	case W_SEG_STATUS:
+		set_int(vb, as->status);
+		break;
+	case W_SEG_SLOTS:
+		set_uint(vb, ASN_UNSIGNED, as->snap ? as->nslots : as->decl->nslots);
+		break;
+	case W_SEG_CELLS:
+		set_uint(vb, ASN_UNSIGNED, as->decl->ncells);
+		break;
+	case W_SEG_PID:
+		set_uint(vb, ASN_UNSIGNED, as->status == AGG_ABSENT ? 0 : (uint64_t)as->writer_pid);
+		break;
+	case W_SEG_CREATED:
+		set_date(vb, as->status == AGG_ABSENT ? 0 : as->created_ns);
+		break;
+	case W_SEG_DISCONTINUITY:
+		set_uint(vb, ASN_TIMETICKS,
+		         as->status == AGG_ABSENT ? 0 : timestamp_of(h, as->created_ns));
+		break;
+	case W_SEG_GENERATIONS:
+		set_uint(vb, ASN_COUNTER, as->generations);
+		break;
+	case W_SEG_BUSY:
+		set_uint(vb, ASN_GAUGE, as->busy_slots);
+		break;
+	default: /* W_SEG_RESET */
+		set_int(vb, RESET_IDLE);
+		break;
+	}
+}
+
+static void set_row_name(const struct statctr_table_decl *td, uint32_t r, netsnmp_variable_list *vb)
+{
+	char num[16];
+
+	if (td->row_names) {
+		set_string(vb, td->row_names[r]);
+		return;
+	}
+	snprintf(num, sizeof(num), "%" PRIu32, r);
+	set_string(vb, num);
+}
+
+static void set_level(const struct statctr_snap *snap, statctr_id id, bool wide,
+                      netsnmp_variable_list *vb)
+{
+	int64_t level = statctr_snap_gauge(snap, id);
+
+	if (wide)
+		set_counter64(vb, level < 0 ? 0 : (uint64_t)level);
+	else
+		set_uint(vb, ASN_GAUGE, latch32(level));
+}
+
+static void set_slot_delta(const struct statctr_snap *snap, uint32_t slot, statctr_id id,
+                           netsnmp_variable_list *vb)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%" PRId64, (int64_t)statctr_snap_slot_value(snap, slot, id));
+	set_string(vb, num);
+}
+
+static void set_cell_value(struct handlers *h, const struct agg_segment *as,
+                           const struct oidmap_instance *inst, netsnmp_variable_list *vb)
+{
+	uint32_t t, r, c;
+	const struct statctr_table_decl *td;
+
+	oidmap_locate(h->map, inst->seg, inst->cell, &t, &r, &c);
+	td = &as->decl->tables[t];
+	switch (inst->col->what) {
+	case W_CELL_TABLE:
+		set_string(vb, td->name);
+		break;
+	case W_CELL_COLUMN:
+		set_string(vb, td->columns[c].name);
+		break;
+	case W_CELL_ROW:
+		set_row_name(td, r, vb);
+		break;
+	case W_CELL_KIND:
+		set_int(vb, td->columns[c].kind);
+		break;
+	case W_CELL_DESCRIPTION:
+		set_string(vb, td->columns[c].description);
+		break;
+	case W_CELL_UNITS:
+		set_string(vb, td->columns[c].units);
+		break;
+	case W_CELL_COUNTER:
+		set_counter64(vb, statctr_snap_counter(as->snap, inst->cell));
+		break;
+	case W_CELL_GAUGE32:
+	case W_CELL_GAUGE64:
+		set_level(as->snap, inst->cell, inst->col->what == W_CELL_GAUGE64, vb);
+		break;
+	case W_CELL_DISCONTINUITY:
+		set_uint(vb, ASN_TIMETICKS,
+		         timestamp_of(h, statctr_snap_discontinuity(as->snap, inst->cell)));
+		break;
+	case W_SLOT_COUNTER:
+		set_counter64(vb, statctr_snap_slot_value(as->snap, inst->slot, inst->cell));
+		break;
+	case W_SLOT_GAUGE_DELTA:
+		set_slot_delta(as->snap, inst->slot, inst->cell, vb);
+		break;
+	default: /* W_CELL_RESET */
+		set_int(vb, RESET_IDLE);
+		break;
+	}
+}
+
+/* The latest discontinuity among the row's cells: any of them resets the row's story. */
+static uint64_t row_discontinuity(const struct agg_segment *as, const struct oidmap_instance *inst,
+                                  uint32_t ncolumns)
+{
+	uint64_t latest = 0;
+
+	for (uint32_t c = 0; c < ncolumns; c++) {
+		uint64_t d = statctr_snap_discontinuity(as->snap, inst->cell + c);
+
+		if (d > latest)
+			latest = d;
+	}
+	return latest;
+}
+
+static void set_row_value(struct handlers *h, const struct oidmap_region *region,
+                          const struct agg_segment *as, const struct oidmap_instance *inst,
+                          netsnmp_variable_list *vb)
+{
+	const struct statctr_table_decl *td = &as->decl->tables[region->table];
+	statctr_id id = inst->cell + inst->col->column;
+
+	switch (inst->col->what) {
+	case W_ROW_NAME:
+		set_row_name(td, inst->row, vb);
+		break;
+	case W_ROW_DISCONTINUITY:
+		set_uint(vb, ASN_TIMETICKS,
+		         timestamp_of(h, row_discontinuity(as, inst, td->ncolumns)));
+		break;
+	case W_ROW_RESET:
+		set_int(vb, RESET_IDLE);
+		break;
+	default: /* W_ROW_VALUE */
+		if (td->columns[inst->col->column].kind == STATCTR_GAUGE)
+			set_level(as->snap, id, false, vb);
+		else
+			set_counter64(vb, statctr_snap_counter(as->snap, id));
+		break;
+	}
+}
+
+static void set_value(struct handlers *h, const struct oidmap_region *region,
+                      const struct oidmap_instance *inst, netsnmp_variable_list *vb)
+{
+	const struct agg_result *res = agg_result(h->agg);
+
+	switch (inst->col->space) {
+	case SPACE_SCALAR:
+		set_agent_value(h, res, inst, vb);
+		break;
+	case SPACE_SEGMENT:
+		set_segment_value(h, &res->segs[inst->seg], inst->col->what, vb);
+		break;
+	case SPACE_ROW:
+		set_row_value(h, region, &res->segs[inst->seg], inst, vb);
+		break;
+	default:
+		set_cell_value(h, &res->segs[inst->seg], inst, vb);
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * GET and GETNEXT.
+ */
+
+static void do_get(struct binding *b, netsnmp_agent_request_info *reqinfo,
+                   netsnmp_request_info *req)
+{
+	netsnmp_variable_list *vb = req->requestvb;
+	struct oidmap_instance inst;
+
+	if (oidmap_get(b->region, agg_result(b->h->agg), vb->name, vb->name_length, &inst))
+		set_value(b->h, b->region, &inst, vb);
+	else if (oidmap_is_column(b->region, vb->name, vb->name_length))
+		netsnmp_set_request_error(reqinfo, req, SNMP_NOSUCHINSTANCE);
+	else
+		netsnmp_set_request_error(reqinfo, req, SNMP_NOSUCHOBJECT);
+}
+
+/* Nothing after the request in this region: the varbind is left alone and
+ * the agent goes on to the next region. */
+static void do_getnext(struct binding *b, netsnmp_request_info *req)
+{
+	netsnmp_variable_list *vb = req->requestvb;
+	struct oidmap_instance inst;
+	oid name[MAX_OID_LEN];
+	size_t len;
+
+	if (!oidmap_next(b->region, agg_result(b->h->agg), vb->name, vb->name_length,
+	                 req->inclusive != 0, &inst))
+		return;
+	len = oidmap_instance_oid(b->region, &inst, name);
+	snmp_set_var_objid(vb, name, len);
+	set_value(b->h, b->region, &inst, vb);
+}
+
+/* ------------------------------------------------------------------------
+ * SET: the reset columns.
+ */
+
+/* The counters a reset instance covers. */
+static void reset_range(const struct binding *b, const struct oidmap_instance *inst,
+                        statctr_id *first, uint32_t *count)
+{
+	const struct statctr_segment_decl *d = &b->h->set->cfg->segments[inst->seg];
+
+	*first = inst->cell;
+	*count = 1;
+	if (inst->col->what == W_SEG_RESET) {
+		*first = 0;
+		*count = d->ncells;
+	} else if (inst->col->what == W_ROW_RESET) {
+		*count = d->tables[b->region->table].ncolumns;
+	}
+}
+
+/* RFC 3416 4.2.5 order: noCreation, notWritable, wrongType, wrongLength, wrongValue. */
+static int check_set(const struct binding *b, netsnmp_variable_list *vb,
+                     struct oidmap_instance *inst)
+{
+	if (!oidmap_get(b->region, agg_result(b->h->agg), vb->name, vb->name_length, inst))
+		return SNMP_ERR_NOCREATION;
+	if (!inst->col->writable || !b->h->set->allow_reset)
+		return SNMP_ERR_NOTWRITABLE;
+	if (vb->type != ASN_INTEGER)
+		return SNMP_ERR_WRONGTYPE;
+	if (vb->val_len != sizeof(long))
+		return SNMP_ERR_WRONGLENGTH;
+	if (*vb->val.integer != RESET_IDLE && *vb->val.integer != RESET_RESET)
+		return SNMP_ERR_WRONGVALUE;
+	if (!agg_can_reset(b->h->agg, inst->seg))
+		return SNMP_ERR_RESOURCEUNAVAILABLE;
+	return SNMP_ERR_NOERROR;
+}
+
+static void do_reserve(struct binding *b, netsnmp_agent_request_info *reqinfo,
+                       netsnmp_request_info *req)
+{
+	struct oidmap_instance inst;
+	int err = check_set(b, req->requestvb, &inst);
+
+	if (err != SNMP_ERR_NOERROR)
+		netsnmp_set_request_error(reqinfo, req, err);
+}
+
+static void do_commit(struct binding *b, netsnmp_agent_request_info *reqinfo,
+                      netsnmp_request_info *req)
+{
+	netsnmp_variable_list *vb = req->requestvb;
+	struct oidmap_instance inst;
+	statctr_id first;
+	uint32_t count;
+
+	if (*vb->val.integer != RESET_RESET)
+		return;
+	if (!oidmap_get(b->region, agg_result(b->h->agg), vb->name, vb->name_length, &inst)) {
+		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+		return;
+	}
+	reset_range(b, &inst, &first, &count);
+	if (agg_reset(b->h->agg, inst.seg, first, count) < 0) {
+		snmp_log(LOG_ERR, "reset failed: %s\n", agent_errmsg());
+		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+	}
+}
+
+static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+                          netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	struct binding *b = reg->my_reg_void;
+
+	if (reqinfo->mode == MODE_GET || reqinfo->mode == MODE_GETNEXT)
+		agg_pass_if_due(b->h->agg);
+	for (netsnmp_request_info *req = requests; req; req = req->next) {
+		if (req->processed)
+			continue;
+		switch (reqinfo->mode) {
+		case MODE_GET:
+			do_get(b, reqinfo, req);
+			break;
+		case MODE_GETNEXT:
+			do_getnext(b, req);
+			break;
+		case MODE_SET_RESERVE1:
+			do_reserve(b, reqinfo, req);
+			break;
+		case MODE_SET_COMMIT:
+			do_commit(b, reqinfo, req);
+			break;
+		default: /* RESERVE2, ACTION, FREE, UNDO: nothing to hold or undo */
+			break;
+		}
+	}
+	return SNMP_ERR_NOERROR;
+}
+
+/* ------------------------------------------------------------------------
+ * Registration.
+ */
+
+static int register_one(struct binding *b)
+{
+	const struct oidmap_region *region = b->region;
+	netsnmp_handler_registration *reg = netsnmp_create_handler_registration(
+	    region->name, handle_request, region->root, region->root_len, HANDLER_CAN_RWRITE);
+
+	if (!reg)
+		return agent_seterr(ENOMEM, "%s: out of memory", region->name);
+	reg->my_reg_void = b;
+	if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK)
+		return agent_seterr(EEXIST, "%s: cannot register (already registered?)",
+		                    region->name);
+	b->reg = reg;
+	return 0;
+}
+
+int handlers_register(const struct agent_settings *set, struct aggregator *agg,
+                      const struct oidmap *map, struct handlers **hp)
+{
+	struct handlers *h = calloc(1, sizeof(*h));
+	size_t n = oidmap_nregions(map);
+
+	*hp = NULL;
+	if (h)
+		h->bindings = calloc(n, sizeof(h->bindings[0]));
+	if (!h || !h->bindings) {
+		free(h);
+		return agent_seterr(ENOMEM, "out of memory");
+	}
+	h->set = set;
+	h->agg = agg;
+	h->map = map;
+	for (size_t i = 0; i < n; i++) {
+		struct binding *b = &h->bindings[h->nbindings];
+		int err;
+
+		b->h = h;
+		b->region = oidmap_region(map, i);
+		err = register_one(b);
+		if (err) {
+			handlers_unregister(h);
+			return err;
+		}
+		h->nbindings++;
+	}
+	*hp = h;
+	return 0;
+}
+
+void handlers_unregister(struct handlers *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->nbindings; i++)
+		netsnmp_unregister_handler(h->bindings[i].reg);
+	free(h->bindings);
+	free(h);
+}

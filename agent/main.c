@@ -1,0 +1,441 @@
+/*
+ * main.c - statctr-agentx: options, daemon life cycle, signals, main loop.
+ *
+ * Owns the process: it parses options, daemonizes, sets up Net-SNMP as an
+ * AgentX subagent (or, with -M, as its own SNMP master), runs the
+ * aggregation alarm and the Net-SNMP main loop, re-reads the configuration
+ * on SIGHUP and exits cleanly on SIGTERM/SIGINT.  Signal handlers only set
+ * flags and write to a self-pipe that wakes the loop; all work happens in
+ * the loop.  Never reads segments or builds OIDs itself.
+ */
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+#include <net-snmp/agent/agent_callbacks.h>
+
+#include "agent.h"
+#include "aggregate.h"
+#include "handlers.h"
+#include "oidmap.h"
+#include "settings.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef STATCTR_DEFAULT_CONFIG
+#define STATCTR_DEFAULT_CONFIG "/etc/statctr.conf"
+#endif
+
+/* Exported by libnetsnmpagent (agent/mibgroup/mibII/vacm_conf.c), not in an installed header. */
+void init_vacm_conf(void);
+
+struct options {
+	const char *config;
+	const char *master;   /* -x, overrides agent.master */
+	const char *embedded; /* -M: serve SNMP on this address */
+	const char *log;      /* -L: stderr or syslog */
+	const char *pidfile;
+	bool foreground;
+};
+
+/* What one configuration produces; replaced whole on SIGHUP. */
+struct serving {
+	struct agent_settings *set;
+	struct oidmap *map;
+	struct aggregator *agg;
+	struct handlers *handlers;
+	unsigned int alarm;
+};
+
+struct agent {
+	struct options opt;
+	struct serving cur;
+	bool connected; /* to the AgentX master */
+	bool told_down; /* "master unreachable" logged since the last connect */
+};
+
+static volatile sig_atomic_t got_term, got_hup;
+static int wake_pipe[2] = {-1, -1};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: " AGENT_NAME
+	        " [-f] [-c CONFIG] [-x AGENTX] [-M ADDRESS] [-L stderr|syslog]\n"
+	        "                      [-p PIDFILE] [-h] [-V]\n"
+	        "  -c CONFIG   configuration file (default " STATCTR_DEFAULT_CONFIG ")\n"
+	        "  -x AGENTX   AgentX address of the master (overrides agent.master;\n"
+	        "              default " SETTINGS_DEFAULT_MASTER ", or tcp:HOST:PORT)\n"
+	        "  -M ADDRESS  embedded master: serve SNMP on ADDRESS (e.g. udp:127.0.0.1:1161)\n"
+	        "  -f          stay in the foreground\n"
+	        "  -L TARGET   log to stderr or syslog (default: stderr with -f, else syslog)\n"
+	        "  -p PIDFILE  write the process id to PIDFILE\n"
+	        "  -h          this help\n"
+	        "  -V          print the version\n");
+}
+
+static int parse_options(int argc, char **argv, struct options *opt)
+{
+	int c;
+
+	opt->config = STATCTR_DEFAULT_CONFIG;
+	while ((c = getopt(argc, argv, "c:x:fL:p:M:hV")) != -1) {
+		switch (c) {
+		case 'c':
+			opt->config = optarg;
+			break;
+		case 'x':
+			opt->master = optarg;
+			break;
+		case 'f':
+			opt->foreground = true;
+			break;
+		case 'L':
+			opt->log = optarg;
+			break;
+		case 'p':
+			opt->pidfile = optarg;
+			break;
+		case 'M':
+			opt->embedded = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf(AGENT_NAME " " STATCTR_VERSION "\n");
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc ||
+	    (opt->log && strcmp(opt->log, "stderr") != 0 && strcmp(opt->log, "syslog") != 0)) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Signals: flags plus a self-pipe watched by the Net-SNMP select loop.
+ */
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else
+		got_term = 1;
+	if (write(wake_pipe[1], "", 1) < 0) {
+		/* full pipe: the loop is already awake */
+	}
+	errno = saved;
+}
+
+static void drain_pipe(int fd, void *arg)
+{
+	char buf[64];
+
+	(void)arg;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+static int setup_signals(void)
+{
+	struct sigaction sa;
+
+	if (pipe(wake_pipe) < 0)
+		return agent_seterr(errno, "pipe: %s", strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		fcntl(wake_pipe[i], F_SETFL, O_NONBLOCK);
+		fcntl(wake_pipe[i], F_SETFD, FD_CLOEXEC);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	register_readfd(wake_pipe[0], drain_pipe, NULL);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * AgentX connection state: logged once per change, not per retry.
+ */
+
+static int on_connect(int major, int minor, void *server_arg, void *client_arg)
+{
+	struct agent *a = client_arg;
+
+	(void)major, (void)minor, (void)server_arg;
+	a->connected = true;
+	a->told_down = false;
+	snmp_log(LOG_INFO, "connected to the AgentX master at %s\n",
+	         a->opt.master ? a->opt.master : a->cur.set->master);
+	return SNMPERR_SUCCESS;
+}
+
+static int on_disconnect(int major, int minor, void *server_arg, void *client_arg)
+{
+	struct agent *a = client_arg;
+
+	(void)major, (void)minor, (void)server_arg;
+	a->connected = false;
+	if (!a->told_down)
+		snmp_log(LOG_WARNING, "lost the AgentX master; reconnecting every %d s\n",
+		         a->cur.set->ping_interval);
+	a->told_down = true;
+	return SNMPERR_SUCCESS;
+}
+
+static void check_master(struct agent *a)
+{
+	if (a->opt.embedded || a->connected || a->told_down)
+		return;
+	snmp_log(LOG_WARNING, "AgentX master at %s not reachable; retrying every %d s\n",
+	         a->opt.master ? a->opt.master : a->cur.set->master, a->cur.set->ping_interval);
+	a->told_down = true;
+}
+
+/* ------------------------------------------------------------------------
+ * Serving one configuration.
+ */
+
+static void pass_alarm(unsigned int reg, void *arg)
+{
+	struct agent *a = arg;
+
+	(void)reg;
+	agg_pass(a->cur.agg);
+	check_master(a);
+}
+
+static void serving_stop(struct serving *s)
+{
+	if (s->alarm)
+		snmp_alarm_unregister(s->alarm);
+	handlers_unregister(s->handlers);
+	agg_destroy(s->agg);
+	oidmap_free(s->map);
+	settings_free(s->set);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Builds everything but the registrations; nothing is served yet. */
+static int serving_build(const char *config, struct serving *s)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = settings_load(config, &s->set);
+	if (!err)
+		err = oidmap_create(s->set->cfg, s->set->root, s->set->root_len, &s->map);
+	if (!err)
+		err = agg_create(s->set->cfg, &s->agg);
+	if (err)
+		serving_stop(s);
+	return err;
+}
+
+static int serving_start(struct agent *a, struct serving *s)
+{
+	struct timeval tv = {.tv_sec = s->set->interval_ms / 1000,
+	                     .tv_usec = (suseconds_t)(s->set->interval_ms % 1000) * 1000};
+	int err = handlers_register(s->set, s->agg, s->map, &s->handlers);
+
+	if (err)
+		return err;
+	s->alarm = snmp_alarm_register_hr(tv, SA_REPEAT, pass_alarm, a);
+	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
+	                   s->set->ping_interval);
+	return 0;
+}
+
+static void reload(struct agent *a)
+{
+	struct serving next, old = a->cur;
+
+	if (serving_build(a->opt.config, &next) < 0) {
+		snmp_log(LOG_ERR, "SIGHUP: %s; still serving the previous configuration\n",
+		         agent_errmsg());
+		return;
+	}
+	if (old.set->master && next.set->master && strcmp(old.set->master, next.set->master))
+		snmp_log(LOG_WARNING, "SIGHUP: agent.master changes take effect on restart\n");
+	if (old.alarm)
+		snmp_alarm_unregister(old.alarm);
+	handlers_unregister(old.handlers);
+	old.alarm = 0;
+	old.handlers = NULL;
+	a->cur = next;
+	if (serving_start(a, &a->cur) < 0) {
+		snmp_log(LOG_ERR, "SIGHUP: %s; still serving the previous configuration\n",
+		         agent_errmsg());
+		serving_stop(&a->cur);
+		a->cur = old;
+		if (serving_start(a, &a->cur) < 0)
+			snmp_log(LOG_ERR, "cannot register again: %s\n", agent_errmsg());
+		return;
+	}
+	serving_stop(&old);
+	snmp_log(LOG_INFO, "SIGHUP: configuration %s reloaded\n", a->opt.config);
+}
+
+/* ------------------------------------------------------------------------
+ * Net-SNMP set-up.
+ */
+
+static void setup_logging(const struct options *opt)
+{
+	const char *target = opt->log ? opt->log : opt->foreground ? "stderr" : "syslog";
+
+	/* Net-SNMP logs to stderr until a handler is registered. */
+	if (strcmp(target, "syslog") == 0)
+		snmp_enable_syslog_ident(AGENT_NAME, LOG_DAEMON);
+}
+
+/* Queues an snmpd.conf-style line ("rocommunity public") for init_snmp(). */
+static void remember(const char *token, const char *value)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "%s %s", token, value);
+	netsnmp_config_remember(line);
+}
+
+static void setup_roles(struct agent *a)
+{
+	const struct agent_settings *set = a->cur.set;
+
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DONT_PERSIST_STATE, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+	if (a->opt.embedded) {
+		netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS,
+		                      a->opt.embedded);
+		return;
+	}
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_NO_CONNECTION_WARNINGS,
+	                       1);
+	netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET,
+	                      a->opt.master ? a->opt.master : set->master);
+}
+
+static int start_netsnmp(struct agent *a)
+{
+	const struct agent_settings *set = a->cur.set;
+
+	setup_roles(a);
+	/* The agent needs no MIB text; loading the default modules only warns. */
+	setenv("MIBS", "", 1);
+	if (init_agent(AGENT_NAME) != 0)
+		return agent_seterr(EIO, "init_agent() failed");
+	/* Only now: init_agent() resets the ping interval to its default of 15 s. */
+	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
+	                   set->ping_interval);
+	if (a->opt.embedded) {
+		init_vacm_conf();
+		remember("dontLogTCPWrappersConnects", "yes");
+		remember("rocommunity", set->community);
+		if (set->write_community)
+			remember("rwcommunity", set->write_community);
+	} else {
+		snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START,
+		                       on_connect, a);
+		snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_STOP,
+		                       on_disconnect, a);
+	}
+	init_snmp(AGENT_NAME);
+	if (a->opt.embedded && init_master_agent() != 0)
+		return agent_seterr(EADDRINUSE, "cannot serve SNMP on %s", a->opt.embedded);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The process.
+ */
+
+static int write_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return agent_seterr(errno, "%s: %s", path, strerror(errno));
+	fprintf(f, "%ld\n", (long)getpid());
+	if (fclose(f) != 0)
+		return agent_seterr(errno, "%s: %s", path, strerror(errno));
+	return 0;
+}
+
+static int run(struct agent *a)
+{
+	int err = start_netsnmp(a);
+
+	if (!err)
+		err = serving_start(a, &a->cur);
+	if (err)
+		return err;
+	snmp_log(LOG_INFO, AGENT_NAME " %s serving %s (%u segments)\n", STATCTR_VERSION,
+	         a->opt.config, a->cur.set->cfg->nsegments);
+	check_master(a);
+	while (!got_term) {
+		agent_check_and_process(1);
+		if (got_hup) {
+			got_hup = 0;
+			reload(a);
+		}
+		agg_pass_if_due(a->cur.agg);
+	}
+	snmp_log(LOG_INFO, "exiting on signal\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct agent a;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	if (parse_options(argc, argv, &a.opt) < 0)
+		return 2;
+	setup_logging(&a.opt);
+	if (serving_build(a.opt.config, &a.cur) < 0) {
+		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
+		return 1;
+	}
+	if (!a.opt.foreground && daemon(0, 0) < 0) {
+		fprintf(stderr, AGENT_NAME ": daemon: %s\n", strerror(errno));
+		return 1;
+	}
+	err = setup_signals();
+	if (!err && a.opt.pidfile)
+		err = write_pidfile(a.opt.pidfile);
+	if (!err)
+		err = run(&a);
+	if (err)
+		snmp_log(LOG_ERR, "%s\n", agent_errmsg());
+	serving_stop(&a.cur);
+	/* snmp_shutdown() would free the callbacks' client argument, &a. */
+	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START, on_connect,
+	                         &a, 1);
+	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_STOP,
+	                         on_disconnect, &a, 1);
+	snmp_shutdown(AGENT_NAME);
+	if (a.opt.pidfile)
+		unlink(a.opt.pidfile);
+	return err ? 1 : 0;
+}

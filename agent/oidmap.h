@@ -1,0 +1,146 @@
+/*
+ * oidmap.h - OID <-> cell mapping for STATCTR-MIB.
+ *
+ * Layout under the root R (statctrMIB, agent.root_oid):
+ *   R.1  statctrObjects: one registered region holding the agent scalars
+ *        (R.1.1.n.0), statctrSegmentTable (R.1.2.1.col.seg), statctrCellTable
+ *        (R.1.3.1.col.seg.cell) and statctrSlotTable (R.1.4.1.col.seg.cell.slot);
+ *   R.3  statctrData: one registered region per declared table at
+ *        R.3.<segment oid>.<table oid>, columns .1.<col>.<row> (see the MIB).
+ * Index values are OID sub-identifiers: seg = the segment's configured oid,
+ * cell = cell id + 1, slot = slot + 1 (the last one is the shared slot),
+ * row = row + 1.
+ *
+ * Lookups never scan a table: the columns of a region and the segments are
+ * sorted arrays searched by bisection, the counter and gauge cells of each
+ * segment are sorted arrays of cell ids, rows and slots are dense ranges.
+ * GET and GETNEXT cost O(log n) per varbind.
+ */
+#ifndef STATCTR_AGENT_OIDMAP_H
+#define STATCTR_AGENT_OIDMAP_H
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/types.h>
+
+#include "aggregate.h"
+#include "statctr.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a column holds; handlers.c turns it into a value. */
+enum oidmap_what {
+	W_VERSION = 1,
+	W_INTERVAL,
+	W_LAST_PASS,
+	W_PASS_DURATION,
+	W_PASSES,
+	W_RETRIES,
+	W_BUSY,
+	W_ASSISTED,
+	W_RESET_ALLOWED,
+	W_SEG_NAME,
+	W_SEG_PATH,
+	W_SEG_STATUS,
+	W_SEG_SLOTS,
+	W_SEG_CELLS,
+	W_SEG_PID,
+	W_SEG_CREATED,
+	W_SEG_DISCONTINUITY,
+	W_SEG_GENERATIONS,
+	W_SEG_BUSY,
+	W_SEG_RESET,
+	W_CELL_TABLE,
+	W_CELL_COLUMN,
+	W_CELL_ROW,
+	W_CELL_KIND,
+	W_CELL_DESCRIPTION,
+	W_CELL_UNITS,
+	W_CELL_COUNTER,
+	W_CELL_GAUGE32,
+	W_CELL_GAUGE64,
+	W_CELL_DISCONTINUITY,
+	W_CELL_RESET,
+	W_SLOT_COUNTER,
+	W_SLOT_GAUGE_DELTA,
+	W_ROW_NAME,
+	W_ROW_DISCONTINUITY,
+	W_ROW_RESET,
+	W_ROW_VALUE,
+};
+
+enum oidmap_space { SPACE_SCALAR, SPACE_SEGMENT, SPACE_CELL, SPACE_SLOT, SPACE_ROW };
+enum oidmap_filter { FILTER_ANY, FILTER_COUNTER, FILTER_GAUGE };
+
+struct oidmap_column {
+	oid sub[3]; /* relative to the region's root */
+	uint8_t sublen;
+	uint8_t space;  /* enum oidmap_space */
+	uint8_t filter; /* enum oidmap_filter: which cells have an instance */
+	uint8_t writable;
+	uint16_t what;   /* enum oidmap_what */
+	uint32_t column; /* W_ROW_VALUE: the declared column */
+};
+
+struct oidmap;
+
+struct oidmap_region {
+	const struct oidmap *map;
+	char name[48]; /* registration name */
+	oid root[MAX_OID_LEN];
+	size_t root_len;
+	const struct oidmap_column *cols; /* sorted by sub */
+	size_t ncols;
+	uint32_t seg;   /* SPACE_ROW: configuration index of the segment */
+	uint32_t table; /* SPACE_ROW: table index within the segment */
+};
+
+/* One resolved instance: a column and its index, decoded. */
+struct oidmap_instance {
+	const struct oidmap_column *col;
+	uint32_t index[3]; /* the sub-identifiers after the column */
+	uint32_t nindex;
+	uint32_t seg;    /* configuration index (SPACE_SEGMENT/CELL/SLOT/ROW) */
+	statctr_id cell; /* SPACE_CELL/SLOT; SPACE_ROW: cell of column 0 */
+	uint32_t slot;   /* SPACE_SLOT */
+	uint32_t row;    /* SPACE_ROW */
+};
+
+/*
+ * oidmap_create() - build the regions for @cfg under @root.
+ * Refuses OIDs that collide (naming the config file:line).
+ */
+int oidmap_create(const struct statctr_config *cfg, const uint32_t *root, size_t root_len,
+                  struct oidmap **mapp);
+void oidmap_free(struct oidmap *map);
+
+size_t oidmap_nregions(const struct oidmap *map);
+const struct oidmap_region *oidmap_region(const struct oidmap *map, size_t i);
+
+/* The instance named exactly by @name in @res; false when it does not exist. */
+bool oidmap_get(const struct oidmap_region *reg, const struct agg_result *res, const oid *name,
+                size_t len, struct oidmap_instance *inst);
+
+/*
+ * The first instance after @name (at or after it when @inclusive) inside
+ * @reg that exists in @res; false when there is none in this region.
+ */
+bool oidmap_next(const struct oidmap_region *reg, const struct agg_result *res, const oid *name,
+                 size_t len, bool inclusive, struct oidmap_instance *inst);
+
+/* Writes the instance's full OID; returns its length. */
+size_t oidmap_instance_oid(const struct oidmap_region *reg, const struct oidmap_instance *inst,
+                           oid *out);
+
+/*
+ * oidmap_locate() - table @t, row @r and declared column @c of cell @cell of
+ * segment @seg (configuration index), by bisection over the tables.
+ */
+void oidmap_locate(const struct oidmap *map, uint32_t seg, statctr_id cell, uint32_t *t,
+                   uint32_t *r, uint32_t *c);
+
+/* Whether @name is a column of @reg (any instance), for SET error codes. */
+bool oidmap_is_column(const struct oidmap_region *reg, const oid *name, size_t len);
+
+#endif /* STATCTR_AGENT_OIDMAP_H */

@@ -1,0 +1,329 @@
+# fixture.sh - shared fixture of the integration tests; sourced, not run.
+#
+# Starts real components in a private temporary directory: an snmpd master
+# (udp on a free 127.0.0.1 port, AgentX on a unix socket, its own
+# persistent dir, an engineID and an SNMPv3 authPriv user), the example
+# writer (examples/pipeline) on a segment file inside the directory, and
+# statctr-agentx.  Every process is started in the background, recorded,
+# and stopped by pid from an EXIT trap; every wait is bounded.
+#
+# Environment (from AM_TESTS_ENVIRONMENT, or guessed for manual runs):
+# top_srcdir, top_builddir, SNMPD, SMILINT.  CI=true turns skips into
+# failures.
+
+set -u
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+SNMPD=${SNMPD:-$(command -v snmpd || echo /usr/sbin/snmpd)}
+SMILINT=${SMILINT:-$(command -v smilint || true)}
+
+AGENT=${AGENT:-$top_builddir/agent/statctr-agentx} # a wrapper (valgrind) may replace it
+PIPELINE=$top_builddir/examples/pipeline
+READER=$top_builddir/examples/reader
+ROOT=.1.3.6.1.4.1.8072.9999.9999.4242
+DATA=$ROOT.3.1 # statctrData.<dataplane oid>
+COMMUNITY=public
+WCOMMUNITY=private
+V3USER=statctrtest
+V3AUTH=statctr-auth-pass
+V3PRIV=statctr-priv-pass
+
+export MIBS=
+unset SNMPCONFPATH
+
+FX_PIDS=""
+FX_NAME=$(basename "$0" .sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/statctr-$FX_NAME.XXXXXX") || exit 99
+export SNMP_PERSISTENT_DIR=$TMP/persist
+export STATCTR_SMI_CACHE=${STATCTR_SMI_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/statctr/smi}
+export HOME=$TMP # keeps ~/.snmp of the user out of the clients
+
+log() { echo "[$FX_NAME $(date +%T.%N | cut -c1-12)] $*"; }
+
+fail() {
+	echo "FAIL: $FX_NAME: $*" >&2
+	fx_dump_logs >&2
+	exit 1
+}
+
+skip() {
+	echo "=================================================================" >&2
+	echo "SKIP: $FX_NAME: $*" >&2
+	echo "=================================================================" >&2
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL: CI=true, and a skip is a failure in CI" >&2
+		exit 1
+	fi
+	exit 77
+}
+
+fx_dump_logs() {
+	for f in "$TMP"/*.log; do
+		[ -f "$f" ] || continue
+		echo "----- $(basename "$f") (last 20 lines)"
+		tail -n 20 "$f"
+	done
+}
+
+# Stops one process by pid: TERM, up to 5 s, then KILL.
+fx_stop() {
+	local pid=$1 i
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+fx_cleanup() {
+	local pid
+	if [ -n "${KEEP:-}" ]; then # debugging: keep $TMP
+		for pid in $FX_PIDS; do fx_stop "$pid"; done
+		echo "kept $TMP"
+		return
+	fi
+	for pid in $FX_PIDS; do
+		fx_stop "$pid"
+	done
+	rm -rf "$TMP"
+}
+trap fx_cleanup EXIT
+trap 'exit 130' INT TERM
+
+fx_track() { FX_PIDS="$1 $FX_PIDS"; }
+fx_untrack() { FX_PIDS=$(echo " $FX_PIDS " | sed "s/ $1 / /"); }
+
+fx_need() {
+	local p
+	for p in "$@"; do
+		command -v "$p" >/dev/null 2>&1 || skip "$p not found (Debian: apt-get install snmp snmpd smitools)"
+	done
+	[ -x "${AGENT%% *}" ] || skip "$AGENT not built"
+	[ -x "$PIPELINE" ] && [ -x "$READER" ] || skip "examples/pipeline and examples/reader not built"
+}
+
+# Polls "$@" every 50 ms until it succeeds or $1 (first arg) seconds pass.
+fx_wait() {
+	local secs=$1 i
+	shift
+	for i in $(seq $((secs * 20))); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# ------------------------------------------------------------------------
+# snmpd
+
+fx_snmpd_conf() {
+	cat >"$TMP/snmpd.conf" <<EOF
+agentaddress udp:127.0.0.1:$PORT
+master agentx
+agentXSocket $TMP/agentx.sock
+agentXPerms 0600 0700
+agentXTimeout 5
+engineID statctr-test-engine
+createUser $V3USER SHA "$V3AUTH" AES "$V3PRIV"
+rouser $V3USER priv
+rwuser ${V3USER}rw priv
+rocommunity $COMMUNITY 127.0.0.1
+rwcommunity $WCOMMUNITY 127.0.0.1
+dontLogTCPWrappersConnects yes
+EOF
+}
+
+fx_snmpd_answers() {
+	snmpget -v2c -c "$COMMUNITY" -t 0.2 -r 0 -Oqv "127.0.0.1:$PORT" .1.3.6.1.2.1.1.3.0
+}
+
+# Starts snmpd on PORT (picked here, or kept across restarts).
+fx_snmpd_start() {
+	"$SNMPD" -f -Lo -C -c "$TMP/snmpd.conf" -I -smux -p "$TMP/snmpd.pid" \
+		>>"$TMP/snmpd.log" 2>&1 &
+	SNMPD_PID=$!
+	fx_track "$SNMPD_PID"
+	fx_wait 5 fx_snmpd_answers
+}
+
+fx_snmpd() {
+	local try
+	[ -x "$SNMPD" ] || skip "snmpd not found (Debian: apt-get install snmpd)"
+	mkdir -p "$SNMP_PERSISTENT_DIR"
+	for try in 1 2 3 4 5; do
+		PORT=$((20000 + (RANDOM * 7 + $$) % 40000))
+		fx_snmpd_conf
+		if fx_snmpd_start; then
+			log "snmpd pid $SNMPD_PID on udp:127.0.0.1:$PORT"
+			return 0
+		fi
+		fx_stop "$SNMPD_PID"
+		fx_untrack "$SNMPD_PID"
+	done
+	fail "snmpd did not answer on any of 5 ports"
+}
+
+fx_snmpd_stop() {
+	fx_stop "$SNMPD_PID"
+	fx_untrack "$SNMPD_PID"
+}
+
+# ------------------------------------------------------------------------
+# The configuration, the writer and the agent
+
+# Writes $TMP/statctr.conf: the project's declaration with the segment file
+# moved into $TMP, plus an agent group with the given settings.
+fx_config() {
+	local out=${2:-$TMP/statctr.conf}
+	sed "s|name = \"dataplane\";|name = \"dataplane\"; path = \"$TMP/dataplane\";|" \
+		"$top_srcdir/conf/statctr.conf" >"$out"
+	printf 'agent = { %s };\n' "${1:-interval_ms = 100; allow_reset = true;}" >>"$out"
+	SEGMENT=$TMP/dataplane
+}
+
+fx_writer() {
+	"$PIPELINE" -c "$TMP/statctr.conf" "$@" >>"$TMP/writer.log" 2>&1 &
+	WRITER_PID=$!
+	fx_track "$WRITER_PID"
+	fx_wait 5 test -e "$SEGMENT" || fail "the writer did not create $SEGMENT"
+}
+
+fx_writer_stop() {
+	fx_stop "$WRITER_PID"
+	fx_untrack "$WRITER_PID"
+}
+
+fx_reader() { "$READER" -1 "$SEGMENT" 2>/dev/null; }
+
+# Waits until two reader snapshots 200 ms apart are identical (the writer
+# has finished its -n packets).
+fx_writer_settled() {
+	local a b i
+	for i in $(seq 50); do
+		a=$(fx_reader) || true
+		sleep 0.2
+		b=$(fx_reader) || true
+		[ -n "$a" ] && [ "$a" = "$b" ] && return 0
+	done
+	fail "the writer's values did not settle within 20 s"
+}
+
+fx_agent_answers() {
+	snmpget -v2c -c "$COMMUNITY" -t 0.3 -r 0 -Oqv "127.0.0.1:$PORT" "$ROOT.1.1.1.0" |
+		grep -qv '^No Such'
+}
+
+fx_agent() {
+	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/agentx.sock" \
+		-p "$TMP/agent.pid" "$@" >>"$TMP/agent.log" 2>&1 &
+	AGENT_PID=$!
+	fx_track "$AGENT_PID"
+	fx_wait 5 fx_agent_answers || fail "the agent did not answer through snmpd within 5 s"
+	log "statctr-agentx pid $AGENT_PID registered"
+}
+
+fx_agent_stop() {
+	fx_stop "$AGENT_PID"
+	fx_untrack "$AGENT_PID"
+}
+
+# Waits until the agent has completed two more aggregation passes.
+fx_passes() { snmpget -v2c -c "$COMMUNITY" -Oqv -t 1 -r 1 "127.0.0.1:$PORT" "$ROOT.1.1.5.0"; }
+fx_wait_pass() {
+	local start now i
+	start=$(fx_passes) || fail "cannot read statctrAggPasses"
+	for i in $(seq 100); do
+		now=$(fx_passes) || true
+		[ -n "$now" ] && [ "$now" -ge $((start + 2)) ] && return 0
+		sleep 0.05
+	done
+	fail "no aggregation pass within 5 s"
+}
+
+# ------------------------------------------------------------------------
+# SNMP helpers: "OID value" lines, numeric, quotes removed.
+
+V2="-v2c -c $COMMUNITY -On -Oq -Ot -t 2 -r 1"
+snmp_get() { snmpget $V2 "127.0.0.1:$PORT" "$@"; }
+# Instances under $1 only (snmpwalk of an empty subtree prints a GET of $1).
+snmp_walk() {
+	snmpwalk $V2 "127.0.0.1:$PORT" "$1" | tr -d '"' | grep -F "$1." | grep -v ' No more variables' ||
+		true
+}
+snmp_value() { snmpget $V2 -Ov "127.0.0.1:$PORT" "$1" | tr -d '"'; }
+
+# The library's snapshot as "table.column.row value", gauges latched to
+# Gauge32 when $1 is "latch".
+reader_lines() {
+	fx_reader | awk -v latch="${1:-}" '
+		$1 ~ /(queueDepth|inFlight)/ && latch == "latch" {
+			v = $2 + 0
+			if ($2 ~ /^-/) $2 = "0"
+			else if (length($2) > 10 || v > 4294967295) $2 = "4294967295"
+		}
+		{ print $1, $2 }' | sort
+}
+
+# statctrCellTable joined by index into "table.column.row value" lines.
+# $1: the walk command (snmp_walk or another that prints numeric OID lines).
+cell_lines() {
+	local walk=${1:-snmp_walk}
+	{
+		$walk "$ROOT.1.3.1.2" | sed 's/^/T /'
+		$walk "$ROOT.1.3.1.3" | sed 's/^/C /'
+		$walk "$ROOT.1.3.1.4" | sed 's/^/R /'
+		$walk "$ROOT.1.3.1.8" | sed 's/^/V /'
+		$walk "$ROOT.1.3.1.9" | sed 's/^/V /'
+	} | awk -v n=$(($(echo "$ROOT.1.3.1.2" | tr -cd . | wc -c) + 1)) '
+		{
+			split($2, o, ".")
+			idx = o[n + 1] "." o[n + 2]
+			if ($1 == "T") t[idx] = $3
+			else if ($1 == "C") c[idx] = $3
+			else if ($1 == "R") r[idx] = $3
+			else v[idx] = $3
+		}
+		END { for (i in v) print t[i] "." c[i] "." r[i], v[i] }' | sort
+}
+
+# "table column" in cell order (the walk's order), each pair once.
+column_order() {
+	local walk=${1:-snmp_walk}
+	paste -d' ' <($walk "$ROOT.1.3.1.2" | cut -d' ' -f2) <($walk "$ROOT.1.3.1.3" | cut -d' ' -f2) |
+		awk '!seen[$0]++'
+}
+
+# statctrData of dataplane as "table.column.row value": row names from
+# column .2, the declared column c at .(10+c) in cell order.
+DATA_TABLES="ifStats:1 flowStats:2 totals:3"
+data_lines() {
+	local walk=${1:-snmp_walk} spec name toid
+	column_order "$walk" >"$TMP/columns"
+	for spec in $DATA_TABLES; do
+		name=${spec%%:*}
+		toid=${spec#*:}
+		{
+			awk -v t="$name" '$1 == t { print "COL", n++, $2 }' "$TMP/columns"
+			$walk "$DATA.$toid" | sed 's/^/D /'
+		} | awk -v t="$name" -v base="$DATA.$toid.1." '
+			$1 == "COL" { col[$2 + 10] = $3; next }
+			{
+				rest = substr($2, length(base) + 1)
+				split(rest, o, ".")
+				if (o[1] == 2) row[o[2]] = $3
+				else if (o[1] >= 10) val[o[1] "," o[2]] = $3
+			}
+			END { for (k in val) { split(k, q, ","); print t "." col[q[1]] "." row[q[2]], val[k] } }'
+	done | sort
+}
+
+# Fails with a diff unless files $1 and $2 hold the same lines.
+same_lines() {
+	diff -u "$1" "$2" >"$TMP/diff.out" 2>&1 || {
+		head -n 40 "$TMP/diff.out" >&2
+		fail "$3"
+	}
+}
