@@ -1,0 +1,159 @@
+/*
+ * discover.c - finds segments: the files /dev/shm/statctr.* (control files
+ * and temporary files excluded) and the paths a configuration declares, and
+ * resolves a SEGMENT argument to a path.  Opens nothing but the config.
+ */
+#include "config.h" /* _GNU_SOURCE: before any system header */
+
+#include "statctl.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SHM_PREFIX "/dev/shm/statctr."
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A segment file, not its control file or a file still being built. */
+static bool is_segment_file(const char *path)
+{
+	struct stat st;
+	const char *name = path + strlen(SHM_PREFIX);
+
+	if (has_suffix(path, ".ctl") || strchr(name, '.') != NULL || strchr(name, '~') != NULL)
+		return false;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int add_entry(struct seg_entry **entriesp, size_t *np, const char *name, const char *path,
+                     bool declared)
+{
+	struct seg_entry *entries = *entriesp;
+
+	for (size_t i = 0; i < *np; i++) {
+		if (strcmp(entries[i].path, path) == 0) {
+			entries[i].declared |= declared;
+			return 0;
+		}
+	}
+	entries = realloc(entries, (*np + 1) * sizeof(*entries));
+	if (entries == NULL)
+		return -ENOMEM;
+	*entriesp = entries;
+	entries[*np].name = strdup(name);
+	entries[*np].path = strdup(path);
+	entries[*np].declared = declared;
+	if (entries[*np].name == NULL || entries[*np].path == NULL)
+		return -ENOMEM;
+	(*np)++;
+	return 0;
+}
+
+static int add_config_segments(const char *config, struct seg_entry **entriesp, size_t *np)
+{
+	struct statctr_config *cfg;
+	int err = statctr_config_load(config, &cfg);
+
+	if (err < 0) {
+		error_msg("%s", statctr_errmsg());
+		return err;
+	}
+	for (uint32_t i = 0; i < cfg->nsegments && err == 0; i++)
+		err = add_entry(entriesp, np, cfg->segments[i].name, cfg->segments[i].path, true);
+	statctr_config_free(cfg);
+	return err;
+}
+
+static int add_shm_segments(struct seg_entry **entriesp, size_t *np)
+{
+	glob_t g;
+	int err = 0;
+	int rc = glob(SHM_PREFIX "*", 0, NULL, &g);
+
+	if (rc == GLOB_NOMATCH)
+		return 0;
+	if (rc != 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < g.gl_pathc && err == 0; i++) {
+		if (is_segment_file(g.gl_pathv[i]))
+			err = add_entry(entriesp, np, g.gl_pathv[i] + strlen(SHM_PREFIX),
+			                g.gl_pathv[i], false);
+	}
+	globfree(&g);
+	return err;
+}
+
+int discover_segments(const char *config, struct seg_entry **entriesp, size_t *np)
+{
+	int err = 0;
+
+	*entriesp = NULL;
+	*np = 0;
+	if (config != NULL)
+		err = add_config_segments(config, entriesp, np);
+	if (err == 0)
+		err = add_shm_segments(entriesp, np);
+	if (err == -ENOMEM)
+		error_msg("out of memory");
+	if (err < 0) {
+		free_segments(*entriesp, *np);
+		*entriesp = NULL;
+		*np = 0;
+	}
+	return err;
+}
+
+void free_segments(struct seg_entry *entries, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(entries[i].name);
+		free(entries[i].path);
+	}
+	free(entries);
+}
+
+/* The path @config declares for segment @name, or NULL (not declared there). */
+static char *config_path_of(const char *config, const char *name, int *errp)
+{
+	struct statctr_config *cfg;
+	const struct statctr_segment_decl *decl;
+	char *path = NULL;
+
+	*errp = statctr_config_load(config, &cfg);
+	if (*errp < 0)
+		return NULL;
+	decl = statctr_config_find(cfg, name);
+	if (decl != NULL) {
+		path = strdup(decl->path);
+		*errp = path ? 0 : -ENOMEM;
+	}
+	statctr_config_free(cfg);
+	return path;
+}
+
+int open_segment(const char *config, const char *segment, struct statctr_view **viewp)
+{
+	char *path = NULL;
+	int err = 0;
+
+	if (config != NULL && strchr(segment, '/') == NULL) {
+		path = config_path_of(config, segment, &err);
+		if (err < 0) {
+			error_msg("%s", statctr_errmsg());
+			return err;
+		}
+	}
+	err = statctr_view_open(path ? path : segment, viewp);
+	if (err < 0)
+		error_msg("segment '%s': %s", segment, statctr_errmsg());
+	free(path);
+	return err;
+}

@@ -1,0 +1,317 @@
+/*
+ * render_text.c - aligned text for people: a table per declared table (one
+ * line per row, one column per declared column) for show, and one line per
+ * cell with delta and rate for watch (fits narrow terminals).  Builds each
+ * table as a grid of strings first, so widths fit the widest value.
+ */
+#include "config.h" /* _GNU_SOURCE: before any system header */
+
+#include "statctl.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct grid {
+	uint32_t ncols;
+	uint32_t nrows; /* filled so far */
+	size_t ncells;
+	char **cells; /* row-major, allocated strings or NULL */
+	int *width;
+};
+
+static bool grid_init(struct grid *g, uint32_t nrows, uint32_t ncols)
+{
+	g->ncols = ncols;
+	g->nrows = 0;
+	g->ncells = (size_t)nrows * ncols;
+	g->cells = calloc(g->ncells, sizeof(*g->cells));
+	g->width = calloc(ncols, sizeof(*g->width));
+	return g->cells != NULL && g->width != NULL;
+}
+
+static void grid_free(struct grid *g)
+{
+	for (size_t i = 0; g->cells != NULL && i < g->ncells; i++)
+		free(g->cells[i]);
+	free(g->cells);
+	free(g->width);
+}
+
+static void grid_set(struct grid *g, uint32_t col, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+static void grid_set(struct grid *g, uint32_t col, const char *fmt, ...)
+{
+	char **cell = &g->cells[(size_t)g->nrows * g->ncols + col];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vasprintf(cell, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		*cell = NULL;
+	else if (len > g->width[col])
+		g->width[col] = len;
+}
+
+static int grid_line_width(const struct grid *g, uint32_t ncols)
+{
+	int total = 0;
+
+	for (uint32_t c = 0; c < ncols; c++)
+		total += g->width[c] + (c ? 2 : 0);
+	return total;
+}
+
+/*
+ * Fits the grid into @limit columns (0: no limit): drops columns from the
+ * right while more than two remain, then cuts the first column (names).
+ * Returns how many columns to print.
+ */
+static uint32_t grid_fit(struct grid *g, int limit)
+{
+	uint32_t ncols = g->ncols;
+
+	if (limit <= 0)
+		return ncols;
+	while (ncols > 2 && grid_line_width(g, ncols) > limit)
+		ncols--;
+	if (grid_line_width(g, ncols) > limit) {
+		g->width[0] -= grid_line_width(g, ncols) - limit;
+		if (g->width[0] < 4)
+			g->width[0] = 4;
+	}
+	return ncols;
+}
+
+/*
+ * The first column is left-aligned (names), the others right (numbers).
+ * @limit as for grid_fit().
+ */
+static void grid_print(FILE *out, struct grid *g, int limit)
+{
+	uint32_t ncols = grid_fit(g, limit);
+
+	for (uint32_t r = 0; r < g->nrows; r++) {
+		for (uint32_t c = 0; c < ncols; c++) {
+			const char *cell = g->cells[(size_t)r * g->ncols + c];
+
+			if (c == 0)
+				fprintf(out, "%-*.*s", g->width[0], g->width[0], cell ? cell : "");
+			else
+				fprintf(out, "  %*s", g->width[c], cell ? cell : "");
+		}
+		fputc('\n', out);
+	}
+}
+
+static void set_value(struct grid *g, uint32_t col, const struct cell *c)
+{
+	if (c->kind == STATCTR_GAUGE)
+		grid_set(g, col, "%" PRId64, c->gauge);
+	else
+		grid_set(g, col, "%" PRIu64, c->counter);
+}
+
+static void set_slot_value(struct grid *g, uint32_t col, enum statctr_kind kind, uint64_t v)
+{
+	if (kind == STATCTR_GAUGE)
+		grid_set(g, col, "%" PRId64, (int64_t)v);
+	else
+		grid_set(g, col, "%" PRIu64, v);
+}
+
+static void add_slot_rows(struct grid *g, const struct table_view *tv, uint32_t row)
+{
+	uint32_t nslots = table_nslots(tv);
+
+	for (uint32_t s = 0; s < nslots; s++, g->nrows++) {
+		if (s + 1 == nslots)
+			grid_set(g, 0, "  shared");
+		else
+			grid_set(g, 0, "  slot %" PRIu32, s);
+		for (uint32_t c = 0; c < tv->info.ncolumns; c++)
+			set_slot_value(g, c + 1, tv->columns[c].kind,
+			               table_slot_value(tv, s, row, c));
+	}
+}
+
+static void add_row(struct grid *g, const struct table_view *tv, uint32_t row)
+{
+	char buf[16];
+	struct cell cell;
+
+	grid_set(g, 0, "%s", table_row_label(tv, row, buf));
+	for (uint32_t c = 0; c < tv->info.ncolumns; c++) {
+		table_cell(tv, row, c, &cell);
+		set_value(g, c + 1, &cell);
+	}
+	g->nrows++;
+	if (tv->opts->slots)
+		add_slot_rows(g, tv, row);
+}
+
+static void text_table(FILE *out, const struct table_view *tv)
+{
+	uint32_t per_row = tv->opts->slots ? table_nslots(tv) + 1 : 1;
+	struct grid g;
+
+	if (!grid_init(&g, 1 + tv->info.nrows * per_row, tv->info.ncolumns + 1)) {
+		grid_free(&g);
+		error_msg("out of memory");
+		return;
+	}
+	fprintf(out, "\n%s", tv->info.name);
+	if (tv->info.description[0] != '\0')
+		fprintf(out, " - %s", tv->info.description);
+	fputc('\n', out);
+	grid_set(&g, 0, "row");
+	for (uint32_t c = 0; c < tv->info.ncolumns; c++)
+		grid_set(&g, c + 1, "%s", tv->columns[c].name);
+	g.nrows++;
+	for (uint32_t r = 0; r < tv->info.nrows; r++)
+		add_row(&g, tv, r);
+	grid_print(out, &g, tv->opts->width);
+	grid_free(&g);
+}
+
+static void format_time(char *buf, size_t len, uint64_t ns)
+{
+	time_t secs = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	if (ns == 0 || localtime_r(&secs, &tm) == NULL)
+		snprintf(buf, len, "-");
+	else
+		strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+static void text_segment_begin(FILE *out, const struct source *src)
+{
+	char created[32];
+
+	format_time(created, sizeof(created), src->info.created_ns);
+	fprintf(out, "segment %s (%s): writer %ld %s, %" PRIu32 " slots, created %s\n",
+	        src->info.name, src->info.path, (long)src->info.creator_pid,
+	        status_name(src->info.status), src->info.nslots, created);
+	if (src->stats.busy_slots != 0)
+		fprintf(out, "warning: %" PRIu32 " slots could not be read consistently\n",
+		        src->stats.busy_slots);
+}
+
+static void text_segment_end(FILE *out, const struct source *src)
+{
+	fputc('\n', out);
+}
+
+static void text_begin(FILE *out, const struct walk_opts *opts)
+{
+	if (opts->raw)
+		fputs("raw values: resets ignored\n", out);
+}
+
+static void text_end(FILE *out)
+{
+}
+
+const struct renderer render_text = {
+    .begin = text_begin,
+    .segment_begin = text_segment_begin,
+    .table = text_table,
+    .segment_end = text_segment_end,
+    .end = text_end,
+};
+
+static void set_delta(struct grid *g, const struct cell *c)
+{
+	if (!c->has_delta) {
+		grid_set(g, 2, "-");
+		grid_set(g, 3, "-");
+		return;
+	}
+	if (c->kind == STATCTR_GAUGE)
+		grid_set(g, 2, "%+" PRId64, c->gauge_delta);
+	else
+		grid_set(g, 2, "%" PRIu64, c->counter_delta);
+	grid_set(g, 3, "%.1f", c->rate);
+}
+
+static void long_table(FILE *out, const struct table_view *tv)
+{
+	struct grid g;
+	struct cell cell;
+	char buf[16];
+
+	if (!grid_init(&g, 1 + tv->info.nrows * tv->info.ncolumns, 4)) {
+		grid_free(&g);
+		error_msg("out of memory");
+		return;
+	}
+	grid_set(&g, 0, "%s", tv->info.name);
+	grid_set(&g, 1, "value");
+	grid_set(&g, 2, "delta");
+	grid_set(&g, 3, "per second");
+	g.nrows++;
+	for (uint32_t r = 0; r < tv->info.nrows; r++) {
+		for (uint32_t c = 0; c < tv->info.ncolumns; c++, g.nrows++) {
+			table_cell(tv, r, c, &cell);
+			grid_set(&g, 0, "  %s.%s", table_row_label(tv, r, buf),
+			         tv->columns[c].name);
+			set_value(&g, 1, &cell);
+			set_delta(&g, &cell);
+		}
+	}
+	grid_print(out, &g, tv->opts->width);
+	grid_free(&g);
+}
+
+static void long_segment_end(FILE *out, const struct source *src)
+{
+}
+
+const struct renderer render_text_long = {
+    .begin = text_begin,
+    .segment_begin = text_segment_begin,
+    .table = long_table,
+    .segment_end = long_segment_end,
+    .end = text_end,
+};
+
+void list_text(FILE *out, const struct list_item *items, size_t n)
+{
+	struct grid g;
+	char created[32];
+
+	if (!grid_init(&g, (uint32_t)n + 1, 8)) {
+		grid_free(&g);
+		error_msg("out of memory");
+		return;
+	}
+	grid_set(&g, 0, "name");
+	grid_set(&g, 1, "status");
+	grid_set(&g, 2, "pid");
+	grid_set(&g, 3, "slots");
+	grid_set(&g, 4, "cells");
+	grid_set(&g, 5, "generation");
+	grid_set(&g, 6, "created");
+	grid_set(&g, 7, "path");
+	for (g.nrows = 1; g.nrows <= n; g.nrows++) {
+		const struct list_item *it = &items[g.nrows - 1];
+
+		grid_set(&g, 0, "%s", it->present ? it->info.name : it->entry->name);
+		grid_set(&g, 1, "%s", list_status(it));
+		grid_set(&g, 7, "%s", it->entry->path);
+		if (!it->present)
+			continue;
+		format_time(created, sizeof(created), it->info.created_ns);
+		grid_set(&g, 2, "%ld", (long)it->info.creator_pid);
+		grid_set(&g, 3, "%" PRIu32, it->info.nslots);
+		grid_set(&g, 4, "%" PRIu32, it->info.ncells);
+		grid_set(&g, 5, "%016" PRIx64, it->info.generation);
+		grid_set(&g, 6, "%s", created);
+	}
+	grid_print(out, &g, 0);
+	grid_free(&g);
+}

@@ -1,0 +1,186 @@
+/*
+ * statctl.h - what the modules of statctl share.
+ *
+ * statctl only reads segments through the public API of libstatctr (and
+ * resets through its baselines); it never maps or parses a segment itself.
+ * The read commands share one walk over snapshots (walk.c) that calls a
+ * renderer per output format (render_*.c) with per-table accessors.
+ */
+#ifndef STATCTL_H
+#define STATCTL_H
+
+#include "statctr.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes, the same for every command. */
+#define EXIT_OK    0
+#define EXIT_FAIL  1 /* operational error: missing segment, bad config, ... */
+#define EXIT_USAGE 2 /* bad command line */
+
+#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
+
+enum out_format {
+	FORMAT_TEXT,
+	FORMAT_JSON,
+	FORMAT_PROM,
+};
+
+/* Options common to every command (statctl.c parses them). */
+struct common_opts {
+	const char *config; /* -c: configuration file, or NULL */
+	enum out_format format;
+};
+
+/* statctl.c: messages to stderr, prefixed "statctl: ". */
+void error_msg(const char *fmt, ...) PRINTF_LIKE(1, 2);
+int usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+int parse_format(const char *arg, enum out_format *fmt);
+bool parse_u32(const char *arg, uint32_t *out);
+
+int cmd_list(const struct common_opts *common, int argc, char **argv);
+int cmd_show(const struct common_opts *common, int argc, char **argv);
+int cmd_watch(const struct common_opts *common, int argc, char **argv);
+int cmd_reset(const struct common_opts *common, int argc, char **argv);
+int cmd_check_config(const struct common_opts *common, int argc, char **argv);
+int cmd_mib(const struct common_opts *common, int argc, char **argv);
+
+/*
+ * Per-command option parsing (statctl.c): getopt_long over @argv with the
+ * common options (-c, -f, -h) added to the command's own.  Returns -1 when
+ * the options are done, the character of one of the command's options, or
+ * '?' after --help or an error, with the exit status in @status.
+ */
+#define MAX_CMD_OPTIONS 16
+struct cmd_parser {
+	const char *cmd;
+	const char *shortopts;         /* the command's own, or NULL */
+	const struct option *longopts; /* the command's own, zero-terminated */
+	const char *help;              /* usage text printed by --help */
+	struct common_opts *common;
+	int status;
+	char all_short[64];
+	struct option all_long[MAX_CMD_OPTIONS];
+};
+int cmd_getopt(struct cmd_parser *p, int argc, char **argv);
+
+/* discover.c: segments found in /dev/shm and in a configuration. */
+struct seg_entry {
+	char *name; /* from the configuration or the file name */
+	char *path;
+	bool declared; /* listed in the configuration */
+};
+
+int discover_segments(const char *config, struct seg_entry **entriesp, size_t *np);
+void free_segments(struct seg_entry *entries, size_t n);
+/* Opens SEGMENT (a name or a path; names resolve through @config first). */
+int open_segment(const char *config, const char *segment, struct statctr_view **viewp);
+
+/* walk.c: the snapshot of one segment and the walk over its tables. */
+struct source {
+	const char *label; /* what the user named */
+	char *label_buf;   /* owned storage of label, or NULL */
+	struct statctr_view *view;
+	struct statctr_snap *snap;
+	struct statctr_snap *prev; /* watch: the previous snapshot, or NULL */
+	struct statctr_seg_info info;
+	struct statctr_snap_stats stats;
+};
+
+struct walk_opts {
+	bool raw;   /* ignore reset baselines */
+	bool slots; /* per-slot breakdown */
+	int width;  /* text: fit lines into this many columns; 0: no limit */
+};
+
+/* One cell's value as the renderers see it. */
+struct cell {
+	enum statctr_kind kind;
+	uint64_t counter; /* counters: value (raw or since reset) */
+	int64_t gauge;    /* gauges: level */
+	uint64_t disc_ns; /* counting without discontinuity since */
+	bool has_delta;   /* watch: a previous snapshot of the same counting */
+	uint64_t counter_delta;
+	int64_t gauge_delta;
+	double rate; /* per second, for display only */
+};
+
+struct table_view {
+	const struct source *src;
+	const struct walk_opts *opts;
+	uint32_t index;
+	struct statctr_table_info info;
+	struct statctr_column_info *columns; /* info.ncolumns entries */
+	double interval_s;                   /* between prev and snap, or 0 */
+};
+
+void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct cell *out);
+/* Row @row's name, or its number (from 0) written into @buf. */
+const char *table_row_label(const struct table_view *tv, uint32_t row, char buf[static 16]);
+uint32_t table_nslots(const struct table_view *tv); /* writer slots + the shared one */
+uint64_t table_slot_value(const struct table_view *tv, uint32_t slot, uint32_t row, uint32_t col);
+const char *kind_name(enum statctr_kind kind);
+const char *status_name(enum statctr_seg_status status);
+
+struct renderer {
+	void (*begin)(FILE *out, const struct walk_opts *opts);
+	void (*segment_begin)(FILE *out, const struct source *src);
+	void (*table)(FILE *out, const struct table_view *tv);
+	void (*segment_end)(FILE *out, const struct source *src);
+	void (*end)(FILE *out);
+};
+
+extern const struct renderer render_text;
+extern const struct renderer render_text_long; /* watch: one line per cell */
+extern const struct renderer render_json;
+extern const struct renderer render_prom;
+const struct renderer *renderer_for(enum out_format format);
+
+int source_open(struct source *src, const char *config, const char *segment);
+/* SEGMENT, or every segment found (at most MAX_SOURCES) when it is NULL. */
+#define MAX_SOURCES 1024
+int sources_open(const char *config, const char *segment, struct source **srcsp, size_t *np);
+void sources_close(struct source *srcs, size_t n);
+int source_snap(struct source *src); /* keeps the previous snapshot in prev */
+void source_close(struct source *src);
+/* Renders the tables of @srcs (all, or only @table) to @out. */
+int walk_render(FILE *out, const struct renderer *r, const struct walk_opts *opts,
+                struct source *srcs, size_t nsrcs, const char *table);
+int find_table(const struct statctr_view *view, const char *name, uint32_t *tp);
+
+/* list: one entry per segment for the list renderers. */
+struct list_item {
+	const struct seg_entry *entry;
+	bool present;                 /* the segment file could be opened */
+	struct statctr_seg_info info; /* when present */
+};
+void list_text(FILE *out, const struct list_item *items, size_t n);
+void list_json(FILE *out, const struct list_item *items, size_t n);
+void list_prom(FILE *out, const struct list_item *items, size_t n);
+const char *list_status(const struct list_item *item);
+
+/* escape.c: string escaping for the output formats. */
+void json_string(FILE *out, const char *s);
+void prom_label_value(FILE *out, const char *s);
+void prom_help_text(FILE *out, const char *s);
+void prom_name_part(FILE *out, const char *s); /* camelCase -> snake_case */
+
+/* agentconf.c: the settings of the configuration's "agent" group statctl reads. */
+struct mib_settings {
+	char *module;   /* mib_module, or NULL for the derived name */
+	char *root_oid; /* root_oid, or the default */
+};
+#define STATCTR_DEFAULT_ROOT_OID "1.3.6.1.4.1.8072.9999.9999.4242"
+int mib_settings_load(const char *path, struct mib_settings *s);
+void mib_settings_free(struct mib_settings *s);
+
+/* mibgen.c */
+int mib_generate(FILE *out, const struct statctr_config *cfg, const struct mib_settings *s,
+                 long long revision_time);
+
+#endif /* STATCTL_H */

@@ -1,0 +1,301 @@
+/*
+ * walk.c - snapshots of the segments a read command names and the one walk
+ * over their tables that every output format shares.  A renderer sees a
+ * table through table_cell()/table_row_label()/table_slot_value() and picks
+ * its own order (rows first for text and JSON, columns first for
+ * Prometheus).  Reads only; never resets.
+ */
+#include "config.h" /* _GNU_SOURCE: before any system header */
+
+#include "statctl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *kind_name(enum statctr_kind kind)
+{
+	return kind == STATCTR_GAUGE ? "gauge" : "counter";
+}
+
+const char *status_name(enum statctr_seg_status status)
+{
+	switch (status) {
+	case STATCTR_SEG_ACTIVE:
+		return "alive";
+	case STATCTR_SEG_CLOSED:
+		return "closed";
+	case STATCTR_SEG_GONE:
+		return "stale";
+	case STATCTR_SEG_STALE:
+		return "corrupt";
+	}
+	return "unknown";
+}
+
+const struct renderer *renderer_for(enum out_format format)
+{
+	if (format == FORMAT_JSON)
+		return &render_json;
+	if (format == FORMAT_PROM)
+		return &render_prom;
+	return &render_text;
+}
+
+int source_open(struct source *src, const char *config, const char *segment)
+{
+	memset(src, 0, sizeof(*src));
+	src->label = segment;
+	return open_segment(config, segment, &src->view);
+}
+
+int source_snap(struct source *src)
+{
+	struct statctr_snap *snap;
+	int err = statctr_snap_take(src->view, &snap);
+
+	if (err < 0) {
+		error_msg("segment '%s': snapshot: %s", src->label, statctr_errmsg());
+		return err;
+	}
+	if (src->prev != NULL)
+		statctr_snap_free(src->prev);
+	src->prev = src->snap;
+	src->snap = snap;
+	statctr_view_info(src->view, &src->info);
+	statctr_snap_stats(snap, &src->stats);
+	return 0;
+}
+
+void source_close(struct source *src)
+{
+	if (src->prev != NULL)
+		statctr_snap_free(src->prev);
+	if (src->snap != NULL)
+		statctr_snap_free(src->snap);
+	if (src->view != NULL)
+		statctr_view_close(src->view);
+	free(src->label_buf);
+	memset(src, 0, sizeof(*src));
+}
+
+static int open_all(const char *config, struct source *srcs, size_t *np)
+{
+	struct seg_entry *entries;
+	size_t n;
+	int status = EXIT_OK;
+
+	if (discover_segments(config, &entries, &n) < 0)
+		return EXIT_FAIL;
+	for (size_t i = 0; i < n && *np < MAX_SOURCES; i++) {
+		struct statctr_view *view;
+		int err = statctr_view_open(entries[i].path, &view);
+
+		if (err == -ENOENT && entries[i].declared)
+			continue; /* declared, not running: not an error */
+		if (err < 0) {
+			error_msg("segment '%s': %s", entries[i].path, statctr_errmsg());
+			status = EXIT_FAIL;
+			continue;
+		}
+		srcs[*np].label_buf = entries[i].name;
+		srcs[*np].label = entries[i].name;
+		srcs[(*np)++].view = view;
+		entries[i].name = NULL;
+	}
+	free_segments(entries, n);
+	if (*np == 0 && status == EXIT_OK) {
+		error_msg("no segments found");
+		status = EXIT_FAIL;
+	}
+	return status;
+}
+
+int sources_open(const char *config, const char *segment, struct source **srcsp, size_t *np)
+{
+	*np = 0;
+	*srcsp = calloc(segment ? 1 : MAX_SOURCES, sizeof(**srcsp));
+	if (*srcsp == NULL) {
+		error_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	if (segment == NULL)
+		return open_all(config, *srcsp, np);
+	if (source_open(*srcsp, config, segment) < 0)
+		return EXIT_FAIL;
+	*np = 1;
+	return EXIT_OK;
+}
+
+void sources_close(struct source *srcs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		source_close(&srcs[i]);
+	free(srcs);
+}
+
+int find_table(const struct statctr_view *view, const char *name, uint32_t *tp)
+{
+	struct statctr_table_info info;
+
+	for (uint32_t t = 0; statctr_view_table(view, t, &info) == 0; t++) {
+		if (strcmp(info.name, name) == 0) {
+			*tp = t;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static statctr_id cell_id(const struct table_view *tv, uint32_t row, uint32_t col)
+{
+	return tv->info.first_cell + row * tv->info.ncolumns + col;
+}
+
+static uint64_t counter_value(const struct statctr_snap *snap, statctr_id id, bool raw)
+{
+	return raw ? statctr_snap_counter_raw(snap, id) : statctr_snap_counter(snap, id);
+}
+
+/* Deltas only between snapshots of one generation and one counting period. */
+static bool comparable(const struct table_view *tv, statctr_id id)
+{
+	const struct statctr_snap *prev = tv->src->prev;
+	struct statctr_snap_stats ps;
+
+	if (prev == NULL || tv->interval_s <= 0)
+		return false;
+	statctr_snap_stats(prev, &ps);
+	if (ps.generation != tv->src->stats.generation)
+		return false;
+	return tv->opts->raw || statctr_snap_discontinuity(prev, id) ==
+	                            statctr_snap_discontinuity(tv->src->snap, id);
+}
+
+static void fill_delta(const struct table_view *tv, statctr_id id, struct cell *c)
+{
+	const struct statctr_snap *prev = tv->src->prev;
+
+	c->has_delta = comparable(tv, id);
+	if (!c->has_delta)
+		return;
+	if (c->kind == STATCTR_GAUGE) {
+		c->gauge_delta =
+		    (int64_t)((uint64_t)c->gauge - (uint64_t)statctr_snap_gauge(prev, id));
+		c->rate = (double)c->gauge_delta / tv->interval_s;
+	} else {
+		c->counter_delta = c->counter - counter_value(prev, id, tv->opts->raw);
+		c->rate = (double)c->counter_delta / tv->interval_s;
+	}
+}
+
+void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct cell *out)
+{
+	const struct statctr_snap *snap = tv->src->snap;
+	statctr_id id = cell_id(tv, row, col);
+
+	memset(out, 0, sizeof(*out));
+	out->kind = tv->columns[col].kind;
+	out->disc_ns = statctr_snap_discontinuity(snap, id);
+	if (out->kind == STATCTR_GAUGE)
+		out->gauge = statctr_snap_gauge(snap, id);
+	else
+		out->counter = counter_value(snap, id, tv->opts->raw);
+	fill_delta(tv, id, out);
+}
+
+const char *table_row_label(const struct table_view *tv, uint32_t row, char buf[static 16])
+{
+	const char *name = statctr_view_row_name(tv->src->view, tv->index, row);
+
+	if (name != NULL)
+		return name;
+	snprintf(buf, 16, "%" PRIu32, row);
+	return buf;
+}
+
+uint32_t table_nslots(const struct table_view *tv)
+{
+	return tv->src->stats.nslots + 1;
+}
+
+uint64_t table_slot_value(const struct table_view *tv, uint32_t slot, uint32_t row, uint32_t col)
+{
+	return statctr_snap_slot_value(tv->src->snap, slot, cell_id(tv, row, col));
+}
+
+static double interval_of(const struct source *src)
+{
+	struct statctr_snap_stats ps;
+
+	if (src->prev == NULL)
+		return 0;
+	statctr_snap_stats(src->prev, &ps);
+	if (src->stats.taken_ns <= ps.taken_ns)
+		return 0;
+	return (double)(src->stats.taken_ns - ps.taken_ns) / 1e9;
+}
+
+static int load_table(struct table_view *tv, const struct source *src, uint32_t t)
+{
+	tv->src = src;
+	tv->index = t;
+	tv->interval_s = interval_of(src);
+	if (statctr_view_table(src->view, t, &tv->info) < 0)
+		return -ENOENT;
+	tv->columns = calloc(tv->info.ncolumns, sizeof(*tv->columns));
+	if (tv->columns == NULL)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < tv->info.ncolumns; c++)
+		if (statctr_view_column(src->view, t, c, &tv->columns[c]) < 0)
+			return -ENOENT;
+	return 0;
+}
+
+static int render_table(FILE *out, const struct renderer *r, const struct walk_opts *opts,
+                        const struct source *src, uint32_t t)
+{
+	struct table_view tv = {.opts = opts};
+	int err = load_table(&tv, src, t);
+
+	if (err == 0)
+		r->table(out, &tv);
+	else
+		error_msg("segment '%s': table %" PRIu32 ": %s", src->label, t, strerror(-err));
+	free(tv.columns);
+	return err;
+}
+
+static int render_source(FILE *out, const struct renderer *r, const struct walk_opts *opts,
+                         const struct source *src, const char *table)
+{
+	uint32_t only = 0;
+	int err = 0;
+
+	if (table != NULL && find_table(src->view, table, &only) < 0) {
+		error_msg("segment '%s': no table '%s'", src->label, table);
+		return -ENOENT;
+	}
+	r->segment_begin(out, src);
+	for (uint32_t t = 0; t < src->info.ntables && err == 0; t++)
+		if (table == NULL || t == only)
+			err = render_table(out, r, opts, src, t);
+	r->segment_end(out, src);
+	return err;
+}
+
+int walk_render(FILE *out, const struct renderer *r, const struct walk_opts *opts,
+                struct source *srcs, size_t nsrcs, const char *table)
+{
+	int status = 0;
+
+	r->begin(out, opts);
+	for (size_t i = 0; i < nsrcs; i++) {
+		if (srcs[i].snap == NULL)
+			continue;
+		if (render_source(out, r, opts, &srcs[i], table) < 0)
+			status = -1;
+	}
+	r->end(out);
+	return status;
+}
