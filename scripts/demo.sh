@@ -1,8 +1,8 @@
 #!/bin/sh
 # The quick-start demo: builds statctr, starts the example multi-threaded
-# writer and shows its counters live.  With statctr-agentx built, the agent
-# serves them over SNMP in embedded master mode and the demo polls it with
-# snmptable; otherwise examples/reader prints the totals.
+# writer, serves its counters over SNMP with statctr-agentx in embedded
+# master mode (no snmpd needed) and polls them with snmptable, using the MIB
+# that statctl generates from the same configuration.
 # Runs until Ctrl-C, or for DEMO_SECONDS seconds.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,8 +19,9 @@ trap cleanup EXIT INT TERM
 
 cd "$top"
 [ -x configure ] || ./autogen.sh >/dev/null
-if [ ! -f "$build/Makefile" ]; then
-	[ -f config.status ] && make distclean >/dev/null
+if [ -f config.status ]; then
+	build=$top # already configured in the source tree: use that build
+elif [ ! -f "$build/Makefile" ]; then
 	mkdir -p "$build" && (cd "$build" && "$top/configure" -q)
 fi
 make -C "$build" -j"$(nproc)" >/dev/null
@@ -38,24 +39,25 @@ sleep 0.3
 started=$(date +%s)
 running() { [ "$seconds" -eq 0 ] || [ $(($(date +%s) - started)) -lt "$seconds" ]; }
 
-if [ -x "$build/agent/statctr-agentx" ]; then
-	"$build/agent/statctr-agentx" -f -c "$work/statctr.conf" -M "udp:127.0.0.1:$port" \
-		-L stderr &
-	pids="$pids $!"
-	sleep 1
-	mibs="$top/mib:$("$top/scripts/get-smi-mibs.sh")"
-	while running; do
-		clear 2>/dev/null || true
-		echo "statctr demo: snmptable of ifStats via the agent on udp:127.0.0.1:$port (Ctrl-C to stop)"
-		snmptable -v2c -c public -M "$mibs" -m +STATCTR-MIB -Cw 120 "127.0.0.1:$port" \
-			STATCTR-MIB::statctrCellTable 2>&1 | head -40 || true
-		sleep 2
-	done
-else
-	while running; do
-		clear 2>/dev/null || true
-		echo "statctr demo: live totals of segment $work/dataplane (Ctrl-C to stop)"
-		"$build/examples/reader" -1 "$work/dataplane" 2>/dev/null | grep -E '^(ifStats|totals)'
-		sleep 1
-	done
-fi
+# The MIB for the config's tables, generated from the same file.
+"$build/tools/statctl" mib "$work/statctr.conf" -o "$work/STATCTR-DATAPLANE-MIB.txt"
+"$build/agent/statctr-agentx" -f -c "$work/statctr.conf" -M "udp:127.0.0.1:$port" -L stderr \
+	2>"$work/agent.log" &
+pids="$pids $!"
+sleep 1.5
+mibs="+$work:$top/mib:$("$top/scripts/get-smi-mibs.sh")"
+show() { # table
+	snmptable -v2c -c public -M "$mibs" -m STATCTR-MIB:STATCTR-DATAPLANE-MIB -Cb -Cw 150 \
+		"127.0.0.1:$port" "$1" 2>&1 | sed 1,2d
+}
+while running; do
+	clear 2>/dev/null || true
+	echo "statctr demo: examples/pipeline (2 writer threads) -> statctr-agentx -M udp:127.0.0.1:$port"
+	echo "-> snmptable, refreshed every 2 s (Ctrl-C to stop).  Try meanwhile, in another shell:"
+	echo "   $build/tools/statctl show -c $work/statctr.conf dataplane"
+	echo
+	show dataplaneIfStatsTable
+	echo
+	show dataplaneTotalsTable
+	sleep 2
+done
