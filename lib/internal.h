@@ -56,6 +56,7 @@ const struct seg_header *meta_live_header(const struct meta *m);
 
 struct file_id {
 	uint64_t ino, dev;
+	uid_t uid;
 };
 
 /* The writer's handle. */
@@ -80,6 +81,7 @@ struct statctr_view {
 	char *ctl_path;
 	int fd, ctl_fd;
 	struct file_id id;
+	uid_t owner; /* required owner of both files, or (uid_t)-1 */
 	const uint8_t *base;
 	uint64_t size;
 	struct ctl_header *ctl; /* NULL when the control file is unusable */

@@ -312,6 +312,15 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
  * (snapshots may then report busy slots; resets give -EACCES).
  */
 int statctr_view_open(const char *segment, struct statctr_view **viewp);
+
+/**
+ * statctr_view_open_owned() - statctr_view_open(), requiring that the
+ * segment and its control file belong to uid @owner (-EPERM otherwise), so
+ * that a file planted in a shared directory by another user is refused.
+ * statctr_view_refresh() keeps the requirement.
+ */
+int statctr_view_open_owned(const char *segment, uid_t owner, struct statctr_view **viewp);
+
 void statctr_view_close(struct statctr_view *view);
 
 /**

@@ -57,6 +57,7 @@ static int map_file(const char *path, int flags, int *fdp, void **basep, uint64_
 	if (id) {
 		id->ino = st.st_ino;
 		id->dev = st.st_dev;
+		id->uid = st.st_uid;
 	}
 	return 0;
 }
@@ -88,6 +89,15 @@ static int check_ctl(const struct statctr_view *v, const struct ctl_header *c, u
 	return 0;
 }
 
+/* A reader that names the expected owner refuses files planted by others. */
+static int check_owner(const struct statctr_view *v, const char *path, uid_t uid)
+{
+	if (v->owner == (uid_t)-1 || uid == v->owner)
+		return 0;
+	return set_error(EPERM, "%s is owned by uid %u, not the expected uid %u", path,
+	                 (unsigned)uid, (unsigned)v->owner);
+}
+
 static void unmap_ctl(struct statctr_view *v)
 {
 	if (v->ctl)
@@ -105,16 +115,20 @@ static int map_ctl(struct statctr_view *v)
 	void *base;
 	int err;
 
+	struct file_id id;
+
 	v->ctl_writable = true;
-	err = map_file(v->ctl_path, O_RDWR, &v->ctl_fd, &base, &v->ctl_size, NULL);
+	err = map_file(v->ctl_path, O_RDWR, &v->ctl_fd, &base, &v->ctl_size, &id);
 	if (err == -EACCES || err == -EROFS || err == -EPERM) {
 		v->ctl_writable = false;
-		err = map_file(v->ctl_path, O_RDONLY, &v->ctl_fd, &base, &v->ctl_size, NULL);
+		err = map_file(v->ctl_path, O_RDONLY, &v->ctl_fd, &base, &v->ctl_size, &id);
 	}
 	if (err)
 		return err;
 	v->ctl = base;
-	err = check_ctl(v, v->ctl, v->ctl_size);
+	err = check_owner(v, v->ctl_path, id.uid);
+	if (!err)
+		err = check_ctl(v, v->ctl, v->ctl_size);
 	if (err)
 		unmap_ctl(v);
 	return err;
@@ -129,6 +143,9 @@ static int open_once(struct statctr_view *v)
 	if (err)
 		return err == -ENOENT ? set_error(ENOENT, "no segment %s", v->path) : err;
 	v->base = base;
+	err = check_owner(v, v->path, v->id.uid);
+	if (err)
+		return err;
 	err = meta_init(&v->meta, v->base, v->size, v->path);
 	if (err)
 		return err;
@@ -164,6 +181,11 @@ static void pause_ms(long ms)
 
 int statctr_view_open(const char *segment, struct statctr_view **viewp)
 {
+	return statctr_view_open_owned(segment, (uid_t)-1, viewp);
+}
+
+int statctr_view_open_owned(const char *segment, uid_t owner, struct statctr_view **viewp)
+{
 	struct statctr_view *v;
 	int err = 0, tries;
 
@@ -173,6 +195,7 @@ int statctr_view_open(const char *segment, struct statctr_view **viewp)
 	if (!v)
 		return set_error(ENOMEM, "out of memory");
 	v->fd = v->ctl_fd = -1;
+	v->owner = owner;
 	v->path = segment_path(segment);
 	if (!v->path || asprintf(&v->ctl_path, "%s.ctl", v->path) < 0) {
 		v->ctl_path = NULL;
@@ -182,7 +205,7 @@ int statctr_view_open(const char *segment, struct statctr_view **viewp)
 	for (tries = 0; tries < CTL_OPEN_TRIES; tries++) {
 		err = open_once(v);
 		/* A missing or foreign control file leaves a usable view. */
-		if (err == 0 || (v->meta.copy && err != -EAGAIN))
+		if (err == 0 || (v->meta.copy && err != -EAGAIN && err != -EPERM))
 			break;
 		close_mappings(v);
 		if (err != -EAGAIN)
@@ -216,7 +239,7 @@ int statctr_view_refresh(struct statctr_view *view)
 			unmap_ctl(view);
 		return 0;
 	}
-	err = statctr_view_open(view->path, &fresh);
+	err = statctr_view_open_owned(view->path, view->owner, &fresh);
 	if (err)
 		return err;
 	close_mappings(view);

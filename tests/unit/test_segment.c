@@ -181,6 +181,20 @@ static void read_only_mapping_faults_on_write(void)
 	statctr_seg_destroy(seg);
 }
 
+static void reader_can_require_the_owner(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
+	CU_ASSERT_EQUAL(statctr_view_open_owned(seg_path, getuid(), &view), 0);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), 0);
+	statctr_view_close(view);
+	CU_ASSERT_EQUAL(statctr_view_open_owned(seg_path, getuid() + 1, &view), -EPERM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "not the expected uid"));
+	statctr_seg_destroy(seg);
+}
+
 static void cell_layout_is_dense_and_line_aligned(void)
 {
 	struct statctr_seg *seg;
@@ -209,6 +223,7 @@ int main(void)
 	     dead_writer_segment_is_replaced_with_new_generation},
 	    {"view_of_missing_segment_is_enoent", view_of_missing_segment_is_enoent},
 	    {"read_only_mapping_faults_on_write", read_only_mapping_faults_on_write},
+	    {"reader_can_require_the_owner", reader_can_require_the_owner},
 	    {"cell_layout_is_dense_and_line_aligned", cell_layout_is_dense_and_line_aligned},
 	    {NULL, NULL},
 	};
