@@ -165,7 +165,7 @@ static void flat_out_writer_is_copied_at_a_transaction_boundary(void)
 	struct statctr_snap *snap;
 	struct statctr_snap_stats st;
 	pthread_t t;
-	unsigned i, consistent = 0, assisted = 0;
+	unsigned i, violations = 0, busy = 0, assisted = 0;
 
 	setup(1, TU_SIMPLE_TABLE(30000));
 	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
@@ -174,15 +174,21 @@ static void flat_out_writer_is_copied_at_a_transaction_boundary(void)
 	for (i = 0; i < 20; i++) {
 		CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
 		statctr_snap_stats(snap, &st);
-		if (st.busy_slots == 0 &&
-		    statctr_snap_counter(snap, 3 * 29999 + 1) == 2 * statctr_snap_counter(snap, 0))
-			consistent++;
+		busy += st.busy_slots;
 		assisted += st.assisted_slots;
+		if (st.busy_slots == 0 &&
+		    statctr_snap_counter(snap, 3 * 29999 + 1) != 2 * statctr_snap_counter(snap, 0))
+			violations++;
 		statctr_snap_free(snap);
 	}
 	atomic_store(&stop_writer, 1);
 	pthread_join(t, NULL);
-	CU_ASSERT_EQUAL(consistent, 20);
+	fprintf(stderr, "\n    20 snapshots: %u assisted, %u busy, %u violations\n", assisted, busy,
+	        violations);
+	CU_ASSERT_EQUAL(violations, 0);
+	/* Busy means the writer did not get the CPU within the budget: allowed
+	 * rarely on an overloaded machine (sanitizer builds), never as a rule. */
+	CU_ASSERT(busy <= 2);
 	CU_ASSERT(assisted > 0);
 	teardown();
 }
