@@ -32,7 +32,7 @@ trap 'cleanup; rm -rf "$work"' EXIT INT TERM
 sed "s|name = \"dataplane\";|name = \"dataplane\"; path = \"$work/dataplane\";|" \
 	conf/statctr.conf >"$work/statctr.conf"
 
-"$build/examples/pipeline" -c "$work/statctr.conf" -t 2 -r 200000 &
+"$build/examples/stages" -c "$work/statctr.conf" -r 100000 2>/dev/null &
 pids="$pids $!"
 sleep 0.3
 
@@ -52,7 +52,7 @@ show() { # table
 }
 while running; do
 	clear 2>/dev/null || true
-	echo "statctr demo: examples/pipeline (2 writer threads) -> statctr-agentx -M udp:127.0.0.1:$port"
+	echo "statctr demo: examples/stages (receive -> classify -> transmit threads) -> statctr-agentx -M udp:127.0.0.1:$port"
 	echo "-> snmptable, refreshed every 2 s (Ctrl-C to stop).  Try meanwhile, in another shell:"
 	echo "   $build/tools/statctl show -c $work/statctr.conf dataplane"
 	echo

@@ -1,0 +1,287 @@
+/*
+ * stages.c - a realistic multi-stage packet pipeline on the "dataplane"
+ * segment of conf/statctr.conf.
+ *
+ * Each lane is three threads joined by single-producer/single-consumer
+ * rings: receive -> classify -> transmit.  Every thread owns a slot, so:
+ *   - receive and transmit count ifStats rx/tx of the lane's interface;
+ *   - classify moves a flow row and the totals row in one transaction, so
+ *     readers always see totals == sum of flows;
+ *   - the gauges are levels made of deltas from *different* threads:
+ *     ifStats.queueDepth is +1 in classify (enqueue) and -1 in transmit
+ *     (dequeue); totals.inFlight is +1 in receive and -1 where a packet
+ *     leaves (transmitted or dropped).  Their sum over slots is the level.
+ *
+ * usage: stages [-c CONFIG] [-l LANES] [-r PACKETS_PER_S_PER_LANE] [-d SECONDS]
+ * Runs until SIGINT/SIGTERM (or -d), then drains the rings so the gauges
+ * end at 0, and removes the segment.
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "statctr.h"
+
+#define RING_SIZE 1024u /* power of two */
+#define NFLOWS    64u
+#define NIFS      4u
+
+struct packet {
+	uint32_t size, flow;
+};
+
+/* Single producer, single consumer; head and tail on their own lines. */
+struct ring {
+	alignas(64) _Atomic uint32_t head; /* next to pop; stored by the consumer */
+	alignas(64) _Atomic uint32_t tail; /* next to push; stored by the producer */
+	alignas(64) struct packet packets[RING_SIZE];
+};
+
+struct lane {
+	unsigned index;
+	struct ring to_classify, to_transmit;
+	_Atomic int receive_done, classify_done;
+	pthread_t threads[3];
+};
+
+struct ids {
+	statctr_id rx_pkts[NIFS], rx_octets[NIFS], tx_pkts[NIFS], tx_octets[NIFS];
+	statctr_id drops[NIFS], queue[NIFS];
+	statctr_id flow_pkts[NFLOWS], flow_octets[NFLOWS];
+	statctr_id tot_pkts, tot_octets, in_flight;
+};
+
+static struct statctr_seg *seg;
+static struct ids ids;
+static long rate = 100000;
+static volatile sig_atomic_t stop;
+
+static bool ring_push(struct ring *r, struct packet p)
+{
+	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+
+	if (tail - atomic_load_explicit(&r->head, memory_order_acquire) == RING_SIZE)
+		return false;
+	r->packets[tail % RING_SIZE] = p;
+	atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
+	return true;
+}
+
+static bool ring_pop(struct ring *r, struct packet *p)
+{
+	uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+
+	if (head == atomic_load_explicit(&r->tail, memory_order_acquire))
+		return false;
+	*p = r->packets[head % RING_SIZE];
+	atomic_store_explicit(&r->head, head + 1, memory_order_release);
+	return true;
+}
+
+static void nap(long ns)
+{
+	struct timespec ts = {0, ns};
+
+	nanosleep(&ts, NULL);
+}
+
+static struct statctr_slot *take_slot(const char *stage)
+{
+	struct statctr_slot *slot;
+
+	if (statctr_slot_acquire(seg, &slot) != 0) {
+		fprintf(stderr, "stages: %s: %s\n", stage, statctr_errmsg());
+		exit(1);
+	}
+	return slot;
+}
+
+static void *receive(void *arg)
+{
+	struct lane *lane = arg;
+	struct statctr_slot *slot = take_slot("receive");
+	unsigned ifx = lane->index % NIFS;
+	uint64_t seed = 0x9e3779b97f4a7c15ull * (lane->index + 1), n;
+
+	for (n = 0; !stop; n++) {
+		struct packet p;
+
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		p.size = 64 + (uint32_t)(seed % 1437);
+		p.flow = (uint32_t)(seed >> 32) % NFLOWS;
+		statctr_inc(slot, ids.rx_pkts[ifx]);
+		statctr_add(slot, ids.rx_octets[ifx], p.size);
+		statctr_gauge_add(slot, ids.in_flight, 1);
+		if (!ring_push(&lane->to_classify, p)) {
+			statctr_inc(slot, ids.drops[ifx]);
+			statctr_gauge_add(slot, ids.in_flight, -1);
+		}
+		if (n % (uint64_t)(rate / 1000 + 1) == 0)
+			nap(1000000); /* about `rate` packets per second */
+	}
+	atomic_store(&lane->receive_done, 1);
+	statctr_slot_release(slot);
+	return NULL;
+}
+
+static void *classify(void *arg)
+{
+	struct lane *lane = arg;
+	struct statctr_slot *slot = take_slot("classify");
+	unsigned ifx = lane->index % NIFS;
+	struct packet p;
+
+	for (;;) {
+		if (!ring_pop(&lane->to_classify, &p)) {
+			if (atomic_load(&lane->receive_done))
+				break;
+			nap(100000);
+			continue;
+		}
+		statctr_txn_begin(slot);
+		statctr_inc(slot, ids.flow_pkts[p.flow]);
+		statctr_add(slot, ids.flow_octets[p.flow], p.size);
+		statctr_inc(slot, ids.tot_pkts);
+		statctr_add(slot, ids.tot_octets, p.size);
+		statctr_txn_end(slot);
+		if (ring_push(&lane->to_transmit, p)) {
+			statctr_gauge_add(slot, ids.queue[ifx], 1);
+		} else {
+			statctr_inc(slot, ids.drops[ifx]);
+			statctr_gauge_add(slot, ids.in_flight, -1);
+		}
+	}
+	atomic_store(&lane->classify_done, 1);
+	statctr_slot_release(slot);
+	return NULL;
+}
+
+static void *transmit(void *arg)
+{
+	struct lane *lane = arg;
+	struct statctr_slot *slot = take_slot("transmit");
+	unsigned ifx = lane->index % NIFS;
+	struct packet p;
+
+	for (;;) {
+		if (!ring_pop(&lane->to_transmit, &p)) {
+			if (atomic_load(&lane->classify_done))
+				break;
+			nap(100000);
+			continue;
+		}
+		statctr_gauge_add(slot, ids.queue[ifx], -1);
+		statctr_inc(slot, ids.tx_pkts[ifx]);
+		statctr_add(slot, ids.tx_octets[ifx], p.size);
+		statctr_gauge_add(slot, ids.in_flight, -1);
+	}
+	statctr_slot_release(slot);
+	return NULL;
+}
+
+static int lookup(const char *table, const char *column, uint32_t row, statctr_id *id)
+{
+	if (statctr_seg_lookup(seg, table, column, row, id) == 0)
+		return 0;
+	fprintf(stderr, "stages: %s\n", statctr_errmsg());
+	return -1;
+}
+
+static int lookup_ids(void)
+{
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < NIFS; i++)
+		err |= lookup("ifStats", "rxPackets", i, &ids.rx_pkts[i]) |
+		       lookup("ifStats", "rxOctets", i, &ids.rx_octets[i]) |
+		       lookup("ifStats", "txPackets", i, &ids.tx_pkts[i]) |
+		       lookup("ifStats", "txOctets", i, &ids.tx_octets[i]) |
+		       lookup("ifStats", "drops", i, &ids.drops[i]) |
+		       lookup("ifStats", "queueDepth", i, &ids.queue[i]);
+	for (i = 0; i < NFLOWS; i++)
+		err |= lookup("flowStats", "packets", i, &ids.flow_pkts[i]) |
+		       lookup("flowStats", "octets", i, &ids.flow_octets[i]);
+	return err | lookup("totals", "packets", 0, &ids.tot_pkts) |
+	       lookup("totals", "octets", 0, &ids.tot_octets) |
+	       lookup("totals", "inFlight", 0, &ids.in_flight);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void run(struct lane *lanes, unsigned nlanes, unsigned seconds)
+{
+	void *(*stage[3])(void *) = {transmit, classify, receive};
+	unsigned l, s, tenths = 0;
+
+	for (l = 0; l < nlanes; l++)
+		for (s = 0; s < 3; s++)
+			pthread_create(&lanes[l].threads[s], NULL, stage[s], &lanes[l]);
+	while (!stop && (seconds == 0 || tenths < seconds * 10)) {
+		nap(100000000);
+		tenths++;
+	}
+	stop = 1;
+	for (l = 0; l < nlanes; l++)
+		for (s = 0; s < 3; s++)
+			pthread_join(lanes[l].threads[s], NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const char *config = "conf/statctr.conf";
+	unsigned nlanes = 1, seconds = 0;
+	struct lane *lanes;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "c:l:r:d:h")) != -1) {
+		switch (opt) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'l':
+			nlanes = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'r':
+			rate = strtol(optarg, NULL, 10);
+			break;
+		case 'd':
+			seconds = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		default:
+			fprintf(stderr,
+			        "usage: stages [-c CONFIG] [-l LANES] [-r RATE] [-d SECONDS]\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (nlanes == 0 || rate <= 0 || !(lanes = calloc(nlanes, sizeof(*lanes)))) {
+		fprintf(stderr, "stages: need at least one lane and a positive rate\n");
+		return 2;
+	}
+	if (statctr_seg_create(config, "dataplane", &seg) != 0) {
+		fprintf(stderr, "stages: %s\n", statctr_errmsg());
+		return 1;
+	}
+	if (lookup_ids() != 0) {
+		statctr_seg_destroy(seg);
+		return 1;
+	}
+	for (unsigned l = 0; l < nlanes; l++)
+		lanes[l].index = l;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	fprintf(stderr, "stages: %u lane(s) of receive -> classify -> transmit\n", nlanes);
+	run(lanes, nlanes, seconds);
+	statctr_seg_destroy(seg);
+	free(lanes);
+	return 0;
+}
