@@ -64,7 +64,9 @@ struct statctr_seg {
 	char *path;
 	char *ctl_path;
 	struct file_id id, ctl_id; /* the files we created, to remove only those */
-	uint8_t *base;             /* read-write mapping of the segment */
+	int lock_fd;               /* <path>.lock, flock()ed while we live */
+	struct file_id lock_id;
+	uint8_t *base; /* read-write mapping of the segment */
 	uint64_t size;
 	struct ctl_header *ctl; /* read-write mapping of the control file */
 	uint64_t ctl_size;

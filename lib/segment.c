@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -319,8 +320,45 @@ fail:
 	return err;
 }
 
+/*
+ * Makes this process the only writer of the segment: an exclusive flock()
+ * on <path>.lock, held until destroy or death (the kernel drops it).  Two
+ * writers started at once can otherwise both find no live segment, and
+ * the later rename would orphan the first one's file and lose its counts.
+ */
+static int lock_segment(struct statctr_seg *seg, mode_t mode)
+{
+	char *lock_path = NULL;
+	struct stat st;
+	int fd;
+
+	if (asprintf(&lock_path, "%s.lock", seg->path) < 0)
+		return set_error(ENOMEM, "out of memory");
+	fd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode & 0666);
+	if (fd < 0) {
+		int err = set_error(errno, "cannot open %s: %s", lock_path, strerror(errno));
+
+		free(lock_path);
+		return err;
+	}
+	free(lock_path);
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &st) != 0) {
+		close(fd);
+		/* Name the live writer when its segment is already there. */
+		if (check_replaceable(seg->path) == -EEXIST)
+			return -EEXIST;
+		return set_error(EEXIST, "segment %s is in use by another writer", seg->path);
+	}
+	seg->lock_fd = fd;
+	seg->lock_id.ino = st.st_ino;
+	seg->lock_id.dev = st.st_dev;
+	return 0;
+}
+
 static void seg_free(struct statctr_seg *seg)
 {
+	if (seg->lock_fd >= 0)
+		close(seg->lock_fd);
 	if (seg->base)
 		munmap(seg->base, seg->size);
 	if (seg->ctl)
@@ -348,8 +386,10 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 		goto out;
 	}
 	seg = calloc(1, sizeof(*seg));
-	if (seg)
+	if (seg) {
+		seg->lock_fd = -1;
 		seg->path = strdup(d->path);
+	}
 	if (seg && seg->path && asprintf(&seg->ctl_path, "%s.ctl", d->path) < 0)
 		seg->ctl_path = NULL;
 	if (seg && seg->ctl_path)
@@ -358,7 +398,9 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 		err = set_error(ENOMEM, "out of memory");
 		goto fail;
 	}
-	err = check_replaceable(seg->path);
+	err = lock_segment(seg, d->mode);
+	if (!err)
+		err = check_replaceable(seg->path);
 	if (!err)
 		err = build(seg, d);
 	if (err)
@@ -393,6 +435,13 @@ void statctr_seg_destroy(struct statctr_seg *seg)
 	atomic_store_explicit(&h->state, SEG_STATE_CLOSED, memory_order_release);
 	unlink_if_ours(seg->path, &seg->id);
 	unlink_if_ours(seg->ctl_path, &seg->ctl_id);
+	if (seg->lock_fd >= 0) {
+		char *lock_path = NULL;
+
+		if (asprintf(&lock_path, "%s.lock", seg->path) >= 0)
+			unlink_if_ours(lock_path, &seg->lock_id);
+		free(lock_path);
+	}
 	seg_free(seg);
 }
 

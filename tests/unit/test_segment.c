@@ -181,6 +181,39 @@ static void read_only_mapping_faults_on_write(void)
 	statctr_seg_destroy(seg);
 }
 
+/* Two writers racing to create the same segment: exactly one may win. */
+static void concurrent_creators_exactly_one_wins(void)
+{
+	pid_t pids[4];
+	int i, status, winners = 0, losers = 0, round;
+	const char *conf = config();
+	for (round = 0; round < 5; round++) {
+		for (i = 0; i < 4; i++) {
+			pids[i] = fork();
+			if (pids[i] == 0) {
+				struct statctr_seg *seg;
+
+				if (statctr_seg_create(conf, "seg", &seg) != 0)
+					_exit(strstr(statctr_errmsg(), "in use")
+					          ? 3
+					          : (fprintf(stderr, "%s\n", statctr_errmsg()), 4));
+				usleep(200000); /* stay alive while the others try */
+				statctr_seg_destroy(seg);
+				_exit(0);
+			}
+		}
+		for (i = 0; i < 4; i++) {
+			waitpid(pids[i], &status, 0);
+			if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+				winners++;
+			else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+				losers++;
+		}
+	}
+	CU_ASSERT_EQUAL(winners, 5);
+	CU_ASSERT_EQUAL(losers, 15);
+}
+
 static void reader_can_require_the_owner(void)
 {
 	struct statctr_seg *seg;
@@ -223,6 +256,7 @@ int main(void)
 	     dead_writer_segment_is_replaced_with_new_generation},
 	    {"view_of_missing_segment_is_enoent", view_of_missing_segment_is_enoent},
 	    {"read_only_mapping_faults_on_write", read_only_mapping_faults_on_write},
+	    {"concurrent_creators_exactly_one_wins", concurrent_creators_exactly_one_wins},
 	    {"reader_can_require_the_owner", reader_can_require_the_owner},
 	    {"cell_layout_is_dense_and_line_aligned", cell_layout_is_dense_and_line_aligned},
 	    {NULL, NULL},
