@@ -34,6 +34,19 @@ static bool owner_gone(const struct statctr_seg *seg, const struct slot_header *
 	return !proc_alive((pid_t)seg->meta.hdr->creator_pid, (pid_t)tid, start);
 }
 
+/*
+ * A previous owner that died inside a transaction left the sequence odd.
+ * Its partial updates are final; close that transaction so the new owner's
+ * transactions keep odd meaning "open".
+ */
+static void close_torn_transaction(struct slot_header *sh)
+{
+	uint64_t seq = atomic_load_explicit(&sh->seq, memory_order_relaxed);
+
+	if (seq & 1)
+		atomic_store_explicit(&sh->seq, seq + 1, memory_order_release);
+}
+
 /* Tries to make the calling thread the owner of slot s. */
 static bool claim(struct statctr_seg *seg, uint32_t s, pid_t me, uint64_t my_start)
 {
@@ -46,6 +59,7 @@ static bool claim(struct statctr_seg *seg, uint32_t s, pid_t me, uint64_t my_sta
 	                                             memory_order_acq_rel, memory_order_relaxed))
 		return false;
 	atomic_store_explicit(&sh->owner_start, my_start, memory_order_relaxed);
+	close_torn_transaction(sh);
 	atomic_store_explicit(&sh->owner_state, OWNER_OWNED, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sh->acquisitions, 1, memory_order_relaxed);
 	return true;

@@ -149,6 +149,44 @@ static void slot_of_exited_thread_is_dead_then_reused(void)
 	teardown();
 }
 
+static void *open_transaction_and_exit(void *arg)
+{
+	struct statctr_slot *slot;
+
+	(void)arg;
+	if (statctr_slot_acquire(seg, &slot) == 0) {
+		statctr_add(slot, 0, 3);
+		statctr_txn_begin(slot);
+		statctr_add(slot, 0, 4); /* and die inside the transaction */
+	}
+	return NULL;
+}
+
+static void slot_reused_after_torn_transaction_keeps_parity(void)
+{
+	struct statctr_slot *mine;
+	struct statctr_snap *snap;
+	struct statctr_snap_stats st;
+	pthread_t t;
+
+	setup(1);
+	pthread_create(&t, NULL, open_transaction_and_exit, NULL);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &mine), 0);
+	CU_ASSERT_EQUAL(atomic_load(mine->seq) % 2, 0);
+	statctr_txn_begin(mine);
+	statctr_add(mine, 0, 1);
+	statctr_txn_end(mine);
+	CU_ASSERT_EQUAL(atomic_load(mine->seq) % 2, 0);
+	snap = snap_now();
+	statctr_snap_stats(snap, &st);
+	CU_ASSERT_EQUAL(st.busy_slots, 0);
+	CU_ASSERT_EQUAL(st.retries, 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 8);
+	statctr_snap_free(snap);
+	teardown();
+}
+
 #define SHARED_THREADS 4
 #define SHARED_ADDS    100000
 
@@ -206,6 +244,8 @@ int main(void)
 	     slot_exhaustion_is_ebusy_and_release_keeps_counts},
 	    {"slot_of_exited_thread_is_dead_then_reused",
 	     slot_of_exited_thread_is_dead_then_reused},
+	    {"slot_reused_after_torn_transaction_keeps_parity",
+	     slot_reused_after_torn_transaction_keeps_parity},
 	    {"shared_slot_loses_no_concurrent_adds", shared_slot_loses_no_concurrent_adds},
 	    {"transaction_leaves_sequence_even_and_advanced",
 	     transaction_leaves_sequence_even_and_advanced},
