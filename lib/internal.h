@@ -71,11 +71,9 @@ struct statctr_seg {
 	struct ctl_header *ctl; /* read-write mapping of the control file */
 	uint64_t ctl_size;
 	struct meta meta;
-	struct statctr_slot *handles; /* nslots handles, one per slot */
 };
 
-_Atomic uint64_t *seg_slot_cells(struct statctr_seg *seg, uint32_t s);
-struct slot_header *seg_slot_header(struct statctr_seg *seg, uint32_t s);
+struct statctr_slot *seg_slot_header(struct statctr_seg *seg, uint32_t s);
 
 /* The reader's handle. */
 struct statctr_view {

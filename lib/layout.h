@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "statctr.h"
+
 #define SEG_MAGIC      "STCTRSEG"
 #define CTL_MAGIC      "STCTRCTL"
 #define LAYOUT_VERSION 1u
@@ -69,15 +71,8 @@ struct seg_column {
 	uint32_t kind;
 };
 
-/* The header line of a slot; its cells follow at +LINE. */
-struct slot_header {
-	_Atomic uint64_t seq;
-	_Atomic uint32_t owner_tid;
-	_Atomic uint32_t owner_state;
-	_Atomic uint64_t owner_start;
-	_Atomic uint64_t acquisitions;
-	uint8_t reserved[32];
-};
+/* A slot's header line is struct statctr_slot (statctr.h); its cells follow. */
+#define slot_header statctr_slot
 
 struct ctl_header {
 	char magic[8];
@@ -120,8 +115,10 @@ _Static_assert(offsetof(struct seg_header, tables_off) == 88, "tables_off offset
 _Static_assert(offsetof(struct seg_header, slot_stride) == 136, "slot_stride offset");
 _Static_assert(sizeof(struct seg_table) == 32, "table record size");
 _Static_assert(sizeof(struct seg_column) == 16, "column record size");
-_Static_assert(sizeof(struct slot_header) == LINE, "slot header is one line");
-_Static_assert(offsetof(struct slot_header, owner_start) == 16, "owner_start offset");
+_Static_assert(sizeof(struct statctr_slot) == LINE, "slot header is one line");
+_Static_assert(offsetof(struct statctr_slot, owner_start) == 16, "owner_start offset");
+_Static_assert(offsetof(struct statctr_slot, copy_req_offset) == 32, "private part offset");
+_Static_assert(offsetof(struct statctr_slot, cells) == LINE, "cells follow the header line");
 _Static_assert(sizeof(struct ctl_header) == HEADER_SIZE, "control header size");
 _Static_assert(offsetof(struct ctl_header, ticket) == 128, "ticket offset");
 _Static_assert(offsetof(struct ctl_header, reset_seq) == 136, "reset_seq offset");
@@ -139,6 +136,28 @@ static inline uint64_t round_up_line(uint64_t n)
 static inline uint64_t slot_stride_for(uint32_t ncells)
 {
 	return LINE + round_up_line((uint64_t)ncells * 8);
+}
+
+/*
+ * The control file's layout, a function of the segment's sizes only.  The
+ * writer uses these, never the offsets stored in the file, which anybody
+ * allowed to reset may overwrite.
+ */
+struct ctl_layout {
+	uint64_t reqs_off, baselines_off, disc_off, buf_off, size;
+};
+
+static inline struct ctl_layout ctl_layout_for(uint32_t nslots, uint32_t ncells)
+{
+	struct ctl_layout c;
+	uint64_t cells = round_up_line((uint64_t)ncells * 8);
+
+	c.reqs_off = HEADER_SIZE;
+	c.baselines_off = c.reqs_off + (uint64_t)nslots * LINE;
+	c.disc_off = c.baselines_off + cells;
+	c.buf_off = c.disc_off + cells;
+	c.size = c.buf_off + cells;
+	return c;
 }
 
 #endif /* STATCTR_LAYOUT_H */

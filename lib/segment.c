@@ -26,7 +26,7 @@ struct plan {
 	uint64_t strings_size;
 	uint64_t tables_off, columns_off, rownames_off, strings_off, slots_off;
 	uint64_t stride, size;
-	uint64_t ctl_reqs_off, ctl_baselines_off, ctl_disc_off, ctl_buf_off, ctl_size;
+	struct ctl_layout ctl;
 };
 
 static void plan_layout(const struct statctr_segment_decl *d, struct plan *p)
@@ -58,11 +58,7 @@ static void plan_layout(const struct statctr_segment_decl *d, struct plan *p)
 	p->stride = slot_stride_for(d->ncells);
 	p->size = p->slots_off + ((uint64_t)d->nslots + 1) * p->stride;
 
-	p->ctl_reqs_off = HEADER_SIZE;
-	p->ctl_baselines_off = p->ctl_reqs_off + (uint64_t)d->nslots * LINE;
-	p->ctl_disc_off = p->ctl_baselines_off + round_up_line((uint64_t)d->ncells * 8);
-	p->ctl_buf_off = p->ctl_disc_off + round_up_line((uint64_t)d->ncells * 8);
-	p->ctl_size = p->ctl_buf_off + round_up_line((uint64_t)d->ncells * 8);
+	p->ctl = ctl_layout_for(d->nslots, d->ncells);
 }
 
 /* Appends string s to the string region; returns its offset. */
@@ -158,14 +154,14 @@ static void write_ctl_header(struct ctl_header *c, const struct statctr_segment_
 	memcpy(c->magic, CTL_MAGIC, 8);
 	c->version = LAYOUT_VERSION;
 	c->header_size = HEADER_SIZE;
-	c->file_size = p->ctl_size;
+	c->file_size = p->ctl.size;
 	c->generation = generation;
 	c->nslots = d->nslots;
 	c->ncells = d->ncells;
-	c->reqs_off = p->ctl_reqs_off;
-	c->baselines_off = p->ctl_baselines_off;
-	c->disc_off = p->ctl_disc_off;
-	c->buf_off = p->ctl_buf_off;
+	c->reqs_off = p->ctl.reqs_off;
+	c->baselines_off = p->ctl.baselines_off;
+	c->disc_off = p->ctl.disc_off;
+	c->buf_off = p->ctl.buf_off;
 }
 
 static int group_id(const char *group, gid_t *gidp)
@@ -259,19 +255,18 @@ static int file_id_of(const char *path, struct file_id *id)
 	return 0;
 }
 
-static void init_handles(struct statctr_seg *seg)
+/* The writer-private part of each slot's header line: where things are. */
+static void init_slots(struct statctr_seg *seg)
 {
+	struct ctl_layout c = ctl_layout_for(seg->meta.hdr->nslots, seg->meta.hdr->ncells);
 	uint32_t s;
 
 	for (s = 0; s < seg->meta.hdr->nslots; s++) {
-		struct statctr_slot *h = &seg->handles[s];
-		struct ctl_request *reqs = (void *)((uint8_t *)seg->ctl + seg->ctl->reqs_off);
+		struct statctr_slot *slot = seg_slot_header(seg, s);
+		uintptr_t req = (uintptr_t)seg->ctl + c.reqs_off + (uint64_t)s * LINE;
 
-		h->cells = seg_slot_cells(seg, s);
-		h->seq = &seg_slot_header(seg, s)->seq;
-		h->copy_req = &reqs[s].req;
-		h->seg = seg;
-		h->index = s;
+		slot->copy_req_offset = (int64_t)(req - (uintptr_t)slot);
+		slot->seg_offset = (uint64_t)((uintptr_t)slot - (uintptr_t)seg->base);
 	}
 }
 
@@ -283,11 +278,11 @@ static int build(struct statctr_seg *seg, const struct statctr_segment_decl *d)
 	int err;
 
 	plan_layout(d, &p);
-	err = create_mapped(seg->ctl_path, p.ctl_size, d->ctl_mode, d->group, &ctl_tmp,
+	err = create_mapped(seg->ctl_path, p.ctl.size, d->ctl_mode, d->group, &ctl_tmp,
 	                    (uint8_t **)&seg->ctl);
 	if (err)
 		return err;
-	seg->ctl_size = p.ctl_size;
+	seg->ctl_size = p.ctl.size;
 	write_ctl_header(seg->ctl, d, &p, generation);
 	err = create_mapped(seg->path, p.size, d->mode, d->group, &tmp, &seg->base);
 	if (err)
@@ -364,7 +359,6 @@ static void seg_free(struct statctr_seg *seg)
 	if (seg->ctl)
 		munmap(seg->ctl, seg->ctl_size);
 	meta_fini(&seg->meta);
-	free(seg->handles);
 	free(seg->path);
 	free(seg->ctl_path);
 	free(seg);
@@ -392,9 +386,7 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 	}
 	if (seg && seg->path && asprintf(&seg->ctl_path, "%s.ctl", d->path) < 0)
 		seg->ctl_path = NULL;
-	if (seg && seg->ctl_path)
-		seg->handles = calloc(d->nslots, sizeof(*seg->handles));
-	if (!seg || !seg->handles) {
+	if (!seg || !seg->ctl_path) {
 		err = set_error(ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -405,7 +397,7 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 		err = build(seg, d);
 	if (err)
 		goto fail;
-	init_handles(seg);
+	init_slots(seg);
 	*segp = seg;
 	goto out;
 fail:
@@ -449,12 +441,6 @@ int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const c
                        uint32_t row, statctr_id *idp)
 {
 	return meta_lookup(&seg->meta, table, column, row, idp);
-}
-
-_Atomic uint64_t *seg_slot_cells(struct statctr_seg *seg, uint32_t s)
-{
-	return (void *)(seg->base + seg->meta.hdr->slots_off +
-	                (uint64_t)s * seg->meta.hdr->slot_stride + LINE);
 }
 
 struct slot_header *seg_slot_header(struct statctr_seg *seg, uint32_t s)

@@ -72,14 +72,15 @@ int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp)
 	uint32_t s;
 
 	for (s = 0; s < seg->meta.hdr->nslots; s++) {
-		struct statctr_slot *h = &seg->handles[s];
+		struct statctr_slot *slot = seg_slot_header(seg, s);
 
 		if (!claim(seg, s, me, my_start))
 			continue;
 		/* Requests raised before we owned the slot were answered by
 		 * plain sequence reads; start from the current one. */
-		h->copy_served = atomic_load_explicit(h->copy_req, memory_order_relaxed);
-		*slotp = h;
+		slot->copy_served =
+		    atomic_load_explicit(statctr_slot_copy_req(slot), memory_order_relaxed);
+		*slotp = slot;
 		return 0;
 	}
 	return set_error(EBUSY, "all %u slots of segment %s are owned by live threads",
@@ -88,47 +89,47 @@ int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp)
 
 void statctr_slot_release(struct statctr_slot *slot)
 {
-	struct slot_header *sh;
-
 	if (!slot)
 		return;
-	sh = seg_slot_header(slot->seg, slot->index);
-	atomic_store_explicit(&sh->owner_state, OWNER_FREE, memory_order_relaxed);
-	atomic_store_explicit(&sh->owner_start, 0, memory_order_relaxed);
+	atomic_store_explicit(&slot->owner_state, OWNER_FREE, memory_order_relaxed);
+	atomic_store_explicit(&slot->owner_start, 0, memory_order_relaxed);
 	/* Pairs with the acquire in claim(): the next owner sees our stores. */
-	atomic_store_explicit(&sh->owner_tid, 0, memory_order_release);
+	atomic_store_explicit(&slot->owner_tid, 0, memory_order_release);
 }
 
-static struct ctl_request *ctl_request_of(struct statctr_seg *seg, uint32_t s)
-{
-	return (struct ctl_request *)((uint8_t *)seg->ctl + seg->ctl->reqs_off) + s;
-}
-
+/*
+ * Everything the copy needs comes from the writer's own segment header and
+ * layout formula, never from the control file, whose offsets anybody who
+ * may reset can overwrite.
+ */
 void statctr_slot_serve_copy(struct statctr_slot *slot)
 {
-	struct statctr_seg *seg = slot->seg;
-	struct ctl_header *ctl = seg->ctl;
-	struct ctl_request *rq = ctl_request_of(seg, slot->index);
-	_Atomic uint64_t *buf = (void *)((uint8_t *)ctl + ctl->buf_off);
+	const struct seg_header *h = (const void *)((uintptr_t)slot - slot->seg_offset);
+	uint32_t index = (uint32_t)((slot->seg_offset - h->slots_off) / h->slot_stride);
+	uintptr_t req = (uintptr_t)statctr_slot_copy_req(slot);
+	struct ctl_layout layout = ctl_layout_for(h->nslots, h->ncells);
+	struct ctl_header *ctl = (void *)(req - layout.reqs_off - (uint64_t)index * LINE);
+	struct ctl_request *rq = (void *)req;
+	_Atomic uint64_t *buf = (void *)((uintptr_t)ctl + layout.buf_off);
 	uint64_t ticket = atomic_load_explicit(&rq->req, memory_order_relaxed);
 	uint64_t expected = 0, bseq;
-	uint32_t i, ncells = seg->meta.hdr->ncells;
+	uint32_t i;
 
-	/* Another writer is copying: try again at the next txn_end (a plain
+	/* Another writer is copying: try again at a later txn_end (a plain
 	 * load first, so a busy buffer costs no locked instruction). */
 	if (atomic_load_explicit(&ctl->buf_lock, memory_order_relaxed) != 0 ||
-	    !atomic_compare_exchange_strong_explicit(&ctl->buf_lock, &expected, slot->index + 1,
+	    !atomic_compare_exchange_strong_explicit(&ctl->buf_lock, &expected, index + 1,
 	                                             memory_order_acquire, memory_order_relaxed))
 		return;
 	bseq = atomic_load_explicit(&ctl->buf_seq, memory_order_relaxed) | 1;
 	atomic_store_explicit(&ctl->buf_seq, bseq, memory_order_relaxed);
 	/* Orders the odd buf_seq before the buffer stores (reader: acquire fence). */
 	atomic_thread_fence(memory_order_release);
-	for (i = 0; i < ncells; i++)
+	for (i = 0; i < h->ncells; i++)
 		atomic_store_explicit(&buf[i],
 		                      atomic_load_explicit(&slot->cells[i], memory_order_relaxed),
 		                      memory_order_relaxed);
-	atomic_store_explicit(&ctl->buf_slot, slot->index, memory_order_relaxed);
+	atomic_store_explicit(&ctl->buf_slot, index, memory_order_relaxed);
 	atomic_store_explicit(&ctl->buf_ticket, ticket, memory_order_relaxed);
 	atomic_store_explicit(&ctl->buf_seq, bseq + 1, memory_order_release);
 	/* Pairs with the reader's acquire load of done. */
@@ -139,7 +140,7 @@ void statctr_slot_serve_copy(struct statctr_slot *slot)
 
 static _Atomic uint64_t *shared_cell(struct statctr_seg *seg, statctr_id id)
 {
-	return &seg_slot_cells(seg, seg->meta.hdr->nslots)[id];
+	return &seg_slot_header(seg, seg->meta.hdr->nslots)->cells[id];
 }
 
 void statctr_shared_add(struct statctr_seg *seg, statctr_id id, uint64_t n)
@@ -158,6 +159,7 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value)
 	uint32_t s;
 
 	for (s = 0; s < seg->meta.hdr->nslots; s++)
-		sum += atomic_load_explicit(&seg_slot_cells(seg, s)[id], memory_order_relaxed);
+		sum +=
+		    atomic_load_explicit(&seg_slot_header(seg, s)->cells[id], memory_order_relaxed);
 	atomic_store_explicit(shared_cell(seg, id), (uint64_t)value - sum, memory_order_relaxed);
 }

@@ -18,11 +18,14 @@
  *   statctr_txn_begin() stores seq+1 (odd, relaxed) and issues a release
  *   fence, so no cell store of the transaction can become visible before the
  *   odd sequence.  statctr_txn_end() stores seq+2 with release, so every cell
- *   store of the transaction is visible before the even sequence.  It then
- *   does one relaxed load of the slot's copy-request word (in the control
- *   file, memory readers may write); when a reader has asked, the writer
- *   copies its cells into the exchange buffer at this transaction boundary
- *   (out of line, rare) and publishes completion with a release store.
+ *   store of the transaction is visible before the even sequence.  Every
+ *   16th transaction (a test of the sequence already in a register) it
+ *   then does one relaxed load of the slot's copy-request word (in the
+ *   control file, memory readers may write); when a reader has asked, the
+ *   writer copies its cells into the exchange buffer at this transaction
+ *   boundary (out of line, rare) and publishes completion with a release
+ *   store.  Readers nap for tens of microseconds between checks, so
+ *   waiting up to 16 transactions costs them nothing.
  *
  * Readers (any process; the segment is mapped PROT_READ):
  *   per slot: acquire-load seq; odd means a transaction is open, retry;
@@ -192,21 +195,40 @@ int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp);
 /** Gives the slot back; its counts stay in the totals. Owning thread only. */
 void statctr_slot_release(struct statctr_slot *slot);
 
+/* statctr_txn_end() looks for copy requests when (seq & this) == 0. */
+#define STATCTR_COPY_CHECK_MASK 0x1eu
+
 /** Out-of-line part of statctr_txn_end(); not called directly. */
 void statctr_slot_serve_copy(struct statctr_slot *slot);
 
 /*
- * The slot handle.  Its fields are public only so that the fast path can be
- * inline; treat them as private.
+ * A slot handle is the slot itself: its header line in the segment, with
+ * the cells right after it, so the fast path finds a cell at a constant
+ * offset from the handle and loads nothing else (docs/segment-format.md
+ * gives the bytes).  The fields are public only so that the fast path can
+ * be inline; treat them as private.  The writer-private ones are offsets,
+ * never pointers, so readers of the segment learn no addresses.
  */
 struct statctr_slot {
-	_Atomic uint64_t *cells;          /* this slot's cells, in the segment */
-	_Atomic uint64_t *seq;            /* this slot's sequence, in the segment */
-	const _Atomic uint64_t *copy_req; /* readers' copy request, control file */
-	uint64_t copy_served;             /* last request this writer served */
-	struct statctr_seg *seg;
-	uint32_t index;
+	_Atomic uint64_t seq;          /* odd while a transaction is open */
+	_Atomic uint32_t owner_tid;    /* 0 when free */
+	_Atomic uint32_t owner_state;  /* 0 free, 1 owned */
+	_Atomic uint64_t owner_start;  /* owner's start time, clock ticks */
+	_Atomic uint64_t acquisitions; /* times the slot was acquired */
+	/* Writer-private; readers ignore them. */
+	int64_t copy_req_offset; /* from this line to the slot's request word */
+	uint64_t copy_served;    /* last copy request this writer served */
+	uint64_t seg_offset;     /* from the segment's first byte to this line */
+	uint64_t reserved;
+	_Atomic uint64_t cells[]; /* one per declared counter or gauge */
 };
+
+/* The slot's copy-request word in the control file (integer arithmetic:
+ * the word lies in another mapping). */
+static inline const _Atomic uint64_t *statctr_slot_copy_req(const struct statctr_slot *slot)
+{
+	return (const _Atomic uint64_t *)((uintptr_t)slot + (uintptr_t)slot->copy_req_offset);
+}
 
 /**
  * statctr_add() - add @n to counter @id of @slot.
@@ -248,9 +270,9 @@ static inline void statctr_gauge_add(struct statctr_slot *slot, statctr_id id, i
  */
 static inline void statctr_txn_begin(struct statctr_slot *slot)
 {
-	uint64_t seq = atomic_load_explicit(slot->seq, memory_order_relaxed);
+	uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
 
-	atomic_store_explicit(slot->seq, seq + 1, memory_order_relaxed);
+	atomic_store_explicit(&slot->seq, seq + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 }
 
@@ -258,16 +280,18 @@ static inline void statctr_txn_begin(struct statctr_slot *slot)
  * statctr_txn_end() - close the transaction opened by statctr_txn_begin().
  *
  * The even sequence is stored with release: readers that acquire it see
- * every cell store of the transaction.  Then serves a reader's pending copy
- * request, if any (one relaxed load when there is none).
+ * every cell store of the transaction.  Every 16th transaction it then
+ * serves a reader's pending copy request, if any (one relaxed load when
+ * there is none).
  */
 static inline void statctr_txn_end(struct statctr_slot *slot)
 {
-	uint64_t seq = atomic_load_explicit(slot->seq, memory_order_relaxed);
+	uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed) + 1;
 
-	atomic_store_explicit(slot->seq, seq + 1, memory_order_release);
-	if (__builtin_expect(
-	        atomic_load_explicit(slot->copy_req, memory_order_relaxed) != slot->copy_served, 0))
+	atomic_store_explicit(&slot->seq, seq, memory_order_release);
+	if (__builtin_expect((seq & STATCTR_COPY_CHECK_MASK) == 0, 0) &&
+	    atomic_load_explicit(statctr_slot_copy_req(slot), memory_order_relaxed) !=
+	        slot->copy_served)
 		statctr_slot_serve_copy(slot);
 }
 

@@ -240,7 +240,7 @@ static void cell_layout_is_dense_and_line_aligned(void)
 	CU_ASSERT_EQUAL(h->slots_off % 64, 0);
 	CU_ASSERT_EQUAL(h->slot_stride, 64 + round_up_line(19 * 8));
 	CU_ASSERT_EQUAL(h->file_size, h->slots_off + 4 * h->slot_stride);
-	CU_ASSERT_EQUAL((uintptr_t)seg->handles[1].cells - (uintptr_t)seg->handles[0].cells,
+	CU_ASSERT_EQUAL((uintptr_t)seg_slot_header(seg, 1) - (uintptr_t)seg_slot_header(seg, 0),
 	                h->slot_stride);
 	statctr_view_close(view);
 	statctr_seg_destroy(seg);
