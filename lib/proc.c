@@ -52,9 +52,20 @@ uint64_t proc_start_time(pid_t pid, pid_t tid)
 	return parse_start_time(line);
 }
 
+/*
+ * Start 0 with a tid means the owner is between its compare-and-swap of the
+ * tid and its store of the start time (or between the two stores of a
+ * release): alive as long as that thread exists.  Taking it for dead would
+ * let a second thread steal a slot being claimed.
+ */
 bool proc_alive(pid_t pid, pid_t tid, uint64_t start)
 {
-	return pid > 0 && tid > 0 && start != 0 && proc_start_time(pid, tid) == start;
+	uint64_t now;
+
+	if (pid <= 0 || tid <= 0)
+		return false;
+	now = proc_start_time(pid, tid);
+	return now != 0 && (start == 0 || now == start);
 }
 
 uint64_t realtime_ns(void)

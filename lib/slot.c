@@ -27,11 +27,19 @@ static pid_t self_tid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-static bool owner_gone(const struct statctr_seg *seg, const struct slot_header *sh, uint32_t tid)
+/*
+ * May a claimer take a slot owned by @tid?  Only when no thread @tid
+ * exists, or when @tid is the caller's own (a dead predecessor's tid was
+ * reused) with another start time.  The owner's start time is stored after
+ * its compare-and-swap of the tid, so a live owner's may be stale for a
+ * moment: claimers must not judge by it, or two threads could share a slot.
+ */
+static bool owner_gone(const struct statctr_seg *seg, const struct statctr_slot *slot, uint32_t tid,
+                       pid_t me, uint64_t my_start)
 {
-	uint64_t start = atomic_load_explicit(&sh->owner_start, memory_order_relaxed);
-
-	return !proc_alive((pid_t)seg->meta.hdr->creator_pid, (pid_t)tid, start);
+	if (tid == (uint32_t)me)
+		return atomic_load_explicit(&slot->owner_start, memory_order_relaxed) != my_start;
+	return proc_start_time((pid_t)seg->meta.hdr->creator_pid, (pid_t)tid) == 0;
 }
 
 /*
@@ -53,7 +61,7 @@ static bool claim(struct statctr_seg *seg, uint32_t s, pid_t me, uint64_t my_sta
 	struct slot_header *sh = seg_slot_header(seg, s);
 	uint32_t tid = atomic_load_explicit(&sh->owner_tid, memory_order_acquire);
 
-	if (tid != 0 && !owner_gone(seg, sh, tid))
+	if (tid != 0 && !owner_gone(seg, sh, tid, me, my_start))
 		return false;
 	if (!atomic_compare_exchange_strong_explicit(&sh->owner_tid, &tid, (uint32_t)me,
 	                                             memory_order_acq_rel, memory_order_relaxed))

@@ -187,6 +187,60 @@ static void slot_reused_after_torn_transaction_keeps_parity(void)
 	teardown();
 }
 
+#define RACERS 4
+
+static pthread_barrier_t start_line, all_acquired;
+
+/*
+ * Acquires at the same moment as the others and holds the slot until all
+ * have one; on even rounds releases it, on odd rounds exits without, so
+ * the next round reclaims dead owners' slots concurrently.
+ */
+static void *race_for_a_slot(void *arg)
+{
+	struct statctr_slot **got = arg;
+	uintptr_t round = (uintptr_t)got[1];
+
+	pthread_barrier_wait(&start_line);
+	if (statctr_slot_acquire(seg, &got[0]) != 0)
+		got[0] = NULL;
+	pthread_barrier_wait(&all_acquired);
+	if (got[0] && round % 2 == 0)
+		statctr_slot_release(got[0]);
+	return NULL;
+}
+
+static void concurrent_acquires_never_share_a_slot(void)
+{
+	struct statctr_slot *got[RACERS][2];
+	pthread_t t[RACERS];
+	uintptr_t round;
+	unsigned shared = 0, missing = 0;
+	int i, j;
+
+	setup(RACERS);
+	pthread_barrier_init(&start_line, NULL, RACERS);
+	pthread_barrier_init(&all_acquired, NULL, RACERS);
+	for (round = 0; round < 200; round++) {
+		for (i = 0; i < RACERS; i++) {
+			got[i][1] = (struct statctr_slot *)round;
+			pthread_create(&t[i], NULL, race_for_a_slot, got[i]);
+		}
+		for (i = 0; i < RACERS; i++)
+			pthread_join(t[i], NULL);
+		for (i = 0; i < RACERS; i++) {
+			missing += got[i][0] == NULL;
+			for (j = 0; j < i; j++)
+				shared += got[i][0] && got[i][0] == got[j][0];
+		}
+	}
+	pthread_barrier_destroy(&start_line);
+	pthread_barrier_destroy(&all_acquired);
+	CU_ASSERT_EQUAL(shared, 0);
+	CU_ASSERT_EQUAL(missing, 0);
+	teardown();
+}
+
 #define SHARED_THREADS 4
 #define SHARED_ADDS    100000
 
@@ -246,6 +300,7 @@ int main(void)
 	     slot_of_exited_thread_is_dead_then_reused},
 	    {"slot_reused_after_torn_transaction_keeps_parity",
 	     slot_reused_after_torn_transaction_keeps_parity},
+	    {"concurrent_acquires_never_share_a_slot", concurrent_acquires_never_share_a_slot},
 	    {"shared_slot_loses_no_concurrent_adds", shared_slot_loses_no_concurrent_adds},
 	    {"transaction_leaves_sequence_even_and_advanced",
 	     transaction_leaves_sequence_even_and_advanced},
