@@ -79,7 +79,7 @@ static int lookup_ids(struct ids *ids, uint32_t ifrow)
 /* Flows are mostly per thread: each thread has its own band of flows. */
 static unsigned pick_flow(unsigned thread, uint64_t i)
 {
-	unsigned band = NFLOWS / nthreads ? NFLOWS / nthreads : 1;
+	unsigned band = (NFLOWS / nthreads) ? (NFLOWS / nthreads) : 1;
 
 	return (thread * band + (unsigned)(i % band)) % NFLOWS;
 }

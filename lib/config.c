@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libconfig.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -356,7 +357,6 @@ static int parse_row_names(const char *path, const config_setting_t *rows,
 {
 	const char **names;
 	uint32_t n = config_setting_length(rows), i;
-	int err;
 
 	if (n == 0)
 		return fail(path, rows, NULL, "no rows (empty array)");
@@ -370,6 +370,7 @@ static int parse_row_names(const char *path, const config_setting_t *rows,
 	for (i = 0; i < n; i++) {
 		const config_setting_t *el = config_setting_get_elem(rows, i);
 		const char *name;
+		int err;
 
 		if (config_setting_type(el) != CONFIG_TYPE_STRING)
 			return fail(path, el, NULL, "expected a string, not %s",
@@ -566,7 +567,6 @@ static int parse_tables(const char *path, const config_setting_t *segment,
 static int parse_seg_path(const char *path, const config_setting_t *segment,
                           struct statctr_segment_decl *seg)
 {
-	char dflt[sizeof("/dev/shm/statctr.") + STATCTR_MAX_NAME];
 	const config_setting_t *s;
 	int err;
 
@@ -574,6 +574,8 @@ static int parse_seg_path(const char *path, const config_setting_t *segment,
 	if (err)
 		return err;
 	if (!s) {
+		char dflt[sizeof("/dev/shm/statctr.") + STATCTR_MAX_NAME];
+
 		snprintf(dflt, sizeof(dflt), "/dev/shm/statctr.%s", seg->name);
 		return copy_string(dflt, &seg->path);
 	}
@@ -700,25 +702,59 @@ static int parse_root(const char *path, const config_setting_t *root, struct sta
 }
 
 /*
- * Opens the file ourselves: libconfig reports only "file I/O error", and its
- * scanner exits the process when handed a directory.
+ * libconfig 1.5 follows @include directives with no way to refuse them: a
+ * directory makes its scanner exit() the whole process, and a FIFO or a
+ * device blocks it.  One declaration is one regular file.
+ */
+static int refuse_includes(FILE *f, const char *path)
+{
+	char line[4096];
+	bool line_start = true;
+	int lineno = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = line + strspn(line, " \t");
+
+		lineno += line_start;
+		if (line_start && strncmp(p, "@include", 8) == 0)
+			return set_error(EINVAL, "%s:%d: @include is not supported", path, lineno);
+		line_start = strchr(line, '\n') != NULL;
+	}
+	rewind(f);
+	return 0;
+}
+
+/*
+ * Opens the file ourselves (non-blocking, so a FIFO cannot hang us):
+ * libconfig reports only "file I/O error" for what it cannot open.
  */
 static int read_file(const char *path, config_t *lc)
 {
 	struct stat st;
 	const char *file;
 	FILE *f;
-	int ok;
+	int fd, ok, err;
 
-	f = fopen(path, "r");
-	if (!f) {
-		int err = errno;
-
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
 		return set_error(err, "%s: %s", path, strerror(err));
 	}
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return set_error(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "%s: not a regular file",
+		                 path);
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = errno;
+		close(fd);
+		return set_error(err, "%s: %s", path, strerror(err));
+	}
+	err = refuse_includes(f, path);
+	if (err) {
 		fclose(f);
-		return set_error(EISDIR, "%s: %s", path, strerror(EISDIR));
+		return err;
 	}
 	ok = config_read(lc, f);
 	fclose(f);

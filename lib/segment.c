@@ -321,7 +321,7 @@ fail:
  * writers started at once can otherwise both find no live segment, and
  * the later rename would orphan the first one's file and lose its counts.
  */
-static int lock_segment(struct statctr_seg *seg, mode_t mode)
+static int lock_segment(struct statctr_seg *seg)
 {
 	char *lock_path = NULL;
 	struct stat st;
@@ -329,7 +329,8 @@ static int lock_segment(struct statctr_seg *seg, mode_t mode)
 
 	if (asprintf(&lock_path, "%s.lock", seg->path) < 0)
 		return set_error(ENOMEM, "out of memory");
-	fd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode & 0666);
+	/* Owner-only: a reader able to flock() it could stop the writer's restarts. */
+	fd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int err = set_error(errno, "cannot open %s: %s", lock_path, strerror(errno));
 
@@ -348,6 +349,25 @@ static int lock_segment(struct statctr_seg *seg, mode_t mode)
 	seg->lock_id.ino = st.st_ino;
 	seg->lock_id.dev = st.st_dev;
 	return 0;
+}
+
+/* Removes @path only if it still names the file we created (not a newer one). */
+static void unlink_if_ours(const char *path, const struct file_id *id)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && st.st_ino == id->ino && st.st_dev == id->dev)
+		unlink(path);
+}
+
+static void unlink_lock(const struct statctr_seg *seg)
+{
+	char *lock_path = NULL;
+
+	if (seg->lock_fd < 0 || asprintf(&lock_path, "%s.lock", seg->path) < 0)
+		return;
+	unlink_if_ours(lock_path, &seg->lock_id);
+	free(lock_path);
 }
 
 static void seg_free(struct statctr_seg *seg)
@@ -390,7 +410,7 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 		err = set_error(ENOMEM, "out of memory");
 		goto fail;
 	}
-	err = lock_segment(seg, d->mode);
+	err = lock_segment(seg);
 	if (!err)
 		err = check_replaceable(seg->path);
 	if (!err)
@@ -401,20 +421,13 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 	*segp = seg;
 	goto out;
 fail:
-	if (seg)
+	if (seg) {
+		unlink_lock(seg);
 		seg_free(seg);
+	}
 out:
 	statctr_config_free(cfg);
 	return err;
-}
-
-/* Removes @path only if it still names the file we created (not a newer one). */
-static void unlink_if_ours(const char *path, const struct file_id *id)
-{
-	struct stat st;
-
-	if (lstat(path, &st) == 0 && st.st_ino == id->ino && st.st_dev == id->dev)
-		unlink(path);
 }
 
 void statctr_seg_destroy(struct statctr_seg *seg)
@@ -427,13 +440,7 @@ void statctr_seg_destroy(struct statctr_seg *seg)
 	atomic_store_explicit(&h->state, SEG_STATE_CLOSED, memory_order_release);
 	unlink_if_ours(seg->path, &seg->id);
 	unlink_if_ours(seg->ctl_path, &seg->ctl_id);
-	if (seg->lock_fd >= 0) {
-		char *lock_path = NULL;
-
-		if (asprintf(&lock_path, "%s.lock", seg->path) >= 0)
-			unlink_if_ours(lock_path, &seg->lock_id);
-		free(lock_path);
-	}
+	unlink_lock(seg);
 	seg_free(seg);
 }
 
