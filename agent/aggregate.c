@@ -2,7 +2,8 @@
  * aggregate.c - the aggregation pass: views, snapshots, the published result.
  *
  * Owns one read-only view per configured segment (opened when the segment
- * appears, followed across writer restarts, closed when it goes away) and
+ * appears, followed across writer restarts, closed when it goes away or
+ * becomes unreadable: truncated, overwritten, owned by someone else) and
  * the result of the latest pass.  Never stores to a segment; stores to a
  * control file only through the library (copy requests, resets).  Logs a
  * segment's changes of state once, not every pass.
@@ -12,6 +13,7 @@
 
 #include "aggregate.h"
 #include "agent.h"
+#include "integrity.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,14 +22,20 @@
 
 struct seg_state {
 	const struct statctr_segment_decl *decl;
-	struct statctr_view *view; /* NULL while the segment is absent */
+	struct statctr_view *view; /* NULL while the segment is absent or unreadable */
 	bool compatible;           /* the mapped layout matches decl */
 	uint32_t generations;
-	int last_error; /* last open/snapshot error logged, 0 if none */
+	uint64_t generation;    /* the last one attached, 0 before the first */
+	uint64_t disc_floor_ns; /* see struct agg_segment */
+	int last_error;         /* last open/snapshot error logged, 0 if none */
 };
+
+/* What attach() found. */
+enum presence { PRESENT, ABSENT, UNREADABLE };
 
 struct aggregator {
 	const struct statctr_config *cfg;
+	uid_t owner; /* required owner of the files, (uid_t)-1: any */
 	struct seg_state *segs;
 	struct agg_result *result;
 	struct agg_stats stats;
@@ -42,13 +50,14 @@ static uint64_t clock_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void log_error_once(struct seg_state *st, int err, const char *what)
+/* @detail comes from the library or the agent; always a %s argument, never a format. */
+static void log_error_once(struct seg_state *st, int err, const char *what, const char *detail)
 {
 	if (st->last_error == err)
 		return;
 	st->last_error = err;
 	snmp_log(LOG_WARNING, "segment %s (%s): %s: %s\n", st->decl->name, st->decl->path, what,
-	         statctr_errmsg());
+	         detail);
 }
 
 static bool table_matches(const struct statctr_view *view, uint32_t t,
@@ -82,14 +91,27 @@ static bool layout_matches(const struct statctr_view *view, const struct statctr
 	return true;
 }
 
+static uint64_t realtime_now(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
 static void note_generation(struct seg_state *st, const char *how)
 {
 	struct statctr_seg_info info;
 
 	st->compatible = layout_matches(st->view, st->decl);
-	st->generations++;
 	st->last_error = 0;
 	statctr_view_info(st->view, &info);
+	if (info.generation != st->generation) {
+		st->generations++;
+		st->disc_floor_ns = 0; /* the new generation's creation is the discontinuity */
+	} else {
+		/* Back to a generation we dropped: its values may have moved backwards. */
+		st->disc_floor_ns = realtime_now();
+		how = "reattached to";
+	}
+	st->generation = info.generation;
 	snmp_log(LOG_INFO, "segment %s: %s %s (writer pid %d)%s\n", st->decl->name, how,
 	         st->decl->path, (int)info.creator_pid,
 	         st->compatible ? "" : ": layout differs from the configuration, not served");
@@ -103,31 +125,70 @@ static void detach(struct seg_state *st, const char *why)
 	snmp_log(LOG_INFO, "segment %s: %s, detached\n", st->decl->name, why);
 }
 
-/* Opens, follows or drops the view.  Returns false when the segment is absent. */
-static bool attach(struct seg_state *st)
+/* The file at the path is still the segment the view was opened on. */
+static bool header_unchanged(const struct seg_state *st)
+{
+	struct statctr_seg_info info;
+
+	statctr_view_info(st->view, &info);
+	return integrity_header_matches(st->decl->path, &info);
+}
+
+/* The mapping no longer holds a valid segment: drop it; the next pass reopens. */
+static void drop(struct seg_state *st, int err, const char *why, const char *detail)
+{
+	log_error_once(st, err, why, detail);
+	statctr_view_close(st->view);
+	st->view = NULL;
+}
+
+static enum presence open_view(const struct aggregator *agg, struct seg_state *st)
+{
+	int err = statctr_view_open_owned(st->decl->path, agg->owner, &st->view);
+
+	if (err == 0) {
+		note_generation(st, "attached to");
+		return PRESENT;
+	}
+	st->view = NULL;
+	if (err == -ENOENT) {
+		st->last_error = 0;
+		return ABSENT;
+	}
+	log_error_once(st, err, "cannot open", statctr_errmsg());
+	return UNREADABLE;
+}
+
+/* Opens, follows or drops the view. */
+static enum presence attach(const struct aggregator *agg, struct seg_state *st)
 {
 	int err;
 
-	if (!st->view) {
-		err = statctr_view_open(st->decl->path, &st->view);
-		if (err == 0)
-			note_generation(st, "attached to");
-		else if (err != -ENOENT)
-			log_error_once(st, err, "cannot open");
-		return err == 0;
-	}
+	if (!st->view)
+		return open_view(agg, st);
 	err = statctr_view_refresh(st->view);
+	if (err == 0 && !header_unchanged(st)) {
+		/* A writer restart between the refresh and the check is not corruption. */
+		err = statctr_view_refresh(st->view);
+		if (err == 0 && !header_unchanged(st)) {
+			drop(st, -EPROTO, "corrupt",
+			     "its header changed under the mapping (overwritten in place)");
+			return UNREADABLE;
+		}
+	}
 	if (err == 1)
 		note_generation(st, "writer restarted, reattached to");
 	else if (err == -ENOENT)
 		detach(st, "removed");
 	else if (err < 0)
-		log_error_once(st, err, "cannot follow a restart");
-	return st->view != NULL;
+		log_error_once(st, err, "cannot follow a restart", statctr_errmsg());
+	return st->view ? PRESENT : ABSENT;
 }
 
 static enum agg_status status_of(enum statctr_seg_status s)
 {
+	if (s == STATCTR_SEG_STALE)
+		return AGG_STALE;
 	return s == STATCTR_SEG_GONE ? AGG_WRITER_GONE : AGG_ACTIVE;
 }
 
@@ -138,39 +199,48 @@ static void take(struct seg_state *st, struct agg_segment *out, struct agg_stats
 	int err = statctr_snap_take(st->view, &snap);
 
 	if (err < 0) {
-		log_error_once(st, err, "snapshot failed");
 		out->status = AGG_STALE;
+		if (err == -ESTALE)
+			drop(st, err, "truncated", statctr_errmsg());
+		else
+			log_error_once(st, err, "snapshot failed", statctr_errmsg());
 		return;
 	}
 	statctr_snap_stats(snap, &ss);
+	/* STATCTR-MIB: busy = not read at a transaction boundary, stuck or dead. */
 	stats->retries += ss.retries;
-	stats->busy += ss.busy_slots;
+	stats->busy += ss.busy_slots + ss.dead_torn_slots;
 	stats->assisted += ss.assisted_slots;
 	out->snap = snap;
 	out->nslots = ss.nslots;
-	out->busy_slots = ss.busy_slots;
+	out->busy_slots = ss.busy_slots + ss.dead_torn_slots;
 }
 
-static void pass_segment(struct seg_state *st, struct agg_segment *out, struct agg_stats *stats)
+static void pass_segment(const struct aggregator *agg, struct seg_state *st,
+                         struct agg_segment *out, struct agg_stats *stats)
 {
 	struct statctr_seg_info info;
+	enum presence presence = attach(agg, st);
 
 	memset(out, 0, sizeof(*out));
 	out->decl = st->decl;
-	out->status = AGG_ABSENT;
-	if (!attach(st))
+	out->generations = st->generations;
+	out->status = presence == UNREADABLE ? AGG_STALE : AGG_ABSENT;
+	if (presence != PRESENT)
 		return;
 	statctr_view_info(st->view, &info);
 	if (info.status == STATCTR_SEG_CLOSED) {
 		detach(st, "closed by its writer");
 		return;
 	}
-	out->generations = st->generations;
 	out->writer_pid = info.creator_pid;
 	out->created_ns = info.created_ns;
+	out->disc_floor_ns = st->disc_floor_ns;
 	out->status = st->compatible ? status_of(info.status) : AGG_INCOMPATIBLE;
-	if (st->compatible)
-		take(st, out, stats);
+	if (!st->compatible)
+		return;
+	take(st, out, stats);
+	out->can_reset = st->view && out->snap && info.can_reset;
 }
 
 static void free_result(struct agg_result *res)
@@ -195,7 +265,7 @@ void agg_pass(struct aggregator *agg)
 	}
 	res->nsegments = n;
 	for (uint32_t i = 0; i < n; i++)
-		pass_segment(&agg->segs[i], &res->segs[i], &agg->stats);
+		pass_segment(agg, &agg->segs[i], &res->segs[i], &agg->stats);
 	res->taken_ns = clock_ns(CLOCK_REALTIME);
 	free_result(agg->result);
 	agg->result = res;
@@ -209,7 +279,7 @@ void agg_pass_if_due(struct aggregator *agg)
 		agg_pass(agg);
 }
 
-int agg_create(const struct statctr_config *cfg, struct aggregator **aggp)
+int agg_create(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp)
 {
 	struct aggregator *agg = calloc(1, sizeof(*agg));
 
@@ -221,6 +291,7 @@ int agg_create(const struct statctr_config *cfg, struct aggregator **aggp)
 		return agent_seterr(ENOMEM, "out of memory");
 	}
 	agg->cfg = cfg;
+	agg->owner = owner;
 	for (uint32_t i = 0; i < cfg->nsegments; i++)
 		agg->segs[i].decl = &cfg->segments[i];
 	agg_pass(agg);
@@ -251,20 +322,6 @@ const struct agg_result *agg_result(const struct aggregator *agg)
 const struct agg_stats *agg_stats(const struct aggregator *agg)
 {
 	return &agg->stats;
-}
-
-bool agg_can_reset(const struct aggregator *agg, uint32_t seg)
-{
-	struct statctr_seg_info info;
-	const struct seg_state *st;
-
-	if (seg >= agg->cfg->nsegments)
-		return false;
-	st = &agg->segs[seg];
-	if (!st->view || !st->compatible)
-		return false;
-	statctr_view_info(st->view, &info);
-	return info.can_reset != 0;
 }
 
 int agg_reset(struct aggregator *agg, uint32_t seg, statctr_id first, uint32_t count)

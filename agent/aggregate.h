@@ -20,7 +20,7 @@
 enum agg_status {
 	AGG_ACTIVE = 1,       /* attached, writer alive */
 	AGG_ABSENT = 2,       /* no segment file (not created yet, or removed) */
-	AGG_STALE = 3,        /* present but this pass could not read it */
+	AGG_STALE = 3,        /* present but unreadable: corrupt, truncated, foreign owner */
 	AGG_WRITER_GONE = 4,  /* writer died without closing: values are final */
 	AGG_INCOMPATIBLE = 5, /* layout differs from the configuration: not served */
 };
@@ -30,10 +30,18 @@ struct agg_segment {
 	enum agg_status status;
 	const struct statctr_snap *snap; /* NULL: no values, the rows are absent */
 	uint32_t nslots;                 /* writer slots of the snapshot */
-	uint32_t busy_slots;             /* slots not read consistently */
+	uint32_t busy_slots;             /* slots not read consistently: stuck or dead in a txn */
 	pid_t writer_pid;                /* 0 when unknown */
 	uint64_t created_ns;             /* CLOCK_REALTIME; 0 when unknown */
-	uint32_t generations;            /* generations attached since the agent started */
+	/*
+	 * CLOCK_REALTIME of the agent's re-attach to a generation it had to
+	 * drop (the file was truncated or overwritten): what it served before
+	 * cannot be proved continuous with what it serves now, so every
+	 * discontinuity time of the segment is at least this.  0 otherwise.
+	 */
+	uint64_t disc_floor_ns;
+	uint32_t generations; /* generations attached since the agent started */
+	bool can_reset;       /* attached, compatible, control file writable */
 };
 
 struct agg_result {
@@ -52,8 +60,12 @@ struct agg_stats {
 
 struct aggregator;
 
-/* Creates an aggregator for @cfg (kept by reference) and runs a first pass. */
-int agg_create(const struct statctr_config *cfg, struct aggregator **aggp);
+/*
+ * agg_create() - an aggregator for @cfg (kept by reference); runs a first pass.
+ * @owner: the uid every segment and control file must belong to
+ * (statctr_view_open_owned()), or (uid_t)-1 to accept any owner.
+ */
+int agg_create(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp);
 void agg_destroy(struct aggregator *agg);
 
 /* Runs one pass and publishes its result; the previous result is freed. */
@@ -64,9 +76,6 @@ void agg_pass_if_due(struct aggregator *agg);
 
 const struct agg_result *agg_result(const struct aggregator *agg);
 const struct agg_stats *agg_stats(const struct aggregator *agg);
-
-/* Whether segment @seg (configuration index) is mapped and resettable. */
-bool agg_can_reset(const struct aggregator *agg, uint32_t seg);
 
 /*
  * agg_reset() - reset counters @first..@first+@count-1 of segment @seg.

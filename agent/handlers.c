@@ -4,8 +4,9 @@
  * Owns the registrations and the conversion of published values to SNMP
  * types (Counter64 halves, Gauge32 latching, TimeStamps, DateAndTime).
  * Answers only from the latest published aggregation; never reads a
- * segment itself.  SETs do no blocking work: RESERVE1 checks everything,
- * COMMIT calls agg_reset() (one bounded statctr_reset_range()).
+ * segment itself.  SETs do no blocking work: RESERVE1 checks everything
+ * (setcheck.c), COMMIT checks again and calls agg_reset() (one bounded
+ * statctr_reset_range()).
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -13,6 +14,8 @@
 
 #include "handlers.h"
 #include "agent.h"
+#include "setcheck.h"
+#include "timebase.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,9 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#define RESET_IDLE  1
-#define RESET_RESET 2
-#define CS_PER_NS   10000000u /* nanoseconds per centisecond */
+#define RESET_IDLE SETCHECK_IDLE
 
 struct binding {
 	struct handlers *h;
@@ -37,43 +38,11 @@ struct handlers {
 	const struct oidmap *map;
 	struct binding *bindings;
 	size_t nbindings;
-	long long uptime_base; /* sysUpTime - realtime, centiseconds */
-	bool have_base;
 };
 
 /* ------------------------------------------------------------------------
  * Values.
  */
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * sysUpTime (master-synced) at CLOCK_REALTIME @ns, clamped to 0..now.  The
- * offset between the two clocks is kept unless it moves by more than a
- * second (a master restart, a clock step), so a TimeStamp does not jitter
- * between polls and managers see no false discontinuity.
- */
-static u_long timestamp_of(struct handlers *h, uint64_t ns)
-{
-	u_long up = netsnmp_get_agent_uptime();
-	long long base = (long long)up - (long long)(realtime_ns() / CS_PER_NS);
-	long long ts;
-
-	if (!h->have_base || llabs(base - h->uptime_base) > 100) {
-		h->uptime_base = base;
-		h->have_base = true;
-	}
-	ts = (long long)(ns / CS_PER_NS) + h->uptime_base;
-	if (ns == 0 || ts < 0)
-		return 0;
-	return ts > (long long)up ? up : (u_long)ts;
-}
 
 static void set_counter64(netsnmp_variable_list *vb, uint64_t v)
 {
@@ -97,6 +66,12 @@ static void set_int(netsnmp_variable_list *vb, long v)
 static void set_string(netsnmp_variable_list *vb, const char *s)
 {
 	snmp_set_var_typed_value(vb, ASN_OCTET_STR, s, strlen(s));
+}
+
+/* A discontinuity time of segment @as: never before the agent's floor. */
+static uint64_t floored(const struct agg_segment *as, uint64_t ns)
+{
+	return ns > as->disc_floor_ns ? ns : as->disc_floor_ns;
 }
 
 /* Gauge32 latches at its bounds (RFC 2578 7.1.7) instead of wrapping. */
@@ -143,7 +118,7 @@ static void set_agent_value(struct handlers *h, const struct agg_result *res,
 		set_uint(vb, ASN_UNSIGNED, h->set->interval_ms);
 		break;
 	case W_LAST_PASS:
-		set_uint(vb, ASN_TIMETICKS, timestamp_of(h, res->taken_ns));
+		set_uint(vb, ASN_TIMETICKS, timebase_ticks(res->taken_ns));
 		break;
 	case W_PASS_DURATION:
 		set_uint(vb, ASN_GAUGE, st->last_duration_us);
@@ -193,7 +168,8 @@ static void set_segment_value(struct handlers *h, const struct agg_segment *as, 
 		break;
 	case W_SEG_DISCONTINUITY:
 		set_uint(vb, ASN_TIMETICKS,
-		         as->status == AGG_ABSENT ? 0 : timestamp_of(h, as->created_ns));
+		         as->status == AGG_ABSENT ? 0
+		                                  : timebase_ticks(floored(as, as->created_ns)));
 		break;
 	case W_SEG_GENERATIONS:
 		set_uint(vb, ASN_COUNTER, as->generations);
@@ -274,8 +250,9 @@ static void set_cell_value(struct handlers *h, const struct agg_segment *as,
 		set_level(as->snap, inst->cell, inst->col->what == W_CELL_GAUGE64, vb);
 		break;
 	case W_CELL_DISCONTINUITY:
-		set_uint(vb, ASN_TIMETICKS,
-		         timestamp_of(h, statctr_snap_discontinuity(as->snap, inst->cell)));
+		set_uint(
+		    vb, ASN_TIMETICKS,
+		    timebase_ticks(floored(as, statctr_snap_discontinuity(as->snap, inst->cell))));
 		break;
 	case W_SLOT_COUNTER:
 		set_counter64(vb, statctr_snap_slot_value(as->snap, inst->slot, inst->cell));
@@ -293,7 +270,7 @@ static void set_cell_value(struct handlers *h, const struct agg_segment *as,
 static uint64_t row_discontinuity(const struct agg_segment *as, const struct oidmap_instance *inst,
                                   uint32_t ncolumns)
 {
-	uint64_t latest = 0;
+	uint64_t latest = as->disc_floor_ns;
 
 	for (uint32_t c = 0; c < ncolumns; c++) {
 		uint64_t d = statctr_snap_discontinuity(as->snap, inst->cell + c);
@@ -317,7 +294,7 @@ static void set_row_value(struct handlers *h, const struct oidmap_region *region
 		break;
 	case W_ROW_DISCONTINUITY:
 		set_uint(vb, ASN_TIMETICKS,
-		         timestamp_of(h, row_discontinuity(as, inst, td->ncolumns)));
+		         timebase_ticks(row_discontinuity(as, inst, td->ncolumns)));
 		break;
 	case W_ROW_RESET:
 		set_int(vb, RESET_IDLE);
@@ -407,49 +384,41 @@ static void reset_range(const struct binding *b, const struct oidmap_instance *i
 	}
 }
 
-/* RFC 3416 4.2.5 order: noCreation, notWritable, wrongType, wrongLength, wrongValue. */
-static int check_set(const struct binding *b, netsnmp_variable_list *vb,
-                     struct oidmap_instance *inst)
+static int check_set(const struct binding *b, const netsnmp_variable_list *vb,
+                     struct oidmap_instance *inst, long *action)
 {
-	if (!oidmap_get(b->region, agg_result(b->h->agg), vb->name, vb->name_length, inst))
-		return SNMP_ERR_NOCREATION;
-	if (!inst->col->writable || !b->h->set->allow_reset)
-		return SNMP_ERR_NOTWRITABLE;
-	if (vb->type != ASN_INTEGER)
-		return SNMP_ERR_WRONGTYPE;
-	if (vb->val_len != sizeof(long))
-		return SNMP_ERR_WRONGLENGTH;
-	if (*vb->val.integer != RESET_IDLE && *vb->val.integer != RESET_RESET)
-		return SNMP_ERR_WRONGVALUE;
-	if (!agg_can_reset(b->h->agg, inst->seg))
-		return SNMP_ERR_RESOURCEUNAVAILABLE;
-	return SNMP_ERR_NOERROR;
+	const struct setcheck_varbind v = {vb->name, vb->name_length, vb->type, vb->val.string,
+	                                   vb->val_len};
+
+	return setcheck(b->region, agg_result(b->h->agg), b->h->set->allow_reset, &v, inst, action);
 }
 
 static void do_reserve(struct binding *b, netsnmp_agent_request_info *reqinfo,
                        netsnmp_request_info *req)
 {
 	struct oidmap_instance inst;
-	int err = check_set(b, req->requestvb, &inst);
+	long action;
+	int err = check_set(b, req->requestvb, &inst, &action);
 
 	if (err != SNMP_ERR_NOERROR)
 		netsnmp_set_request_error(reqinfo, req, err);
 }
 
+/* Checked again: a pass may have run since RESERVE1 (AgentX sends the phases apart). */
 static void do_commit(struct binding *b, netsnmp_agent_request_info *reqinfo,
                       netsnmp_request_info *req)
 {
-	netsnmp_variable_list *vb = req->requestvb;
 	struct oidmap_instance inst;
 	statctr_id first;
 	uint32_t count;
+	long action;
 
-	if (*vb->val.integer != RESET_RESET)
-		return;
-	if (!oidmap_get(b->region, agg_result(b->h->agg), vb->name, vb->name_length, &inst)) {
+	if (check_set(b, req->requestvb, &inst, &action) != SNMP_ERR_NOERROR) {
 		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
 		return;
 	}
+	if (action != SETCHECK_RESET)
+		return;
 	reset_range(b, &inst, &first, &count);
 	if (agg_reset(b->h->agg, inst.seg, first, count) < 0) {
 		snmp_log(LOG_ERR, "reset failed: %s\n", agent_errmsg());
@@ -491,19 +460,61 @@ static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registra
  * Registration.
  */
 
+/*
+ * A subagent's registration reaches the master inside
+ * netsnmp_register_handler(), which returns MIB_REGISTERED_OK whatever the
+ * master answered: a refusal (another subagent or module already serves the
+ * OID) is only logged by Net-SNMP, as "registering pdu failed: 263!".  That
+ * line is watched while registering, so a refused region fails the
+ * registration (and a SIGHUP rolls back) instead of silently serving nothing.
+ */
+static unsigned refusals;
+static bool watching;
+
+static int watch_log(int major, int minor, void *serverarg, void *clientarg)
+{
+	const struct snmp_log_message *m = serverarg;
+
+	(void)major, (void)minor, (void)clientarg;
+	if (watching && m && m->msg && strstr(m->msg, "registering pdu failed"))
+		refusals++;
+	return SNMP_ERR_NOERROR;
+}
+
+static void watch_refusals(void)
+{
+	static bool installed;
+
+	if (installed)
+		return;
+	installed = true;
+	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_ERR);
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, watch_log, NULL);
+}
+
 static int register_one(struct binding *b)
 {
 	const struct oidmap_region *region = b->region;
 	netsnmp_handler_registration *reg = netsnmp_create_handler_registration(
 	    region->name, handle_request, region->root, region->root_len, HANDLER_CAN_RWRITE);
+	unsigned before = refusals;
+	int rc;
 
 	if (!reg)
 		return agent_seterr(ENOMEM, "%s: out of memory", region->name);
 	reg->my_reg_void = b;
-	if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK)
+	watching = true;
+	rc = netsnmp_register_handler(reg);
+	watching = false;
+	if (rc != MIB_REGISTERED_OK)
 		return agent_seterr(EEXIST, "%s: cannot register (already registered?)",
 		                    region->name);
 	b->reg = reg;
+	if (refusals != before)
+		return agent_seterr(EEXIST,
+		                    "%s: the AgentX master refused the registration (another "
+		                    "agent or module serves this OID)",
+		                    region->name);
 	return 0;
 }
 
@@ -514,6 +525,7 @@ int handlers_register(const struct agent_settings *set, struct aggregator *agg,
 	size_t n = oidmap_nregions(map);
 
 	*hp = NULL;
+	watch_refusals();
 	if (h)
 		h->bindings = calloc(n, sizeof(h->bindings[0]));
 	if (!h || !h->bindings) {
@@ -530,11 +542,13 @@ int handlers_register(const struct agent_settings *set, struct aggregator *agg,
 		b->h = h;
 		b->region = oidmap_region(map, i);
 		err = register_one(b);
+		if (b->reg)
+			h->nbindings++; /* registered here, if not by the master: unregister it too
+			                 */
 		if (err) {
 			handlers_unregister(h);
 			return err;
 		}
-		h->nbindings++;
 	}
 	*hp = h;
 	return 0;

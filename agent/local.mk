@@ -3,9 +3,13 @@ sbin_PROGRAMS += agent/statctr-agentx
 agent_statctr_agentx_SOURCES = \
 	agent/agent.h agent/errmsg.c \
 	agent/settings.h agent/settings.c \
+	agent/integrity.h agent/integrity.c \
 	agent/aggregate.h agent/aggregate.c \
 	agent/oidmap.h agent/oidmap.c \
+	agent/setcheck.h agent/setcheck.c \
+	agent/timebase.h agent/timebase.c \
 	agent/handlers.h agent/handlers.c \
+	agent/privileges.h agent/privileges.c \
 	agent/main.c
 agent_statctr_agentx_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSTATCTR_VERSION='"$(PACKAGE_VERSION)"' \

@@ -3,10 +3,11 @@
  *
  * Owns the process: it parses options, daemonizes, sets up Net-SNMP as an
  * AgentX subagent (or, with -M, as its own SNMP master), runs the
- * aggregation alarm and the Net-SNMP main loop, re-reads the configuration
- * on SIGHUP and exits cleanly on SIGTERM/SIGINT.  Signal handlers only set
- * flags and write to a self-pipe that wakes the loop; all work happens in
- * the loop.  Never reads segments or builds OIDs itself.
+ * aggregation alarm and the Net-SNMP main loop, drops root once set up
+ * (-u/-g), re-reads the configuration on SIGHUP and exits cleanly on
+ * SIGTERM/SIGINT.  Signal handlers only set flags and write to a self-pipe
+ * that wakes the loop; all work happens in the loop.  Never reads segments
+ * or builds OIDs itself.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -17,7 +18,9 @@
 #include "aggregate.h"
 #include "handlers.h"
 #include "oidmap.h"
+#include "privileges.h"
 #include "settings.h"
+#include "timebase.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef STATCTR_DEFAULT_CONFIG
@@ -41,6 +45,8 @@ struct options {
 	const char *embedded; /* -M: serve SNMP on this address */
 	const char *log;      /* -L: stderr or syslog */
 	const char *pidfile;
+	const char *user;  /* -u: run as this user after setup */
+	const char *group; /* -g: and this group */
 	bool foreground;
 };
 
@@ -55,6 +61,7 @@ struct serving {
 
 struct agent {
 	struct options opt;
+	struct privileges privs;
 	struct serving cur;
 	bool connected; /* to the AgentX master */
 	bool told_down; /* "master unreachable" logged since the last connect */
@@ -68,7 +75,7 @@ static void usage(FILE *out)
 	fprintf(out,
 	        "usage: " AGENT_NAME
 	        " [-f] [-c CONFIG] [-x AGENTX] [-M ADDRESS] [-L stderr|syslog]\n"
-	        "                      [-p PIDFILE] [-h] [-V]\n"
+	        "                      [-p PIDFILE] [-u USER] [-g GROUP] [-h] [-V]\n"
 	        "  -c CONFIG   configuration file (default " STATCTR_DEFAULT_CONFIG ")\n"
 	        "  -x AGENTX   AgentX address of the master (overrides agent.master;\n"
 	        "              default " SETTINGS_DEFAULT_MASTER ", or tcp:HOST:PORT)\n"
@@ -76,6 +83,8 @@ static void usage(FILE *out)
 	        "  -f          stay in the foreground\n"
 	        "  -L TARGET   log to stderr or syslog (default: stderr with -f, else syslog)\n"
 	        "  -p PIDFILE  write the process id to PIDFILE\n"
+	        "  -u USER     run as USER once set up (needs root to start)\n"
+	        "  -g GROUP    run as GROUP once set up (default with -u: USER's group)\n"
 	        "  -h          this help\n"
 	        "  -V          print the version\n");
 }
@@ -85,7 +94,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	int c;
 
 	opt->config = STATCTR_DEFAULT_CONFIG;
-	while ((c = getopt(argc, argv, "c:x:fL:p:M:hV")) != -1) {
+	while ((c = getopt(argc, argv, "c:x:fL:p:M:u:g:hV")) != -1) {
 		switch (c) {
 		case 'c':
 			opt->config = optarg;
@@ -104,6 +113,12 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			break;
 		case 'M':
 			opt->embedded = optarg;
+			break;
+		case 'u':
+			opt->user = optarg;
+			break;
+		case 'g':
+			opt->group = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -244,7 +259,7 @@ static int serving_build(const char *config, struct serving *s)
 	if (!err)
 		err = oidmap_create(s->set->cfg, s->set->root, s->set->root_len, &s->map);
 	if (!err)
-		err = agg_create(s->set->cfg, &s->agg);
+		err = agg_create(s->set->cfg, s->set->segment_owner, &s->agg);
 	if (err)
 		serving_stop(s);
 	return err;
@@ -291,6 +306,7 @@ static void reload(struct agent *a)
 		return;
 	}
 	serving_stop(&old);
+	timebase_set_state_file(a->cur.set->state_file);
 	snmp_log(LOG_INFO, "SIGHUP: configuration %s reloaded\n", a->opt.config);
 }
 
@@ -302,9 +318,15 @@ static void setup_logging(const struct options *opt)
 {
 	const char *target = opt->log ? opt->log : opt->foreground ? "stderr" : "syslog";
 
-	/* Net-SNMP logs to stderr until a handler is registered. */
+	/*
+	 * Net-SNMP logs to stderr only while no handler is registered, and
+	 * handlers.c registers one (to watch for refused registrations): name
+	 * the target explicitly.
+	 */
 	if (strcmp(target, "syslog") == 0)
 		snmp_enable_syslog_ident(AGENT_NAME, LOG_DAEMON);
+	else
+		snmp_enable_stderrlog();
 }
 
 /* Queues an snmpd.conf-style line ("rocommunity public") for init_snmp(). */
@@ -369,9 +391,22 @@ static int start_netsnmp(struct agent *a)
  * The process.
  */
 
+/*
+ * A daemon keeps no descriptor it did not open: an inherited pipe would keep
+ * its writer's reader waiting for end-of-file, an inherited file stays open
+ * as long as the agent runs.  0, 1 and 2 stay (daemon() redirects them).
+ */
+static void close_inherited_fds(void)
+{
+	if (syscall(SYS_close_range, 3u, ~0u, 0u) == 0)
+		return;
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+}
+
 static int write_pidfile(const char *path)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(path, "we");
 
 	if (!f)
 		return agent_seterr(errno, "%s: %s", path, strerror(errno));
@@ -385,13 +420,19 @@ static int run(struct agent *a)
 {
 	int err = start_netsnmp(a);
 
+	timebase_set_state_file(a->cur.set->state_file);
 	if (!err)
 		err = serving_start(a, &a->cur);
 	if (err)
 		return err;
-	snmp_log(LOG_INFO, AGENT_NAME " %s serving %s (%u segments)\n", STATCTR_VERSION,
-	         a->opt.config, a->cur.set->cfg->nsegments);
 	check_master(a);
+	/* Set up: the master was tried, the handlers are registered, the segments mapped. */
+	err = privileges_drop(&a->privs);
+	if (err)
+		return err;
+	snmp_log(LOG_INFO, AGENT_NAME " %s serving %s (%u segments) as uid %u gid %u\n",
+	         STATCTR_VERSION, a->opt.config, a->cur.set->cfg->nsegments, (unsigned)getuid(),
+	         (unsigned)getgid());
 	while (!got_term) {
 		agent_check_and_process(1);
 		if (got_hup) {
@@ -409,9 +450,14 @@ int main(int argc, char **argv)
 	struct agent a;
 	int err;
 
+	close_inherited_fds();
 	memset(&a, 0, sizeof(a));
 	if (parse_options(argc, argv, &a.opt) < 0)
 		return 2;
+	if (privileges_resolve(a.opt.user, a.opt.group, &a.privs) < 0) {
+		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
+		return 1;
+	}
 	setup_logging(&a.opt);
 	if (serving_build(a.opt.config, &a.cur) < 0) {
 		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
@@ -429,6 +475,7 @@ int main(int argc, char **argv)
 	if (err)
 		snmp_log(LOG_ERR, "%s\n", agent_errmsg());
 	serving_stop(&a.cur);
+	timebase_set_state_file(NULL);
 	/* snmp_shutdown() would free the callbacks' client argument, &a. */
 	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START, on_connect,
 	                         &a, 1);

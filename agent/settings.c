@@ -10,14 +10,19 @@
 #include "agent.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libconfig.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* mib_module belongs to `statctl mib` (the generated MIB's name); the agent ignores it. */
 static const char *const agent_keys[] = {
-    "interval_ms", "master",          "ping_interval", "allow_reset", "root_oid",
-    "community",   "write_community", "mib_module",    NULL,
+    "interval_ms",     "master",     "ping_interval", "allow_reset", "root_oid", "community",
+    "write_community", "mib_module", "segment_owner", "state_file",  NULL,
 };
 
 static int fail(const struct agent_settings *set, const config_setting_t *s, const char *why)
@@ -131,6 +136,35 @@ static int get_root(struct agent_settings *set, const config_setting_t *group)
 	return 0;
 }
 
+/* A user name or a decimal uid; the user must exist when the file is read. */
+static int get_owner(struct agent_settings *set, const config_setting_t *group)
+{
+	const config_setting_t *s = config_setting_get_member(group, "segment_owner");
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	const char *name;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) == CONFIG_TYPE_INT ||
+	    config_setting_type(s) == CONFIG_TYPE_INT64) {
+		long long uid = config_setting_get_int64(s);
+
+		if (uid < 0 || uid >= (long long)UINT32_MAX)
+			return fail(set, s, "must be a user name or a uid");
+		set->segment_owner = (uid_t)uid;
+		return 0;
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_STRING || !*config_setting_get_string(s))
+		return fail(set, s, "must be a user name or a uid");
+	name = config_setting_get_string(s);
+	if (getpwnam_r(name, &pw, buf, sizeof(buf), &found) != 0 || !found)
+		return agent_seterr(EINVAL, "%s:%d: agent.segment_owner: no user \"%.64s\"",
+		                    set->file, config_setting_source_line(s), name);
+	set->segment_owner = found->pw_uid;
+	return 0;
+}
+
 static int read_group(struct agent_settings *set, const config_setting_t *group)
 {
 	long long interval = SETTINGS_DEFAULT_INTERVAL_MS, ping = SETTINGS_DEFAULT_PING;
@@ -151,6 +185,10 @@ static int read_group(struct agent_settings *set, const config_setting_t *group)
 		err = get_string(set, group, "community", &set->community);
 	if (!err)
 		err = get_string(set, group, "write_community", &set->write_community);
+	if (!err)
+		err = get_owner(set, group);
+	if (!err)
+		err = get_string(set, group, "state_file", &set->state_file);
 	set->interval_ms = (uint32_t)interval;
 	set->ping_interval = (int)ping;
 	return err;
@@ -185,6 +223,7 @@ static int set_defaults(struct agent_settings *set, const char *path)
 	set->community = strdup(SETTINGS_DEFAULT_COMMUNITY);
 	set->interval_ms = SETTINGS_DEFAULT_INTERVAL_MS;
 	set->ping_interval = SETTINGS_DEFAULT_PING;
+	set->segment_owner = (uid_t)-1;
 	if (!set->file || !set->master || !set->community)
 		return agent_seterr(ENOMEM, "out of memory");
 	return 0;
@@ -224,5 +263,6 @@ void settings_free(struct agent_settings *set)
 	free(set->master);
 	free(set->community);
 	free(set->write_community);
+	free(set->state_file);
 	free(set);
 }

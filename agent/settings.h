@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Room left after the root for statctrData.<seg>.<table>.1.<column>.<row>. */
 #define SETTINGS_MAX_ROOT_LEN 100
@@ -24,6 +25,8 @@ struct agent_settings {
 	uint32_t root_len;
 	char *community;       /* embedded master: read-only community */
 	char *write_community; /* embedded master: read-write community, or NULL */
+	uid_t segment_owner;   /* required owner of segment files, (uid_t)-1: any */
+	char *state_file;      /* keeps the TimeStamp base across restarts, or NULL */
 };
 
 /* Defaults, also documented in docs/agent.md and statctr-agentx(8). */

@@ -1,2 +1,2 @@
 # Documentation shipped in the tarball.
-EXTRA_DIST += docs/design.md docs/segment-format.md docs/config.md docs/agent.md
+EXTRA_DIST += docs/design.md docs/segment-format.md docs/config.md docs/agent.md docs/security.md docs/reliability.md

@@ -4,7 +4,7 @@
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config
   libconfig-dev libcunit1-dev libsnmp-dev snmpd snmp smitools
-  gnuplot-nox libpcp-mmv1-dev libpcp3-dev jq python3 procps psmisc valgrind cppcheck clang-format"
+  gnuplot-nox libpcp-mmv1-dev libpcp3-dev clang libclang-rt-14-dev python3-pysnmp4 jq python3 procps psmisc valgrind cppcheck clang-format"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the whole statctr test suite from a source tree:
 #   1. a normal build and `make check` (unit and integration tests),
-#   2. the same under ASan+UBSan (--enable-sanitizers),
+#   2. libFuzzer targets for 30 s each (clang), then make check under
+#      ASan+UBSan (--enable-sanitizers),
 #   3. the concurrency tests under TSan (--enable-tsan),
 #   4. the benchmark harness smoke test and `make distcheck`.
 # Build trees go to build/.  The last line is "N passed, N failed", counting
@@ -69,6 +70,7 @@ distcheck() {
 ./autogen.sh >build-autogen.out 2>&1 || { cat build-autogen.out; exit 2; }
 rm -f build-autogen.out
 phase "build and make check" build/default ""
+step "fuzzing, 30 s per target" sh -c 'tests/fuzz/run.sh 30 >build/fuzz.out 2>&1 || { tail -n 60 build/fuzz.out; exit 1; }'
 phase "ASan+UBSan make check" build/asan "--enable-sanitizers"
 phase "TSan concurrency tests" build/tsan "--enable-tsan" \
 	TESTS="tests/unit/test_stress tests/unit/test_snapshot tests/unit/test_reset tests/unit/test_writer"

@@ -327,3 +327,69 @@ same_lines() {
 		fail "$3"
 	}
 }
+
+# ------------------------------------------------------------------------
+# Added for tests/fault and tests/load (same rules: bounded, tracked by pid).
+
+# Milliseconds on the monotonic-enough wall clock, for elapsed times.
+fx_now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# Open descriptors and resident memory (KiB) of process $1.
+fx_fd_count() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+fx_rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+# Restarts snmpd on the same port with extra snmpd.conf lines ($1), which
+# override the fixture's (e.g. "agentXTimeout 1").
+fx_snmpd_reconfigure() {
+	fx_snmpd_stop
+	printf '%s\n' "$1" >>"$TMP/snmpd.conf"
+	fx_snmpd_start || fail "snmpd did not restart with: $1"
+}
+
+# Like fx_config, with two segments shaped like conf's dataplane, so that
+# examples/pipeline can write either: dataplane (oid 1, $SEGMENT) and
+# dataplane2 (oid 2, $SEGMENT2, served at $DATA2).  $2: extra settings for
+# both segment groups (e.g. 'group = "nogroup";').
+DATA2=$ROOT.3.2
+fx_config_two() {
+	local out=$TMP/statctr.conf block
+	block=$(sed -n '/^  {$/,/^  }$/p' "$top_srcdir/conf/statctr.conf")
+	[ -n "$block" ] || fail "cannot find the segment group in conf/statctr.conf"
+	{
+		echo "segments = ("
+		echo "$block" | sed "s|name = \"dataplane\";|name = \"dataplane\"; path = \"$TMP/dataplane\"; ${2:-}|"
+		echo ","
+		echo "$block" | sed -e "s|name = \"dataplane\";|name = \"dataplane2\"; path = \"$TMP/dataplane2\"; ${2:-}|" \
+			-e 's|^    oid = 1;|    oid = 2;|'
+		echo ");"
+		printf 'agent = { %s };\n' "${1:-interval_ms = 100; allow_reset = true;}"
+	} >"$out"
+	SEGMENT=$TMP/dataplane
+	SEGMENT2=$TMP/dataplane2
+}
+
+# Starts examples/pipeline on segment $1 (a name in $TMP/statctr.conf) with
+# options $2..; sets FX_LAST_PID.  Use fx_writer for the main writer.
+fx_writer_on() {
+	local seg=$1 path
+	shift
+	path=$(sed -n "s|.*name = \"$seg\"; path = \"\([^\"]*\)\".*|\1|p" "$TMP/statctr.conf")
+	"$PIPELINE" -c "$TMP/statctr.conf" -s "$seg" "$@" >>"$TMP/writer-$seg.log" 2>&1 &
+	FX_LAST_PID=$!
+	fx_track "$FX_LAST_PID"
+	fx_wait 5 test -e "${path:-/nonexistent}" || fail "the writer did not create segment $seg"
+}
+
+# Registrations of the agent's regions in snmpd (rows of
+# NET-SNMP-AGENT-MIB::nsModuleName under $ROOT): one per region, always.
+fx_registrations() {
+	snmpwalk -v2c -c "$COMMUNITY" -On -t 2 -r 1 "127.0.0.1:$PORT" .1.3.6.1.4.1.8072.1.2.1.1.4 |
+		grep -cF ".${ROOT#.}." || true
+}
+
+# Kills process $1 with signal $2 and reaps it (it must be a child).
+fx_kill() {
+	kill "-$2" "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+	fx_untrack "$1"
+}

@@ -1,0 +1,130 @@
+/*
+ * timebase.c - the offset between CLOCK_REALTIME and the master's
+ * sysUpTime, stable across SIGHUP and agent restarts (see timebase.h).
+ *
+ * Owns the offset and its state file.  The file holds one line, the offset
+ * in centiseconds; it is written (temporary file + rename) only when the
+ * offset changes, i.e. once per master start, and read only when the
+ * offset is first estimated or jumps.  A missing or unreadable file costs
+ * nothing but the stability it would have given; it is reported once.
+ * Never reads segments.
+ */
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+#include "timebase.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NS_PER_CS     10000000u /* nanoseconds per centisecond */
+#define JUMP_CS       100       /* a larger move is a new master or a clock step */
+#define SAME_BASE_CS  2         /* a stored offset this close is the same master's */
+#define STATE_MAX_LEN 4096
+
+static char *state_file;
+static long long base_cs; /* sysUpTime - realtime, centiseconds */
+static bool have_base;
+static bool told_state_error;
+
+void timebase_set_state_file(const char *path)
+{
+	free(state_file);
+	state_file = path ? strdup(path) : NULL;
+	told_state_error = false;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void state_error(const char *what)
+{
+	if (told_state_error)
+		return;
+	told_state_error = true;
+	snmp_log(LOG_WARNING,
+	         "state file %s: %s: %s (TimeStamps may move by 1 cs when the agent restarts)\n",
+	         state_file, what, strerror(errno));
+}
+
+static bool read_state(long long *stored)
+{
+	char buf[64], *end;
+	int fd = open(state_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		if (errno != ENOENT)
+			state_error("cannot read");
+		return false;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	errno = 0;
+	*stored = strtoll(buf, &end, 10);
+	return errno == 0 && end != buf && (*end == '\n' || *end == '\0');
+}
+
+static void write_state(long long value)
+{
+	char tmp[STATE_MAX_LEN], line[32];
+	int fd, len = snprintf(line, sizeof(line), "%lld\n", value);
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp%ld", state_file, (long)getpid()) >= (int)sizeof(tmp))
+		return;
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		state_error("cannot write");
+		return;
+	}
+	if (write(fd, line, (size_t)len) != len || close(fd) != 0 || rename(tmp, state_file) != 0) {
+		state_error("cannot write");
+		unlink(tmp);
+	}
+}
+
+/* A fresh estimate replaces the offset; the stored one wins when it is the same master's. */
+static void adopt(long long estimate)
+{
+	long long stored;
+
+	base_cs = estimate;
+	have_base = true;
+	if (!state_file)
+		return;
+	if (read_state(&stored) && llabs(stored - estimate) <= SAME_BASE_CS) {
+		base_cs = stored;
+		return;
+	}
+	write_state(estimate);
+}
+
+u_long timebase_ticks(uint64_t ns)
+{
+	u_long up = netsnmp_get_agent_uptime();
+	long long estimate = (long long)up - (long long)(realtime_ns() / NS_PER_CS);
+	long long ts;
+
+	if (!have_base || llabs(estimate - base_cs) > JUMP_CS)
+		adopt(estimate);
+	ts = (long long)(ns / NS_PER_CS) + base_cs;
+	if (ns == 0 || ts < 0)
+		return 0;
+	return ts > (long long)up ? up : (u_long)ts;
+}

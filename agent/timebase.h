@@ -1,0 +1,35 @@
+/*
+ * timebase.h - TimeStamps: CLOCK_REALTIME events as the master's sysUpTime.
+ *
+ * A TimeStamp (RFC 2579) is the value of sysUpTime when something happened,
+ * and managers read a changed discontinuity TimeStamp as "this counter had
+ * a discontinuity".  The agent knows events as CLOCK_REALTIME nanoseconds
+ * and the master's sysUpTime only to the centisecond (AgentX carries it in
+ * every response), so each process estimates the offset between the two
+ * clocks with its own rounding: two agent processes serving the same master
+ * would print the same event one centisecond apart.  The offset is
+ * therefore kept process-wide (across SIGHUP reloads) unless it moves by more
+ * than a second (a master restart, a clock step), and persisted in a state
+ * file, when one is configured, for the next agent process to reuse.
+ */
+#ifndef STATCTR_AGENT_TIMEBASE_H
+#define STATCTR_AGENT_TIMEBASE_H
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/types.h>
+
+#include <stdint.h>
+
+/*
+ * timebase_set_state_file() - where the offset is kept across restarts
+ * (agent.state_file), or NULL for nowhere.  The string is copied.
+ */
+void timebase_set_state_file(const char *path);
+
+/*
+ * timebase_ticks() - sysUpTime (centiseconds) at CLOCK_REALTIME @ns,
+ * clamped to 0..now; 0 for @ns == 0 (unknown, or before the master started).
+ */
+u_long timebase_ticks(uint64_t ns);
+
+#endif /* STATCTR_AGENT_TIMEBASE_H */

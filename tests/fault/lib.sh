@@ -1,0 +1,124 @@
+# lib.sh - shared by the fault-injection tests (tests/fault/*.sh); sourced.
+#
+# The fixture (tests/integration/fixture.sh) provides snmpd, the writer, the
+# agent and the EXIT trap that stops every tracked pid.  This adds what the
+# fault and load tests have in common: `set -euo pipefail`, a watchdog for
+# a test killed without its trap, a background poller whose every answer is
+# logged, status names, bounded waits on the agent's log, and a clean-exit
+# check of the agent (LeakSanitizer's verdict in the sanitizer build).
+
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
+set -euo pipefail
+
+# Sanitizer builds: LeakSanitizer runs at every exit; third-party leaks are
+# suppressed (tests/fault/lsan.supp), ours fail the agent's exit status.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top_srcdir/tests/fault/lsan.supp:print_suppressions=0}
+
+# PR_SET_PDEATHSIG for the whole test: if this shell dies without running
+# its EXIT trap (SIGKILL, a harness timeout), a watchdog stops what it had
+# started.  It refreshes the list of the shell's children (snmpd, the agent,
+# writers, pollers) every 0.2 s and, once the shell is gone, sends them and
+# their children TERM, then KILL a second later, and removes $TMP.  On a
+# normal exit the EXIT trap stops the watchdog (tracked, last) instead.
+fault_watchdog() {
+	command -v pgrep >/dev/null && command -v pkill >/dev/null || return 0
+	(
+		set +e
+		parent=$$ me=$BASHPID kids=""
+		while kill -0 "$parent" 2>/dev/null; do
+			now=$(pgrep -P "$parent" | grep -vx "$me" | tr '\n' ' ')
+			# A scan that raced with the shell's death found orphans: keep the last.
+			kill -0 "$parent" 2>/dev/null && kids=$now
+			sleep 0.2
+		done
+		for sig in TERM KILL; do
+			for k in $kids; do
+				pkill "-$sig" -P "$k"
+				kill "-$sig" "$k"
+			done
+			sleep 1
+		done
+		[ -n "${KEEP:-}" ] || rm -rf "$TMP"
+	) >/dev/null 2>&1 </dev/null &
+	FX_PIDS="$FX_PIDS $!" # stopped last by the EXIT trap
+}
+fault_watchdog
+
+# statctrSegmentStatus values (STATCTR-MIB).
+ST_ACTIVE=1 ST_ABSENT=2 ST_STALE=3 ST_GONE=4
+
+seg_status() { snmp_value "$ROOT.1.2.1.4.${1:-1}"; }
+
+# Waits up to $1 s for segment $2 (oid) to have status $3.
+wait_status() {
+	for _ in $(seq $(($1 * 10))); do
+		[ "$(seg_status "$2" 2>/dev/null || true)" = "$3" ] && return 0
+		sleep 0.1
+	done
+	fail "segment $2: status $(seg_status "$2" || true), not $3 after $1 s"
+}
+
+# Waits up to $1 s for the agent's log to match the extended regexp $2.
+wait_log() {
+	fx_wait "$1" grep -Eq "$2" "$TMP/agent.log" || fail "the agent did not log /$2/ within $1 s"
+}
+
+# poller_start OID...: GETs the OIDs in one PDU every 100 ms until
+# poller_stop (at most 10 minutes), one line per poll in $TMP/poller.log:
+# "ms-since-epoch exit-status value..." (values empty on failure).
+poller_start() {
+	(
+		trap 'exit 0' TERM
+		for _ in $(seq 6000); do
+			[ -e "$TMP/poller.stop" ] && exit 0
+			t=$(fx_now_ms)
+			if out=$(snmpget -v2c -c "$COMMUNITY" -Oqv -t 0.5 -r 0 "127.0.0.1:$PORT" "$@" 2>/dev/null); then
+				echo "$t 0 $(echo "$out" | tr '\n' ' ')"
+			else
+				echo "$t 1"
+			fi
+			sleep 0.1
+		done
+	) >>"$TMP/poller.log" 2>&1 &
+	POLLER_PID=$!
+	fx_track "$POLLER_PID"
+}
+
+poller_stop() {
+	touch "$TMP/poller.stop"
+	fx_wait 5 bash -c "! kill -0 $POLLER_PID 2>/dev/null" || true
+	fx_stop "$POLLER_PID"
+	fx_untrack "$POLLER_PID"
+}
+
+# Successful polls logged after time $1 (ms).
+polls_ok_since() { awk -v t="$1" '$1 >= t && $2 == 0' "$TMP/poller.log" | wc -l; }
+
+# Fails unless no line of the agent's log matches the extended regexp $1.
+no_log() {
+	if grep -Eq "$1" "$TMP/agent.log"; then
+		grep -E "$1" "$TMP/agent.log" | head -5 >&2
+		fail "$2"
+	fi
+}
+
+# Whether the agent was built with a sanitizer (--enable-sanitizers, tsan):
+# valgrind cannot run it, and ASan's quarantine makes its RSS grow.
+agent_sanitized() {
+	local real
+	real=$("$top_builddir/libtool" --mode=execute echo "$AGENT")
+	nm -D "$real" 2>/dev/null | grep -q '__asan_init\|__tsan_init' ||
+		ldd "$real" 2>/dev/null | grep -q 'libasan\|libtsan'
+}
+
+# Stops the agent with SIGTERM and fails unless it exits 0 within $1 s
+# (under ASan, LeakSanitizer's verdict is in that status).
+agent_exit_clean() {
+	local rc=0
+	kill -TERM "$AGENT_PID"
+	fx_wait "$1" bash -c "! kill -0 $AGENT_PID 2>/dev/null" ||
+		fail "the agent did not exit within $1 s of SIGTERM"
+	wait "$AGENT_PID" || rc=$?
+	fx_untrack "$AGENT_PID"
+	[ "$rc" = 0 ] || fail "the agent exited with status $rc after SIGTERM (sanitizer report in agent.log?)"
+}

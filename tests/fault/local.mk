@@ -1,0 +1,22 @@
+# Fault-injection tests (tests/fault/*.sh): the fixture's snmpd, agent and
+# writers, with one component killed, stopped, truncated or misconfigured
+# at a time.  Each asserts outcomes within bounded time; see
+# docs/reliability.md.
+FAULT_TESTS = \
+	tests/fault/snmpd_restarts.sh \
+	tests/fault/writer_torn.sh \
+	tests/fault/writer_restarts.sh \
+	tests/fault/truncate.sh \
+	tests/fault/agent_restart.sh \
+	tests/fault/sighup.sh \
+	tests/fault/sigstop.sh \
+	tests/fault/privileges.sh \
+	tests/fault/valgrind.sh
+TESTS += $(FAULT_TESTS)
+dist_check_SCRIPTS += $(FAULT_TESTS)
+EXTRA_DIST += tests/fault/lib.sh tests/fault/valgrind.supp tests/fault/lsan.supp
+
+# A writer that stops inside a transaction (writer_torn.sh).
+check_PROGRAMS += tests/fault/txn_writer
+tests_fault_txn_writer_SOURCES = tests/fault/txn_writer.c
+tests_fault_txn_writer_LDADD = lib/libstatctr.la

@@ -1,0 +1,29 @@
+# Fuzz targets (libFuzzer, built and run by tests/fuzz/run.sh with clang)
+# and their regression replays: `make check` runs every committed corpus
+# input through each target, built here with the normal compiler (and
+# under ASan/UBSan in the sanitizer build).  See docs/reliability.md.
+FUZZ_REPLAYS = tests/fuzz/replay_config tests/fuzz/replay_view tests/fuzz/replay_set
+check_PROGRAMS += $(FUZZ_REPLAYS)
+TESTS += tests/fuzz/replay.sh
+dist_check_SCRIPTS += tests/fuzz/replay.sh
+EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/make_view_seeds.sh tests/fuzz/lsan.supp \
+	tests/fuzz/corpus
+
+FUZZ_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
+FUZZ_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/agent
+FUZZ_LDADD = lib/libstatctr_core.la $(LIBCONFIG_LIBS) $(SNMP_LIBS)
+FUZZ_AGENT = agent/agent.h agent/errmsg.c agent/settings.h agent/settings.c \
+	agent/oidmap.h agent/oidmap.c
+tests_fuzz_replay_config_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_config.c $(FUZZ_AGENT)
+tests_fuzz_replay_config_CPPFLAGS = $(FUZZ_CPPFLAGS)
+tests_fuzz_replay_config_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_replay_config_LDADD = $(FUZZ_LDADD)
+tests_fuzz_replay_view_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_view.c
+tests_fuzz_replay_view_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_replay_view_LDADD = lib/libstatctr_core.la $(LIBCONFIG_LIBS)
+tests_fuzz_replay_set_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_set.c $(FUZZ_AGENT) \
+	agent/aggregate.h agent/aggregate.c agent/integrity.h agent/integrity.c \
+	agent/setcheck.h agent/setcheck.c
+tests_fuzz_replay_set_CPPFLAGS = $(FUZZ_CPPFLAGS)
+tests_fuzz_replay_set_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_replay_set_LDADD = $(FUZZ_LDADD)

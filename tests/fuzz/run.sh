@@ -1,0 +1,123 @@
+#!/bin/bash
+# Builds the libFuzzer targets with clang (-fsanitize=fuzzer,address,
+# undefined) and runs each for a bounded time on a scratch copy of its
+# committed corpus (tests/fuzz/corpus/TARGET/).
+#
+#   tests/fuzz/run.sh [SECONDS [TARGET...]]      (default: 30 s; config view set)
+#
+# Targets run FUZZ_JOBS at a time (default: the number of CPUs).  Exits 0
+# when no target crashed, leaked, hit undefined behaviour or timed out;
+# otherwise 1, naming the reproducer and how to make it a regression test.
+# FUZZ_WORK=DIR keeps the build, the grown corpora and the logs in DIR
+# (default: a temporary directory, removed on success).  Needs clang 14
+# with libFuzzer (Debian: apt-get install clang libclang-rt-14-dev); a
+# missing compiler is a loud SKIP (exit 77), a failure when CI=true.
+set -euo pipefail
+top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
+seconds=${1:-${FUZZ_SECONDS:-30}}
+shift || true
+targets=${*:-config view set}
+jobs=${FUZZ_JOBS:-$(nproc)}
+CC=${FUZZ_CC:-clang}
+
+skip() {
+	echo "=================================================================" >&2
+	echo "SKIP: fuzz: $*" >&2
+	echo "=================================================================" >&2
+	[ "${CI:-}" = true ] && { echo "FAIL: CI=true, and a skip is a failure in CI" >&2; exit 1; }
+	exit 77
+}
+
+command -v "$CC" >/dev/null || skip "$CC not found (Debian: apt-get install clang libclang-rt-14-dev)"
+echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }' >"${TMPDIR:-/tmp}/fuzz-probe.$$.c"
+if ! "$CC" -fsanitize=fuzzer -o "${TMPDIR:-/tmp}/fuzz-probe.$$" "${TMPDIR:-/tmp}/fuzz-probe.$$.c" 2>/dev/null; then
+	rm -f "${TMPDIR:-/tmp}/fuzz-probe.$$"*
+	skip "$CC cannot link libFuzzer (Debian: apt-get install libclang-rt-14-dev)"
+fi
+rm -f "${TMPDIR:-/tmp}/fuzz-probe.$$"*
+command -v net-snmp-config >/dev/null || skip "net-snmp-config not found (Debian: apt-get install libsnmp-dev)"
+
+work=${FUZZ_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/statctr-fuzz.XXXXXX")}
+mkdir -p "$work/obj" "$work/bin"
+# The library needs only _GNU_SOURCE from the configure-generated config.h.
+printf '#define _GNU_SOURCE 1\n' >"$work/config.h"
+
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror $SAN \
+	-I$work -I$top_srcdir/lib -I$top_srcdir/agent $(pkg-config --cflags libconfig)"
+LIBS="$(pkg-config --libs libconfig) $(net-snmp-config --libs) -pthread"
+LIB_SRC="error guard config proc meta segment slot view snapshot reset"
+AGENT_SRC="errmsg settings oidmap aggregate integrity setcheck"
+
+echo "=== building the fuzz targets with $($CC --version | head -1)"
+# compile SOURCE OBJECT-NAME: instrumented for coverage, not yet linked with libFuzzer.
+compile() {
+	# shellcheck disable=SC2086
+	"$CC" $CFLAGS -fsanitize=fuzzer-no-link -c "$1" -o "$work/obj/$2.o"
+}
+for f in $LIB_SRC; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	compile "$top_srcdir/lib/$f.c" "lib_$f" &
+done
+for f in $AGENT_SRC; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	compile "$top_srcdir/agent/$f.c" "agent_$f" &
+done
+for _ in $(jobs -p); do wait -n; done # each compile's status: set -e stops on a failure
+objs() { for f in "$@"; do printf '%s ' "$work/obj/$f.o"; done; }
+# shellcheck disable=SC2046,SC2086 # word lists on purpose
+lib_objs=$(objs $(printf 'lib_%s ' $LIB_SRC))
+agent_objs_names=$(printf 'agent_%s ' $AGENT_SRC)
+# shellcheck disable=SC2086
+for t in $targets; do
+	case $t in
+	config) extra=$(objs agent_errmsg agent_settings agent_oidmap) ;;
+	view) extra="" ;;
+	set) extra=$(objs $agent_objs_names) ;;
+	*) echo "unknown target $t (config, view, set)" >&2; exit 2 ;;
+	esac
+	# shellcheck disable=SC2086
+	"$CC" $CFLAGS -fsanitize=fuzzer "$top_srcdir/tests/fuzz/fuzz_$t.c" $extra $lib_objs $LIBS \
+		-o "$work/bin/fuzz_$t"
+done
+
+# run TARGET: one bounded libFuzzer run; the status is the verdict.
+run() {
+	local t=$1 max_len=4096
+	[ "$t" = view ] && max_len=65536
+	mkdir -p "$work/corpus/$t" "$work/artifacts/$t"
+	cp -n "$top_srcdir/tests/fuzz/corpus/$t/"* "$work/corpus/$t/" 2>/dev/null || true
+	(cd "$work" && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+		LSAN_OPTIONS=suppressions=$top_srcdir/tests/fuzz/lsan.supp:print_suppressions=0 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$work/bin/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+		-max_len="$max_len" -print_final_stats=1 -artifact_prefix="$work/artifacts/$t/" \
+		"$work/corpus/$t") >"$work/$t.log" 2>&1
+}
+
+echo "=== fuzzing $targets for $seconds s each, $jobs at a time"
+declare -A pids
+for t in $targets; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+	run "$t" &
+	pids[$t]=$!
+done
+failed=0
+for t in $targets; do
+	if wait "${pids[$t]}"; then
+		echo "$t: ok, $(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$work/$t.log" | grep -Eo '[0-9]+$') runs, corpus $(find "$work/corpus/$t" -type f | wc -l) inputs"
+	else
+		failed=1
+		echo "FAIL: fuzz target $t (log: $work/$t.log)" >&2
+		grep -E 'ERROR|SUMMARY|==[0-9]+==|runtime error|Test unit written' "$work/$t.log" | head -20 >&2
+		for a in "$work/artifacts/$t/"*; do
+			[ -e "$a" ] || continue
+			echo "  reproducer: $a" >&2
+			echo "  make it a regression test: cp '$a' tests/fuzz/corpus/$t/ (then fix; make check replays it)" >&2
+		done
+	fi
+done
+if [ "$failed" = 0 ] && [ -z "${FUZZ_WORK:-}" ]; then
+	rm -rf "$work"
+fi
+exit "$failed"
