@@ -13,7 +13,6 @@
 
 #include "aggregate.h"
 #include "agent.h"
-#include "integrity.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -125,15 +124,6 @@ static void detach(struct seg_state *st, const char *why)
 	snmp_log(LOG_INFO, "segment %s: %s, detached\n", st->decl->name, why);
 }
 
-/* The file at the path is still the segment the view was opened on. */
-static bool header_unchanged(const struct seg_state *st)
-{
-	struct statctr_seg_info info;
-
-	statctr_view_info(st->view, &info);
-	return integrity_header_matches(st->decl->path, &info);
-}
-
 /* The mapping no longer holds a valid segment: drop it; the next pass reopens. */
 static void drop(struct seg_state *st, int err, const char *why, const char *detail)
 {
@@ -159,7 +149,11 @@ static enum presence open_view(const struct aggregator *agg, struct seg_state *s
 	return UNREADABLE;
 }
 
-/* Opens, follows or drops the view. */
+/*
+ * Opens, follows or drops the view.  statctr_view_refresh() also notices a
+ * file truncated or overwritten in place: such a view is dropped, and the
+ * next pass reopens whatever valid segment the path holds by then.
+ */
 static enum presence attach(const struct aggregator *agg, struct seg_state *st)
 {
 	int err;
@@ -167,21 +161,16 @@ static enum presence attach(const struct aggregator *agg, struct seg_state *st)
 	if (!st->view)
 		return open_view(agg, st);
 	err = statctr_view_refresh(st->view);
-	if (err == 0 && !header_unchanged(st)) {
-		/* A writer restart between the refresh and the check is not corruption. */
-		err = statctr_view_refresh(st->view);
-		if (err == 0 && !header_unchanged(st)) {
-			drop(st, -EPROTO, "corrupt",
-			     "its header changed under the mapping (overwritten in place)");
-			return UNREADABLE;
-		}
-	}
-	if (err == 1)
+	if (err == 1) {
 		note_generation(st, "writer restarted, reattached to");
-	else if (err == -ENOENT)
+	} else if (err == -ENOENT) {
 		detach(st, "removed");
-	else if (err < 0)
+	} else if (err == -EPROTO || err == -ESTALE || err == -EINVAL) {
+		drop(st, err, "corrupt", statctr_errmsg());
+		return UNREADABLE;
+	} else if (err < 0) {
 		log_error_once(st, err, "cannot follow a restart", statctr_errmsg());
+	}
 	return st->view ? PRESENT : ABSENT;
 }
 

@@ -2,8 +2,7 @@
 sbin_PROGRAMS += agent/statctr-agentx
 agent_statctr_agentx_SOURCES = \
 	agent/agent.h agent/errmsg.c \
-	agent/settings.h agent/settings.c \
-	agent/integrity.h agent/integrity.c \
+	agent/settings.h agent/settings.c  \
 	agent/aggregate.h agent/aggregate.c \
 	agent/oidmap.h agent/oidmap.c \
 	agent/setcheck.h agent/setcheck.c \

@@ -204,8 +204,10 @@ int statctr_view_open_owned(const char *segment, uid_t owner, struct statctr_vie
 	}
 	for (tries = 0; tries < CTL_OPEN_TRIES; tries++) {
 		err = open_once(v);
-		/* A missing or foreign control file leaves a usable view. */
-		if (err == 0 || (v->meta.copy && err != -EAGAIN && err != -EPERM))
+		/* A missing or foreign control file leaves a usable view; one of
+		 * another generation may be mid-replacement, so retry it first. */
+		if (err == 0 || (v->meta.copy && err != -EPERM &&
+		                 (err != -EAGAIN || tries == CTL_OPEN_TRIES - 1)))
 			break;
 		close_mappings(v);
 		if (err != -EAGAIN)
@@ -226,20 +228,30 @@ void statctr_view_close(struct statctr_view *view)
 		view_free(view);
 }
 
-int statctr_view_refresh(struct statctr_view *view)
+/*
+ * A file rewritten in place keeps its inode.  Its header, read through the
+ * descriptor (never the mapping, so nothing can fault), must still equal
+ * the validated copy in every field but `state`.
+ */
+static bool header_unchanged(const struct statctr_view *v)
+{
+	const size_t state = offsetof(struct seg_header, state);
+	const size_t after = offsetof(struct seg_header, nslots);
+	struct seg_header now;
+
+	if (pread(v->fd, &now, sizeof(now), 0) != (ssize_t)sizeof(now))
+		return false;
+	return memcmp(&now, v->meta.hdr, state) == 0 &&
+	       memcmp((const char *)&now + after, (const char *)v->meta.hdr + after,
+	              sizeof(now) - after) == 0;
+}
+
+/* Replaces @view's mappings with those of a fresh open of its path. */
+static int reopen(struct statctr_view *view)
 {
 	struct statctr_view *fresh;
-	struct stat st;
-	int err;
+	int err = statctr_view_open_owned(view->path, view->owner, &fresh);
 
-	if (lstat(view->path, &st) != 0)
-		return set_error(errno, "segment %s: %s", view->path, strerror(errno));
-	if (st.st_ino == view->id.ino && st.st_dev == view->id.dev) {
-		if (!view->ctl && map_ctl(view) != 0)
-			unmap_ctl(view);
-		return 0;
-	}
-	err = statctr_view_open_owned(view->path, view->owner, &fresh);
 	if (err)
 		return err;
 	close_mappings(view);
@@ -248,6 +260,38 @@ int statctr_view_refresh(struct statctr_view *view)
 	*view = *fresh;
 	free(fresh);
 	return 1;
+}
+
+/* The same inode changed under us: follow it if it is valid, else say how. */
+static int follow_in_place(struct statctr_view *view, uint64_t size)
+{
+	uint64_t old_size = view->size;
+	char why[512];
+	int err = reopen(view);
+
+	if (err >= 0)
+		return err;
+	snprintf(why, sizeof(why), "%s", statctr_errmsg());
+	if (size != old_size)
+		return set_error(
+		    ESTALE, "segment %s changed size under its mapping (%llu -> %llu bytes): %s",
+		    view->path, (unsigned long long)old_size, (unsigned long long)size, why);
+	return set_error(EPROTO, "segment %s was rewritten in place: %s", view->path, why);
+}
+
+int statctr_view_refresh(struct statctr_view *view)
+{
+	struct stat st;
+
+	if (lstat(view->path, &st) != 0)
+		return set_error(errno, "segment %s: %s", view->path, strerror(errno));
+	if (st.st_ino != view->id.ino || st.st_dev != view->id.dev)
+		return reopen(view);
+	if ((uint64_t)st.st_size != view->size || !header_unchanged(view))
+		return follow_in_place(view, (uint64_t)st.st_size);
+	if (!view->ctl && map_ctl(view) != 0)
+		unmap_ctl(view);
+	return 0;
 }
 
 int statctr_view_lookup(const struct statctr_view *view, const char *table, const char *column,

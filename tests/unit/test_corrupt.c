@@ -244,6 +244,33 @@ static void fault_on_a_truncated_mapping_becomes_estale(void)
 	unlink(ctl);
 }
 
+static void rewrite_in_place_is_noticed_by_refresh(void)
+{
+	struct statctr_view *view;
+	struct statctr_seg_info info;
+	int fd;
+
+	tu_config(2, TU_SIMPLE_TABLE(3), &seg_path);
+	create_in_child();
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), 0);
+	/* Garbage over the header, same inode and size. */
+	fd = open(seg_path, O_WRONLY);
+	CU_ASSERT_EQUAL(pwrite(fd, "garbage!", 8, 0), 8);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "rewritten in place"));
+	/* A valid segment written back in place: the view follows it. */
+	CU_ASSERT_EQUAL(pwrite(fd, image, image_size, 0), (ssize_t)image_size);
+	CU_ASSERT_EQUAL(ftruncate(fd, (off_t)image_size), 0);
+	close(fd);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), 1);
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(info.ncells, 2 + 9);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), 0);
+	statctr_view_close(view);
+	unlink(seg_path);
+}
+
 static void corrupt_control_file_leaves_a_view_without_resets(void)
 {
 	struct statctr_seg *seg;
@@ -280,6 +307,7 @@ int main(void)
 	     file_shrunk_under_mapping_gives_estale_not_sigbus},
 	    {"fault_on_a_truncated_mapping_becomes_estale",
 	     fault_on_a_truncated_mapping_becomes_estale},
+	    {"rewrite_in_place_is_noticed_by_refresh", rewrite_in_place_is_noticed_by_refresh},
 	    {"corrupt_control_file_leaves_a_view_without_resets",
 	     corrupt_control_file_leaves_a_view_without_resets},
 	    {NULL, NULL},
