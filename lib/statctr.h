@@ -39,7 +39,9 @@
  *
  * What is guaranteed: each slot is read at a transaction boundary of its
  * writer, so every transaction is seen whole or not at all in the totals,
- * however far apart its cells are.  What is NOT guaranteed: the slots are
+ * however far apart its cells are - for every slot not counted in the
+ * snapshot's busy_slots (a live writer that held one transaction open past
+ * the whole wait budget).  What is NOT guaranteed: the slots are
  * read at slightly different instants (a snapshot is not a global cut
  * across writers), and updates made with statctr_add() outside a
  * transaction are individually atomic but carry no grouping.
