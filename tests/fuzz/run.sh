@@ -47,7 +47,7 @@ CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror $SAN \
 	-I$work -I$top_srcdir/lib -I$top_srcdir/agent $(pkg-config --cflags libconfig)"
 LIBS="$(pkg-config --libs libconfig) $(net-snmp-config --libs) -pthread"
 LIB_SRC="error guard config proc meta segment slot view snapshot reset"
-AGENT_SRC="errmsg settings oidmap aggregate integrity setcheck"
+AGENT_SRC="errmsg settings oidmap aggregate setcheck"
 
 echo "=== building the fuzz targets with $($CC --version | head -1)"
 # compile SOURCE OBJECT-NAME: instrumented for coverage, not yet linked with libFuzzer.
