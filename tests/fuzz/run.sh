@@ -109,7 +109,7 @@ for t in $targets; do
 	else
 		failed=1
 		echo "FAIL: fuzz target $t (log: $work/$t.log)" >&2
-		grep -E 'ERROR|SUMMARY|==[0-9]+==|runtime error|Test unit written' "$work/$t.log" | head -20 >&2
+		grep -E -m 20 'ERROR|SUMMARY|==[0-9]+==|runtime error|Test unit written' "$work/$t.log" >&2
 		for a in "$work/artifacts/$t/"*; do
 			[ -e "$a" ] || continue
 			echo "  reproducer: $a" >&2
