@@ -250,24 +250,36 @@ static void sum_slots(struct statctr_snap *snap)
 	}
 }
 
-static struct statctr_snap *snap_alloc(const struct statctr_view *v)
+static void snap_release_buffers(struct statctr_snap *snap)
 {
-	struct statctr_snap *snap = calloc(1, sizeof(*snap));
-	uint64_t n = v->meta.hdr->ncells;
+	free(snap->slot_values);
+	free(snap->sum);
+	free(snap->baseline);
+	free(snap->disc);
+}
 
-	if (!snap)
-		return NULL;
-	snap->nslots = v->meta.hdr->nslots;
-	snap->ncells = (uint32_t)n;
-	snap->slot_values = malloc((snap->nslots + 1ull) * n * sizeof(uint64_t));
+/*
+ * Gives @snap buffers for @v's shape.  Buffers of the same shape are kept:
+ * their pages are already faulted in, which is most of a large snapshot's
+ * cost.
+ */
+static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
+{
+	uint32_t nslots = v->meta.hdr->nslots, ncells = v->meta.hdr->ncells;
+	size_t n = ncells;
+
+	if (snap->slot_values && snap->nslots == nslots && snap->ncells == ncells)
+		return 0;
+	snap_release_buffers(snap);
+	snap->nslots = nslots;
+	snap->ncells = ncells;
+	snap->slot_values = malloc((nslots + 1ull) * n * sizeof(uint64_t));
 	snap->sum = malloc(n * sizeof(uint64_t));
 	snap->baseline = malloc(n * sizeof(uint64_t));
 	snap->disc = malloc(n * sizeof(uint64_t));
-	if (!snap->slot_values || !snap->sum || !snap->baseline || !snap->disc) {
-		statctr_snap_free(snap);
-		return NULL;
-	}
-	return snap;
+	if (snap->slot_values && snap->sum && snap->baseline && snap->disc)
+		return 0;
+	return set_error(ENOMEM, "out of memory for a snapshot of %s", v->path);
 }
 
 /* A mapping whose file shrank would fault (SIGBUS) when read. */
@@ -297,37 +309,60 @@ static int read_consistently(void *arg)
 	return 0;
 }
 
-int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp)
+/* Fills @snap, already shaped for @view. */
+static int snap_fill(struct statctr_view *view, struct statctr_snap *snap)
 {
-	struct reader *rd; /* on the heap: it must survive a SIGBUS longjmp */
-	struct statctr_snap *snap;
-	int err = check_sizes(view);
+	struct reader *rd = calloc(1, sizeof(*rd)); /* must survive a SIGBUS longjmp */
+	int err;
 
-	if (err)
-		return err;
-	rd = calloc(1, sizeof(*rd));
-	snap = snap_alloc(view);
-	if (!rd || !snap) {
-		free(rd);
-		statctr_snap_free(snap);
+	memset(&snap->stats, 0, sizeof(snap->stats));
+	if (!rd)
 		return set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
-	}
 	rd->view = view;
 	rd->snap = snap;
 	err = guard_run(read_consistently, rd, view->path);
 	if (view->ctl_writable)
 		view_ctl_unlock(view, CTL_LOCK_COPY);
 	free(rd);
-	if (err) {
-		statctr_snap_free(snap);
+	if (err)
 		return err;
-	}
 	snap->created_ns = view->meta.hdr->created_ns;
 	sum_slots(snap);
 	snap->stats.generation = view->meta.hdr->generation;
 	snap->stats.taken_ns = realtime_ns();
 	snap->stats.nslots = snap->nslots;
 	snap->stats.ncells = snap->ncells;
+	return 0;
+}
+
+int statctr_snap_retake(struct statctr_view *view, struct statctr_snap *snap)
+{
+	int err = check_sizes(view);
+
+	if (!err)
+		err = snap_shape(snap, view);
+	if (!err)
+		err = snap_fill(view, snap);
+	if (err) {
+		/* Leave no values that could pass for this snapshot's: 0 x 0. */
+		snap_release_buffers(snap);
+		memset(snap, 0, sizeof(*snap));
+	}
+	return err;
+}
+
+int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp)
+{
+	struct statctr_snap *snap = calloc(1, sizeof(*snap));
+	int err;
+
+	if (!snap)
+		return set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
+	err = statctr_snap_retake(view, snap);
+	if (err) {
+		free(snap);
+		return err;
+	}
 	*snapp = snap;
 	return 0;
 }
@@ -336,10 +371,7 @@ void statctr_snap_free(struct statctr_snap *snap)
 {
 	if (!snap)
 		return;
-	free(snap->slot_values);
-	free(snap->sum);
-	free(snap->baseline);
-	free(snap->disc);
+	snap_release_buffers(snap);
 	free(snap);
 }
 

@@ -437,6 +437,19 @@ enum statctr_slot_state statctr_view_slot_state(const struct statctr_view *view,
  * segment file changed size under the mapping.  One thread per view.
  */
 int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp);
+
+/**
+ * statctr_snap_retake() - take a snapshot again, into @snap's memory.
+ *
+ * Same reads, guarantees and errors as statctr_snap_take(), but the result
+ * replaces @snap's contents (from any view; buffers are reallocated only
+ * when the number of slots or cells differs).  For a reader that snapshots
+ * periodically: a fresh snapshot's cost is mostly page faults on its new
+ * buffers (docs/PERFORMANCE.md).  Nobody may read @snap meanwhile.  On
+ * error @snap is left empty (0 slots, 0 cells: every value reads 0) and
+ * can be retaken or freed.
+ */
+int statctr_snap_retake(struct statctr_view *view, struct statctr_snap *snap);
 void statctr_snap_free(struct statctr_snap *snap);
 
 /** Counter value: (sum over slots - baseline) mod 2^64. */

@@ -193,6 +193,53 @@ static void flat_out_writer_is_copied_at_a_transaction_boundary(void)
 	teardown();
 }
 
+static void retake_refills_in_place_follows_shape_and_empties_on_error(void)
+{
+	struct statctr_slot *a;
+	struct statctr_snap *snap;
+	struct statctr_snap_stats st;
+	statctr_id pkts, level, last;
+
+	setup(2, TU_SIMPLE_TABLE(3));
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_lookup(seg, "t", "pkts", 1, &pkts), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_lookup(seg, "t", "level", 0, &level), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
+	statctr_add(a, pkts, 9);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+	statctr_add(a, pkts, 1);
+	statctr_gauge_add(a, level, -5);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, pkts), 10);
+	CU_ASSERT_EQUAL(statctr_snap_gauge(snap, level), -5);
+	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 0, pkts), 10);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+
+	/* A segment of another shape at the same path: 4 slots, 5 rows. */
+	setup(4, TU_SIMPLE_TABLE(5));
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_lookup(seg, "t", "pkts", 4, &last), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
+	statctr_add(a, last, 7);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, snap), 0);
+	statctr_snap_stats(snap, &st);
+	CU_ASSERT_EQUAL(st.nslots, 4);
+	CU_ASSERT_EQUAL(st.ncells, 15);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, last), 7);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, pkts), 0);
+
+	/* A failed retake leaves nothing that could pass for values. */
+	CU_ASSERT_EQUAL(truncate(seg_path, 4096), 0);
+	CU_ASSERT_EQUAL(statctr_snap_retake(view, snap), -ESTALE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "changed size"));
+	statctr_snap_stats(snap, &st);
+	CU_ASSERT_EQUAL(st.ncells, 0);
+	CU_ASSERT_EQUAL(st.nslots, 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, last), 0);
+	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 0, last), 0);
+	statctr_snap_free(snap);
+	teardown();
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -204,6 +251,8 @@ int main(void)
 	     writer_killed_mid_transaction_is_read_as_final},
 	    {"flat_out_writer_is_copied_at_a_transaction_boundary",
 	     flat_out_writer_is_copied_at_a_transaction_boundary},
+	    {"retake_refills_in_place_follows_shape_and_empties_on_error",
+	     retake_refills_in_place_follows_shape_and_empties_on_error},
 	    {NULL, NULL},
 	};
 
