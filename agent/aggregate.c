@@ -27,6 +27,8 @@ struct seg_state {
 	uint64_t generation;    /* the last one attached, 0 before the first */
 	uint64_t disc_floor_ns; /* see struct agg_segment */
 	int last_error;         /* last open/snapshot error logged, 0 if none */
+	/* The snapshot of two passes ago, unpublished: the next one is taken into it. */
+	struct statctr_snap *spare;
 };
 
 /* What attach() found. */
@@ -183,10 +185,18 @@ static enum agg_status status_of(enum statctr_seg_status s)
 
 static void take(struct seg_state *st, struct agg_segment *out, struct agg_stats *stats)
 {
-	struct statctr_snap *snap;
+	struct statctr_snap *snap = st->spare;
 	struct statctr_snap_stats ss;
-	int err = statctr_snap_take(st->view, &snap);
+	int err;
 
+	st->spare = NULL;
+	if (snap) {
+		err = statctr_snap_retake(st->view, snap);
+		if (err < 0)
+			statctr_snap_free(snap);
+	} else {
+		err = statctr_snap_take(st->view, &snap);
+	}
 	if (err < 0) {
 		out->status = AGG_STALE;
 		if (err == -ESTALE)
@@ -232,12 +242,22 @@ static void pass_segment(const struct aggregator *agg, struct seg_state *st,
 	out->can_reset = st->view && out->snap && info.can_reset;
 }
 
-static void free_result(struct agg_result *res)
+/*
+ * Frees a result nobody reads any more; its snapshots become the spares
+ * the next pass fills (retaking saves the page faults of fresh buffers).
+ */
+static void retire_result(struct aggregator *agg, struct agg_result *res)
 {
 	if (!res)
 		return;
-	for (uint32_t i = 0; i < res->nsegments; i++)
-		statctr_snap_free((struct statctr_snap *)res->segs[i].snap);
+	for (uint32_t i = 0; i < res->nsegments; i++) {
+		struct statctr_snap *snap = (struct statctr_snap *)res->segs[i].snap;
+
+		if (snap && !agg->segs[i].spare)
+			agg->segs[i].spare = snap;
+		else
+			statctr_snap_free(snap);
+	}
 	free(res);
 }
 
@@ -256,7 +276,7 @@ void agg_pass(struct aggregator *agg)
 	for (uint32_t i = 0; i < n; i++)
 		pass_segment(agg, &agg->segs[i], &res->segs[i], &agg->stats);
 	res->taken_ns = clock_ns(CLOCK_REALTIME);
-	free_result(agg->result);
+	retire_result(agg, agg->result);
 	agg->result = res;
 	agg->stats.passes++;
 	agg->stats.last_duration_us = (uint32_t)((clock_ns(CLOCK_MONOTONIC) - start) / 1000u);
@@ -296,9 +316,11 @@ void agg_destroy(struct aggregator *agg)
 {
 	if (!agg)
 		return;
-	free_result(agg->result);
-	for (uint32_t i = 0; i < agg->cfg->nsegments; i++)
+	retire_result(agg, agg->result);
+	for (uint32_t i = 0; i < agg->cfg->nsegments; i++) {
+		statctr_snap_free(agg->segs[i].spare);
 		statctr_view_close(agg->segs[i].view);
+	}
 	free(agg->segs);
 	free(agg);
 }

@@ -49,17 +49,24 @@ int source_open(struct source *src, const char *config, const char *segment)
 	return open_segment(config, segment, &src->view);
 }
 
+/* The new snapshot goes into the memory of the one before the previous. */
 int source_snap(struct source *src)
 {
-	struct statctr_snap *snap;
-	int err = statctr_snap_take(src->view, &snap);
+	struct statctr_snap *snap = src->prev;
+	int err;
 
+	src->prev = NULL;
+	if (snap != NULL) {
+		err = statctr_snap_retake(src->view, snap);
+		if (err < 0)
+			statctr_snap_free(snap);
+	} else {
+		err = statctr_snap_take(src->view, &snap);
+	}
 	if (err < 0) {
 		error_msg("segment '%s': snapshot: %s", src->label, statctr_errmsg());
 		return err;
 	}
-	if (src->prev != NULL)
-		statctr_snap_free(src->prev);
 	src->prev = src->snap;
 	src->snap = snap;
 	statctr_view_info(src->view, &src->info);
