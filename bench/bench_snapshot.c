@@ -2,7 +2,8 @@
  * bench_snapshot.c - what a snapshot costs the reader and the writers
  * (docs/PERFORMANCE.md, "Snapshots").
  *
- *   cost:        statctr_snap_take() per cell and slot, writers idle, for
+ *   cost:        statctr_snap_take() (+ free) and statctr_snap_retake() into
+ *                a kept snapshot, per cell and slot, writers idle, for
  *                1k..1M cells x 1..64 slots, against copying the same bytes
  *                with memcpy (into a reused buffer, and into a fresh one).
  *   consistency: 2 writer threads run 4-update transactions flat out on
@@ -347,18 +348,23 @@ static struct mapping map_file(const char *path)
 }
 
 struct cost {
-	double snap_ms, snap_min_ms, snap_max_ms, warm_ms, fresh_ms;
-	double faults; /* minor page faults per snapshot */
+	double snap_ms, snap_min_ms, snap_max_ms, retake_ms, warm_ms, fresh_ms;
+	double faults, retake_faults; /* minor page faults per snapshot */
 };
 
-/* Average ms of @inner snapshots (taken and freed). */
-static double time_snapshot(struct statctr_view *view, unsigned inner)
+/* Average ms of @inner snapshots: retaken into @keep, or taken and freed. */
+static double time_snapshot(struct statctr_view *view, struct statctr_snap *keep, unsigned inner)
 {
 	struct statctr_snap *snap;
 	uint64_t t0 = bench_now_ns();
 	unsigned i;
 
 	for (i = 0; i < inner; i++) {
+		if (keep) {
+			if (statctr_snap_retake(view, keep) != 0)
+				bench_die("statctr_snap_retake: %s", statctr_errmsg());
+			continue;
+		}
 		if (statctr_snap_take(view, &snap) != 0)
 			bench_die("statctr_snap_take: %s", statctr_errmsg());
 		statctr_snap_free(snap);
@@ -396,9 +402,10 @@ static double minor_faults(void)
 static void measure_cost(const struct bench_env *env, uint32_t ncells, unsigned nslots,
                          unsigned reps, struct cost *c)
 {
-	double snap[16], warm[16], fresh[16];
+	double snap[16], retake[16], warm[16], fresh[16];
 	struct segment s;
 	struct statctr_view *view;
+	struct statctr_snap *keep;
 	struct statctr_seg_info info;
 	struct mapping m;
 	struct bench_stats st;
@@ -420,12 +427,18 @@ static void measure_cost(const struct bench_env *env, uint32_t ncells, unsigned 
 	/* Small copies are repeated so that one sample lasts >= ~1 ms. */
 	inner = (unsigned)(2000000 / ((uint64_t)ncells * (nslots + 1)));
 	inner = inner ? inner : 1;
-	time_snapshot(view, 1); /* warm-up: page in the segment */
+	time_snapshot(view, NULL, 1); /* warm-up: page in the segment */
 	faults = minor_faults();
-	time_snapshot(view, inner);
+	time_snapshot(view, NULL, inner);
 	c->faults = (minor_faults() - faults) / inner;
+	if (statctr_snap_take(view, &keep) != 0)
+		bench_die("statctr_snap_take: %s", statctr_errmsg());
+	faults = minor_faults();
+	time_snapshot(view, keep, inner);
+	c->retake_faults = (minor_faults() - faults) / inner;
 	for (r = 0; r < reps; r++) {
-		snap[r] = time_snapshot(view, inner);
+		snap[r] = time_snapshot(view, NULL, inner);
+		retake[r] = time_snapshot(view, keep, inner);
 		warm[r] = time_memcpy(&m, off, reuse, inner);
 		fresh[r] = time_memcpy(&m, off, NULL, inner);
 	}
@@ -433,9 +446,11 @@ static void measure_cost(const struct bench_env *env, uint32_t ncells, unsigned 
 	c->snap_ms = st.median;
 	c->snap_min_ms = st.min;
 	c->snap_max_ms = st.max;
+	c->retake_ms = bench_stats_of(retake, reps).median;
 	c->warm_ms = bench_stats_of(warm, reps).median;
 	c->fresh_ms = bench_stats_of(fresh, reps).median;
 	bench_check(info.ncells == ncells, "segment has %u cells, wanted %u", info.ncells, ncells);
+	statctr_snap_free(keep);
 	free(reuse);
 	munmap((void *)m.base, m.size);
 	statctr_view_close(view);
@@ -449,27 +464,34 @@ static void bench_cost(const struct bench_env *env)
 	FILE *csv = bench_csv_open(env, "snapshot_cost.csv",
 	                           "cells,slots,snap_ms,snap_min_ms,snap_max_ms,ns_per_cell_slot,"
 	                           "memcpy_warm_ns_per_cell_slot,memcpy_fresh_ns_per_cell_slot,"
-	                           "ratio_vs_fresh_memcpy,page_faults_per_snap");
+	                           "ratio_vs_fresh_memcpy,page_faults_per_snap,retake_ms,"
+	                           "retake_ns_per_cell_slot,retake_ratio_vs_warm_memcpy,"
+	                           "retake_page_faults_per_snap");
 	unsigned ncells = env->quick ? 2 : 4, nslots = env->quick ? 2 : 5, i, j;
 	unsigned reps = env->quick ? 2 : 5;
 
-	printf("\nReader cost, writers idle (statctr_snap_take; median of %u)\n", reps);
-	printf("%9s %5s %10s %10s %12s %12s %12s %8s %8s\n", "cells", "slots", "snap ms", "max ms",
-	       "ns/cell.slot", "memcpy warm", "memcpy fresh", "x fresh", "faults");
+	printf("\nReader cost, writers idle (statctr_snap_take + free, statctr_snap_retake;"
+	       " median of %u; ns per cell and slot)\n",
+	       reps);
+	printf("%9s %5s %9s %9s %8s %8s %8s %7s %7s %7s %7s\n", "cells", "slots", "snap ms",
+	       "max ms", "take", "retake", "cp warm", "cp fresh", "x fresh", "x warm", "faults");
 	for (i = 0; i < ncells; i++)
 		for (j = 0; j < nslots; j++) {
 			double n = (double)cells_full[i] * slots_full[j] / 1e6;
 			struct cost c;
 
 			measure_cost(env, cells_full[i], slots_full[j], reps, &c);
-			printf("%9u %5u %10.3f %10.3f %12.3f %12.3f %12.3f %8.2f %8.0f\n",
+			printf("%9u %5u %9.3f %9.3f %8.3f %8.3f %8.3f %8.3f %7.2f %7.2f %7.0f\n",
 			       cells_full[i], slots_full[j], c.snap_ms, c.snap_max_ms,
-			       c.snap_ms / n, c.warm_ms / n, c.fresh_ms / n, c.snap_ms / c.fresh_ms,
-			       c.faults);
-			fprintf(csv, "%u,%u,%.5f,%.5f,%.5f,%.4f,%.4f,%.4f,%.3f,%.1f\n",
-			        cells_full[i], slots_full[j], c.snap_ms, c.snap_min_ms,
-			        c.snap_max_ms, c.snap_ms / n, c.warm_ms / n, c.fresh_ms / n,
-			        c.snap_ms / c.fresh_ms, c.faults);
+			       c.snap_ms / n, c.retake_ms / n, c.warm_ms / n, c.fresh_ms / n,
+			       c.snap_ms / c.fresh_ms, c.retake_ms / c.warm_ms, c.faults);
+			fprintf(
+			    csv,
+			    "%u,%u,%.5f,%.5f,%.5f,%.4f,%.4f,%.4f,%.3f,%.1f,%.5f,%.4f,%.3f,%.1f\n",
+			    cells_full[i], slots_full[j], c.snap_ms, c.snap_min_ms, c.snap_max_ms,
+			    c.snap_ms / n, c.warm_ms / n, c.fresh_ms / n, c.snap_ms / c.fresh_ms,
+			    c.faults, c.retake_ms, c.retake_ms / n, c.retake_ms / c.warm_ms,
+			    c.retake_faults);
 		}
 	bench_csv_close(csv);
 }
