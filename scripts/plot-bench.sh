@@ -66,15 +66,15 @@ EOF
 
 plot_snapshot() {
 	[ -f "$IN/snapshot_cost.csv" ] || return 0
-	# One block per slot count: "cells,ns per cell.slot,memcpy warm".
-	awk -F, 'NR > 1 { rows[$2] = rows[$2] $1 "," $6 "," $7 "\n"; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
+	# One block per slot count: "cells,ns per cell.slot (take),memcpy warm,retake".
+	awk -F, 'NR > 1 { rows[$2] = rows[$2] $1 "," $6 "," $7 "," $12 "\n"; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
 		END { for (i = 1; i <= n; i++) printf "%s\n\n", rows[order[i]] }' \
 		"$IN/snapshot_cost.csv" >"$TMP/snap"
 	slots=$(awk -F, 'NR > 1 && !seen[$2]++ { printf "%s ", $2 }' "$IN/snapshot_cost.csv")
 	gnuplot <<EOF
 $COMMON
 set output "$OUT/snapshot_cost.png"
-set title "Reader cost of statctr_snap_take, writers idle (median; dashed: memcpy of the same bytes)"
+set title "Reader cost, writers idle (median; solid: snap_take, dotted: snap_retake, dashed: memcpy)"
 set xlabel "cells"
 set ylabel "ns per cell per slot"
 set logscale xy
@@ -82,6 +82,7 @@ set key top left
 slots = "$slots"
 plot for [i = 1:words(slots)] "$TMP/snap" index (i - 1) using 1:2 with linespoints lw 2 \\
 	lc i title word(slots, i)." slot(s)", \\
+     for [i = 1:words(slots)] "$TMP/snap" index (i - 1) using 1:4 with linespoints dt 3 pt 6 lc i notitle, \\
      for [i = 1:words(slots)] "$TMP/snap" index (i - 1) using 1:3 with lines dt 2 lc i notitle
 EOF
 	[ -f "$IN/snapshot_slowdown.csv" ] || return 0
