@@ -58,6 +58,15 @@
 #ifndef STATCTR_H
 #define STATCTR_H
 
+/*
+ * C11, or C++23, whose <stdatomic.h> makes _Atomic(T) a std::atomic<T> of
+ * the same size and alignment (hence _Atomic(T), never the C-only
+ * qualifier form, in this header).
+ */
+#if defined(__cplusplus) && __cplusplus <= 202002L
+#error "statctr.h needs C++23 (<stdatomic.h>) when included from C++: use -std=c++23"
+#endif
+
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -212,24 +221,24 @@ void statctr_slot_serve_copy(struct statctr_slot *slot);
  * never pointers, so readers of the segment learn no addresses.
  */
 struct statctr_slot {
-	_Atomic uint64_t seq;          /* odd while a transaction is open */
-	_Atomic uint32_t owner_tid;    /* 0 when free */
-	_Atomic uint32_t owner_state;  /* 0 free, 1 owned */
-	_Atomic uint64_t owner_start;  /* owner's start time, clock ticks */
-	_Atomic uint64_t acquisitions; /* times the slot was acquired */
+	_Atomic(uint64_t) seq;          /* odd while a transaction is open */
+	_Atomic(uint32_t) owner_tid;    /* 0 when free */
+	_Atomic(uint32_t) owner_state;  /* 0 free, 1 owned */
+	_Atomic(uint64_t) owner_start;  /* owner's start time, clock ticks */
+	_Atomic(uint64_t) acquisitions; /* times the slot was acquired */
 	/* Writer-private; readers ignore them. */
 	int64_t copy_req_offset; /* from this line to the slot's request word */
 	uint64_t copy_served;    /* last copy request this writer served */
 	uint64_t seg_offset;     /* from the segment's first byte to this line */
 	uint64_t reserved;
-	_Atomic uint64_t cells[]; /* one per declared counter or gauge */
+	_Atomic(uint64_t) cells[]; /* one per declared counter or gauge */
 };
 
 /* The slot's copy-request word in the control file (integer arithmetic:
  * the word lies in another mapping). */
-static inline const _Atomic uint64_t *statctr_slot_copy_req(const struct statctr_slot *slot)
+static inline const _Atomic(uint64_t) *statctr_slot_copy_req(const struct statctr_slot *slot)
 {
-	return (const _Atomic uint64_t *)((uintptr_t)slot + (uintptr_t)slot->copy_req_offset);
+	return (const _Atomic(uint64_t) *)((uintptr_t)slot + (uintptr_t)slot->copy_req_offset);
 }
 
 /**
@@ -241,7 +250,7 @@ static inline const _Atomic uint64_t *statctr_slot_copy_req(const struct statctr
  */
 static inline void statctr_add(struct statctr_slot *slot, statctr_id id, uint64_t n)
 {
-	_Atomic uint64_t *cell = &slot->cells[id];
+	_Atomic(uint64_t) *cell = &slot->cells[id];
 
 	atomic_store_explicit(cell, atomic_load_explicit(cell, memory_order_relaxed) + n,
 	                      memory_order_relaxed);

@@ -18,9 +18,9 @@ command -v clang-format >/dev/null || skip "clang-format not found (Debian: apt-
 command -v cppcheck >/dev/null || skip "cppcheck not found (Debian: apt-get install cppcheck)"
 
 DIRS="lib agent tools examples bench tests"
-mapfile -t sources < <(find $DIRS -name '*.[ch]' ! -name 'config.h' | sort)
+mapfile -t sources < <(find $DIRS \( -name '*.[ch]' -o -name '*.cc' \) ! -name 'config.h' | sort)
 [ "${#sources[@]}" -gt 50 ] || { echo "FAIL: only ${#sources[@]} C sources found" >&2; exit 1; }
-echo "${#sources[@]} C sources"
+echo "${#sources[@]} C and C++ sources"
 
 if ! clang-format --dry-run -Werror "${sources[@]}"; then
 	echo "FAIL: not formatted; fix with: clang-format -i FILE" >&2

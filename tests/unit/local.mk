@@ -32,3 +32,10 @@ tests_unit_test_corrupt_LDADD = $(UNIT_LDADD)
 tests_unit_test_stress_SOURCES = tests/unit/test_stress.c tests/unit/testutil.h
 tests_unit_test_stress_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stress_LDADD = $(UNIT_LDADD)
+
+# statctr.h from C++23: the fast path and a snapshot, against the shared library.
+check_PROGRAMS += tests/unit/test_cxx
+TESTS += tests/unit/test_cxx
+tests_unit_test_cxx_SOURCES = tests/unit/test_cxx.cc
+tests_unit_test_cxx_CXXFLAGS = -std=c++23 -Wall -Wextra -Werror $(SAN_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_cxx_LDADD = lib/libstatctr.la
