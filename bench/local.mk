@@ -27,7 +27,7 @@ bench_bench_snmpget_SOURCES = bench/bench_snmpget.c bench/snmpclient.h bench/snm
 	$(BENCH_HARNESS)
 bench_bench_snmpget_LDFLAGS = $(BENCH_STATIC)
 bench_bench_snmpget_LDADD = lib/libstatctr.la $(SNMP_LIBS) -lm
-EXTRA_DIST += bench/run.sh bench/snmp.sh scripts/plot-bench.sh docs/PERFORMANCE.md docs/perf
+EXTRA_DIST += bench/run.sh bench/snmp.sh bench/snmp-profile.sh scripts/plot-bench.sh docs/PERFORMANCE.md docs/perf
 
 # The whole suite (< 10 min on 2 CPUs), and the CI smoke test (< 60 s).
 bench: $(BENCH_BINS) examples/pipeline examples/reader $(sbin_PROGRAMS)
