@@ -3,10 +3,11 @@
 # writer, serves its counters over SNMP with statctr-agentx in embedded
 # master mode (no snmpd needed) and polls them with snmptable, using the MIB
 # that statctl generates from the same configuration.
-# Runs until Ctrl-C, or for DEMO_SECONDS seconds.
+# Runs until Ctrl-C, or for DEMO_SECONDS seconds.  DEMO_BUILD names an
+# already configured build tree to use (scripts/test.sh runs the demo so).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$top/build/demo
+build=${DEMO_BUILD:-$top/build/demo}
 port=${DEMO_PORT:-1161}
 seconds=${DEMO_SECONDS:-0}
 pids=""
@@ -19,7 +20,9 @@ trap cleanup EXIT INT TERM
 
 cd "$top"
 [ -x configure ] || ./autogen.sh >/dev/null
-if [ -f config.status ]; then
+if [ -n "${DEMO_BUILD:-}" ]; then
+	[ -f "$build/Makefile" ] || { echo "demo: DEMO_BUILD=$build is not a configured build tree" >&2; exit 2; }
+elif [ -f config.status ]; then
 	build=$top # already configured in the source tree: use that build
 elif [ ! -f "$build/Makefile" ]; then
 	mkdir -p "$build" && (cd "$build" && "$top/configure" -q)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the whole statctr test suite from a source tree:
-#   1. a normal build and `make check` (unit and integration tests),
+#   1. a normal build and `make check` (unit and integration tests), then
+#      the demo for 7 s (live counters over SNMP),
 #   2. libFuzzer targets for 30 s each (clang), then make check under
 #      ASan+UBSan (--enable-sanitizers),
 #   3. the concurrency tests under TSan (--enable-tsan),
@@ -60,6 +61,18 @@ step() {
 	fi
 }
 
+# The README's first command, minus the install: the demo must show live
+# counters over SNMP (eth0's rxPackets rising between refreshes).
+demo_smoke() {
+	out=$top/build/demo.out
+	DEMO_BUILD=$top/build/default DEMO_SECONDS=7 DEMO_PORT=$((20000 + $$ % 20000)) \
+		./scripts/demo.sh >"$out" 2>&1 || { tail -n 30 "$out"; return 1; }
+	awk '$1 == "eth0" { n++; if (n == 1) first = $4; last = $4 }
+		END { printf "demo: %d refreshes, eth0 rxPackets %s -> %s\n", n, first, last
+		      exit !(n >= 2 && last + 0 > first + 0 && first + 0 >= 0) }' "$out" ||
+		{ tail -n 30 "$out"; return 1; }
+}
+
 distcheck() {
 	(cd build/default && make -j"$jobs" distcheck >distcheck.out 2>&1) && return 0
 	tail -80 build/default/distcheck.out
@@ -70,6 +83,7 @@ distcheck() {
 ./autogen.sh >build-autogen.out 2>&1 || { cat build-autogen.out; exit 2; }
 rm -f build-autogen.out
 phase "build and make check" build/default ""
+step "demo (scripts/demo.sh, 7 s)" demo_smoke
 step "fuzzing, 30 s per target" sh -c 'tests/fuzz/run.sh 30 >build/fuzz.out 2>&1 || { tail -n 60 build/fuzz.out; exit 1; }'
 phase "ASan+UBSan make check" build/asan "--enable-sanitizers"
 phase "TSan concurrency tests" build/tsan "--enable-tsan" \
