@@ -187,16 +187,9 @@ static void take(struct seg_state *st, struct agg_segment *out, struct agg_stats
 {
 	struct statctr_snap *snap = st->spare;
 	struct statctr_snap_stats ss;
-	int err;
+	int err = statctr_snap_retake(st->view, &snap);
 
 	st->spare = NULL;
-	if (snap) {
-		err = statctr_snap_retake(st->view, snap);
-		if (err < 0)
-			statctr_snap_free(snap);
-	} else {
-		err = statctr_snap_take(st->view, &snap);
-	}
 	if (err < 0) {
 		out->status = AGG_STALE;
 		if (err == -ESTALE)

@@ -179,7 +179,7 @@ static double library_pass(struct statctr_view *view, struct statctr_snap **keep
 	int err = statctr_view_refresh(view);
 
 	if (err >= 0)
-		err = *keep ? statctr_snap_retake(view, *keep) : statctr_snap_take(view, keep);
+		err = statctr_snap_retake(view, keep);
 	if (err < 0)
 		bench_die("library pass: %s", statctr_errmsg());
 	return (double)(bench_now_ns() - t0) / 1000;

@@ -361,7 +361,7 @@ static double time_snapshot(struct statctr_view *view, struct statctr_snap *keep
 
 	for (i = 0; i < inner; i++) {
 		if (keep) {
-			if (statctr_snap_retake(view, keep) != 0)
+			if (statctr_snap_retake(view, &keep) != 0)
 				bench_die("statctr_snap_retake: %s", statctr_errmsg());
 			continue;
 		}

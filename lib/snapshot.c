@@ -315,7 +315,6 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap)
 	struct reader *rd = calloc(1, sizeof(*rd)); /* must survive a SIGBUS longjmp */
 	int err;
 
-	memset(&snap->stats, 0, sizeof(snap->stats));
 	if (!rd)
 		return set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
 	rd->view = view;
@@ -335,36 +334,30 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap)
 	return 0;
 }
 
-int statctr_snap_retake(struct statctr_view *view, struct statctr_snap *snap)
+int statctr_snap_retake(struct statctr_view *view, struct statctr_snap **snapp)
 {
+	struct statctr_snap *snap = *snapp;
 	int err = check_sizes(view);
 
+	if (!err && !snap && !(snap = calloc(1, sizeof(*snap))))
+		err = set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
 	if (!err)
 		err = snap_shape(snap, view);
 	if (!err)
 		err = snap_fill(view, snap);
 	if (err) {
-		/* Leave no values that could pass for this snapshot's: 0 x 0. */
-		snap_release_buffers(snap);
-		memset(snap, 0, sizeof(*snap));
+		/* Nothing is left that could pass for this snapshot's values. */
+		statctr_snap_free(snap);
+		snap = NULL;
 	}
+	*snapp = snap;
 	return err;
 }
 
 int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp)
 {
-	struct statctr_snap *snap = calloc(1, sizeof(*snap));
-	int err;
-
-	if (!snap)
-		return set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
-	err = statctr_snap_retake(view, snap);
-	if (err) {
-		free(snap);
-		return err;
-	}
-	*snapp = snap;
-	return 0;
+	*snapp = NULL;
+	return statctr_snap_retake(view, snapp);
 }
 
 void statctr_snap_free(struct statctr_snap *snap)

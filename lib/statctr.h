@@ -443,22 +443,24 @@ enum statctr_slot_state statctr_view_slot_state(const struct statctr_view *view,
  * slot that cannot be read consistently within the budget (a writer stuck
  * or dead inside a transaction) is included as read and counted in
  * statctr_snap_stats().busy_slots.  Returns 0, -ENOMEM, or -ESTALE when the
- * segment file changed size under the mapping.  One thread per view.
+ * segment file changed size under the mapping; on error *@snapp is NULL.
+ * One thread per view.
  */
 int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp);
 
 /**
- * statctr_snap_retake() - take a snapshot again, into @snap's memory.
+ * statctr_snap_retake() - take a snapshot again, in the memory of *@snapp.
  *
- * Same reads, guarantees and errors as statctr_snap_take(), but the result
- * replaces @snap's contents (from any view; buffers are reallocated only
- * when the number of slots or cells differs).  For a reader that snapshots
- * periodically: a fresh snapshot's cost is mostly page faults on its new
- * buffers (docs/PERFORMANCE.md).  Nobody may read @snap meanwhile.  On
- * error @snap is left empty (0 slots, 0 cells: every value reads 0) and
- * can be retaken or freed.
+ * With *@snapp NULL it is statctr_snap_take(); otherwise
+ * the new snapshot replaces *@snapp's contents, in its buffers (from any
+ * view; they are reallocated only when the number of slots or cells
+ * differs).  Same reads, guarantees and errors as statctr_snap_take().  For
+ * a reader that snapshots periodically: a fresh snapshot's cost is mostly
+ * page faults on its new buffers (docs/PERFORMANCE.md).  Nobody may read
+ * *@snapp meanwhile.  On error the snapshot is freed and *@snapp set to
+ * NULL: no stale values can pass for new ones.
  */
-int statctr_snap_retake(struct statctr_view *view, struct statctr_snap *snap);
+int statctr_snap_retake(struct statctr_view *view, struct statctr_snap **snapp);
 void statctr_snap_free(struct statctr_snap *snap);
 
 /** Counter value: (sum over slots - baseline) mod 2^64. */

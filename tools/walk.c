@@ -53,16 +53,9 @@ int source_open(struct source *src, const char *config, const char *segment)
 int source_snap(struct source *src)
 {
 	struct statctr_snap *snap = src->prev;
-	int err;
+	int err = statctr_snap_retake(src->view, &snap);
 
 	src->prev = NULL;
-	if (snap != NULL) {
-		err = statctr_snap_retake(src->view, snap);
-		if (err < 0)
-			statctr_snap_free(snap);
-	} else {
-		err = statctr_snap_take(src->view, &snap);
-	}
 	if (err < 0) {
 		error_msg("segment '%s': snapshot: %s", src->label, statctr_errmsg());
 		return err;

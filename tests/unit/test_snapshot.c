@@ -193,7 +193,7 @@ static void flat_out_writer_is_copied_at_a_transaction_boundary(void)
 	teardown();
 }
 
-static void retake_refills_in_place_follows_shape_and_empties_on_error(void)
+static void retake_refills_in_place_follows_shape_and_frees_on_error(void)
 {
 	struct statctr_slot *a;
 	struct statctr_snap *snap;
@@ -208,7 +208,7 @@ static void retake_refills_in_place_follows_shape_and_empties_on_error(void)
 	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
 	statctr_add(a, pkts, 1);
 	statctr_gauge_add(a, level, -5);
-	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, snap), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
 	CU_ASSERT_EQUAL(statctr_snap_counter(snap, pkts), 10);
 	CU_ASSERT_EQUAL(statctr_snap_gauge(snap, level), -5);
 	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 0, pkts), 10);
@@ -220,7 +220,7 @@ static void retake_refills_in_place_follows_shape_and_empties_on_error(void)
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_lookup(seg, "t", "pkts", 4, &last), 0);
 	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
 	statctr_add(a, last, 7);
-	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, snap), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
 	statctr_snap_stats(snap, &st);
 	CU_ASSERT_EQUAL(st.nslots, 4);
 	CU_ASSERT_EQUAL(st.ncells, 15);
@@ -229,13 +229,17 @@ static void retake_refills_in_place_follows_shape_and_empties_on_error(void)
 
 	/* A failed retake leaves nothing that could pass for values. */
 	CU_ASSERT_EQUAL(truncate(seg_path, 4096), 0);
-	CU_ASSERT_EQUAL(statctr_snap_retake(view, snap), -ESTALE);
+	CU_ASSERT_EQUAL(statctr_snap_retake(view, &snap), -ESTALE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "changed size"));
+	CU_ASSERT_PTR_NULL(snap);
+	teardown();
+
+	/* With no snapshot yet, a retake is a take. */
+	snap = NULL;
+	setup(2, TU_SIMPLE_TABLE(3));
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
 	statctr_snap_stats(snap, &st);
-	CU_ASSERT_EQUAL(st.ncells, 0);
-	CU_ASSERT_EQUAL(st.nslots, 0);
-	CU_ASSERT_EQUAL(statctr_snap_counter(snap, last), 0);
-	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 0, last), 0);
+	CU_ASSERT_EQUAL(st.ncells, 9);
 	statctr_snap_free(snap);
 	teardown();
 }
@@ -251,8 +255,8 @@ int main(void)
 	     writer_killed_mid_transaction_is_read_as_final},
 	    {"flat_out_writer_is_copied_at_a_transaction_boundary",
 	     flat_out_writer_is_copied_at_a_transaction_boundary},
-	    {"retake_refills_in_place_follows_shape_and_empties_on_error",
-	     retake_refills_in_place_follows_shape_and_empties_on_error},
+	    {"retake_refills_in_place_follows_shape_and_frees_on_error",
+	     retake_refills_in_place_follows_shape_and_frees_on_error},
 	    {NULL, NULL},
 	};
 
