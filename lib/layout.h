@@ -25,6 +25,9 @@
 enum seg_state { SEG_STATE_ACTIVE = 1, SEG_STATE_CLOSED = 2 };
 enum owner_state { OWNER_FREE = 0, OWNER_OWNED = 1 };
 
+/* seg_header.writer_flags: what the writer lost during this generation. */
+#define WRITER_CTL_LOST 1u /* control file faulted (truncated): no copy service */
+
 struct seg_header {
 	char magic[8];
 	uint32_t version;
@@ -42,7 +45,7 @@ struct seg_header {
 	uint32_t nrownames;
 	uint32_t oid;
 	uint32_t name;
-	uint32_t reserved0;
+	_Atomic uint32_t writer_flags; /* WRITER_* bits, stored by the writer after the rename */
 	uint64_t tables_off;
 	uint64_t columns_off;
 	uint64_t rownames_off;
@@ -111,6 +114,7 @@ _Static_assert(offsetof(struct seg_header, generation) == 24, "generation offset
 _Static_assert(offsetof(struct seg_header, state) == 52, "state offset");
 _Static_assert(offsetof(struct seg_header, nslots) == 56, "nslots offset");
 _Static_assert(offsetof(struct seg_header, oid) == 76, "oid offset");
+_Static_assert(offsetof(struct seg_header, writer_flags) == 84, "writer_flags offset");
 _Static_assert(offsetof(struct seg_header, tables_off) == 88, "tables_off offset");
 _Static_assert(offsetof(struct seg_header, slot_stride) == 136, "slot_stride offset");
 _Static_assert(sizeof(struct seg_table) == 32, "table record size");
@@ -136,6 +140,33 @@ static inline uint64_t round_up_line(uint64_t n)
 static inline uint64_t slot_stride_for(uint32_t ncells)
 {
 	return LINE + round_up_line((uint64_t)ncells * 8);
+}
+
+/*
+ * The segment's layout, a function of its counts only (docs/segment-format.md,
+ * "Canonical layout").  The writer lays a segment out with it; readers
+ * require every offset and the file size to equal it, so no offset read from
+ * a file is ever trusted on its own.  Counts are 32-bit and strings_size is
+ * bounded by the caller, so nothing here overflows 64 bits.
+ */
+struct seg_layout {
+	uint64_t tables_off, columns_off, rownames_off, strings_off, slots_off, stride, size;
+};
+
+static inline struct seg_layout seg_layout_for(uint32_t ntables, uint32_t ncolumns,
+                                               uint32_t nrownames, uint64_t strings_size,
+                                               uint32_t nslots, uint32_t ncells)
+{
+	struct seg_layout l;
+
+	l.tables_off = HEADER_SIZE;
+	l.columns_off = l.tables_off + (uint64_t)ntables * 32;
+	l.rownames_off = l.columns_off + (uint64_t)ncolumns * 16;
+	l.strings_off = l.rownames_off + (uint64_t)nrownames * 4;
+	l.slots_off = round_up_line(l.strings_off + strings_size);
+	l.stride = slot_stride_for(ncells);
+	l.size = l.slots_off + ((uint64_t)nslots + 1) * l.stride;
+	return l;
 }
 
 /*

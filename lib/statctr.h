@@ -230,7 +230,7 @@ struct statctr_slot {
 	int64_t copy_req_offset; /* from this line to the slot's request word */
 	uint64_t copy_served;    /* last copy request this writer served */
 	uint64_t seg_offset;     /* from the segment's first byte to this line */
-	uint64_t reserved;
+	uint64_t copy_resume;    /* no copy-request check before this sequence */
 	_Atomic(uint64_t) cells[]; /* one per declared counter or gauge */
 };
 
