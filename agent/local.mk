@@ -9,6 +9,7 @@ agent_statctr_agentx_SOURCES = \
 	agent/timebase.h agent/timebase.c \
 	agent/handlers.h agent/handlers.c \
 	agent/privileges.h agent/privileges.c \
+	tools/conftext.h tools/safefile.h tools/safefile.c \
 	agent/main.c
 agent_statctr_agentx_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSTATCTR_VERSION='"$(PACKAGE_VERSION)"' \

@@ -7,6 +7,7 @@
  * or Net-SNMP.
  */
 #include "settings.h"
+#include "../tools/conftext.h"
 #include "agent.h"
 
 #include <errno.h>
@@ -79,6 +80,17 @@ static int get_string(const struct agent_settings *set, const config_setting_t *
 	free(*out);
 	*out = copy;
 	return 0;
+}
+
+/* A community: one snmpd.conf token (text_token_ok()), else snmpd would serve another. */
+static int get_community(const struct agent_settings *set, const config_setting_t *group,
+                         const char *name, char **out)
+{
+	int err = get_string(set, group, name, out);
+
+	if (err || !*out || text_token_ok(*out, CONFTEXT_MAX_TOKEN))
+		return err;
+	return fail(set, config_setting_get_member(group, name), CONFTEXT_TOKEN_RULE);
 }
 
 static int get_bool(const struct agent_settings *set, const config_setting_t *group,
@@ -182,9 +194,9 @@ static int read_group(struct agent_settings *set, const config_setting_t *group)
 	if (!err)
 		err = get_bool(set, group, "allow_reset", &set->allow_reset);
 	if (!err)
-		err = get_string(set, group, "community", &set->community);
+		err = get_community(set, group, "community", &set->community);
 	if (!err)
-		err = get_string(set, group, "write_community", &set->write_community);
+		err = get_community(set, group, "write_community", &set->write_community);
 	if (!err)
 		err = get_owner(set, group);
 	if (!err)
@@ -201,9 +213,14 @@ static int read_agent_group(struct agent_settings *set)
 	int err = 0;
 
 	config_init(&lc);
-	if (!config_read_file(&lc, set->file)) {
-		err = agent_seterr(EINVAL, "%s:%d: %s", set->file, config_error_line(&lc),
-		                   config_error_text(&lc));
+	err = conftext_read(set->file, &lc);
+	if (err) {
+		if (config_error_text(&lc))
+			agent_seterr(-err, "%s:%d: %s", set->file, config_error_line(&lc),
+			             config_error_text(&lc));
+		else
+			agent_seterr(-err, "%s: cannot read it again: %s", set->file,
+			             strerror(-err));
 		goto out;
 	}
 	group = config_lookup(&lc, "agent");

@@ -3,8 +3,9 @@
  * sysUpTime, stable across SIGHUP and agent restarts (see timebase.h).
  *
  * Owns the offset and its state file.  The file holds one line, the offset
- * in centiseconds; it is written (temporary file + rename) only when the
- * offset changes, i.e. once per master start, and read only when the
+ * in centiseconds; it is written (safefile_write(): never through a link,
+ * never over anything but a regular file) only when the offset changes,
+ * i.e. once per master start, and read only when the
  * offset is first estimated or jumps.  A missing or unreadable file costs
  * nothing but the stability it would have given; it is reported once.
  * Never reads segments.
@@ -14,6 +15,7 @@
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include "timebase.h"
+#include "../tools/safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,13 +23,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_CS     10000000u /* nanoseconds per centisecond */
-#define JUMP_CS       100       /* a larger move is a new master or a clock step */
-#define SAME_BASE_CS  2         /* a stored offset this close is the same master's */
-#define STATE_MAX_LEN 4096
+#define NS_PER_CS    10000000u /* nanoseconds per centisecond */
+#define JUMP_CS      100       /* a larger move is a new master or a clock step */
+#define SAME_BASE_CS 2         /* a stored offset this close is the same master's */
 
 static char *state_file;
 static long long base_cs; /* sysUpTime - realtime, centiseconds */
@@ -62,12 +64,19 @@ static void state_error(const char *what)
 static bool read_state(long long *stored)
 {
 	char buf[64], *end;
-	int fd = open(state_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(state_file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0) {
 		if (errno != ENOENT)
 			state_error("cannot read");
+		return false;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		state_error("is not a regular file, not read");
 		return false;
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -80,22 +89,20 @@ static bool read_state(long long *stored)
 	return errno == 0 && end != buf && (*end == '\n' || *end == '\0');
 }
 
+static int fill_state(FILE *f, void *arg)
+{
+	return fprintf(f, "%lld\n", *(const long long *)arg) < 0 ? -EIO : 0;
+}
+
+/* state_file may be in a shared directory: safefile_write() never follows or replaces a link. */
 static void write_state(long long value)
 {
-	char tmp[STATE_MAX_LEN], line[32];
-	int fd, len = snprintf(line, sizeof(line), "%lld\n", value);
+	const char *why;
+	int err = safefile_write(state_file, 0644, fill_state, &value, &why);
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp%ld", state_file, (long)getpid()) >= (int)sizeof(tmp))
-		return;
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		state_error("cannot write");
-		return;
-	}
-	if (write(fd, line, (size_t)len) != len || close(fd) != 0 || rename(tmp, state_file) != 0) {
-		state_error("cannot write");
-		unlink(tmp);
+	if (err < 0) {
+		errno = -err;
+		state_error(why);
 	}
 }
 

@@ -9,6 +9,7 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libconfig.h>
@@ -669,7 +670,33 @@ static int check_segment_unique(const char *path, const config_setting_t *s,
 	return 0;
 }
 
-/* The top level: "segments", and "agent", which belongs to the agent and is not looked into. */
+/*
+ * The agent and statctl read the "agent" group again with libconfig alone,
+ * which keeps only the low 32 bits of an integer written without the
+ * suffix L: every integer there must fit in 32 bits, so that they read the
+ * value this file states.  The rest of the group is theirs to check.
+ */
+static int check_agent_integers(const char *path, const config_setting_t *root)
+{
+	const config_setting_t *agent = config_setting_get_member(root, "agent");
+	int i;
+
+	for (i = 0; agent && config_setting_is_group(agent) && i < config_setting_length(agent);
+	     i++) {
+		const config_setting_t *s = config_setting_get_elem(agent, i);
+		long long val;
+
+		if (config_setting_type(s) != CONFIG_TYPE_INT64)
+			continue;
+		val = config_setting_get_int64(s);
+		if (val < INT32_MIN || val > INT32_MAX)
+			return fail(path, s, NULL, "%lld is out of range (%d..%d)", val, INT32_MIN,
+			            INT32_MAX);
+	}
+	return 0;
+}
+
+/* The top level: "segments", and "agent", which belongs to the agent (but see above). */
 static int parse_root(const char *path, const config_setting_t *root, struct statctr_config *cfg)
 {
 	struct statctr_segment_decl *segs;
@@ -678,6 +705,8 @@ static int parse_root(const char *path, const config_setting_t *root, struct sta
 	int err;
 
 	err = check_keys(path, root, root_keys);
+	if (!err)
+		err = check_agent_integers(path, root);
 	if (err)
 		return err;
 	err = get_list(path, root, "segments", &list, &n);
@@ -701,68 +730,256 @@ static int parse_root(const char *path, const config_setting_t *root, struct sta
 	return 0;
 }
 
-/*
- * libconfig 1.5 follows @include directives with no way to refuse them: a
- * directory makes its scanner exit() the whole process, and a FIFO or a
- * device blocks it.  One declaration is one regular file.
- */
-static int refuse_includes(FILE *f, const char *path)
+#define MAX_CONFIG_BYTES (1024 * 1024) /* a declaration of STATCTR_MAX_CELLS cells fits */
+
+/* Where byte @off of @text is, as "line:column" counted from 1. */
+static void locate(const char *text, size_t off, unsigned *linep, unsigned *colp)
 {
-	char line[4096];
-	bool line_start = true;
-	int lineno = 0;
+	unsigned line = 1, col = 1;
 
-	while (fgets(line, sizeof(line), f)) {
-		const char *p = line + strspn(line, " \t");
-
-		lineno += line_start;
-		if (line_start && strncmp(p, "@include", 8) == 0)
-			return set_error(EINVAL, "%s:%d: @include is not supported", path, lineno);
-		line_start = strchr(line, '\n') != NULL;
+	for (size_t i = 0; i < off; i++) {
+		col++;
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+		}
 	}
-	rewind(f);
+	*linep = line;
+	*colp = col;
+}
+
+static int fail_at(const char *path, const char *text, size_t off, const char *what)
+{
+	unsigned line, col;
+
+	locate(text, off, &line, &col);
+	return set_error(EINVAL, "%s:%u:%u: %s", path, line, col, what);
+}
+
+/* '@' starts a directive, and the only one libconfig has is @include. */
+static int refuse_directive(const char *path, const char *text, size_t off)
+{
+	unsigned line, col;
+
+	locate(text, off, &line, &col);
+	return set_error(EINVAL, "%s:%u: @include is not supported (column %u)", path, line, col);
+}
+
+/*
+ * A NUL or another control byte (tab, LF and CR excepted) is refused before
+ * anything parses the file: libconfig reads a NUL as the end of a line and
+ * could then see what follows differently from any check made on the text.
+ */
+static int check_bytes(const char *path, const char *text, size_t len)
+{
+	char what[64];
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = text[i];
+
+		if ((c >= 0x20 && c != 0x7f) || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		snprintf(what, sizeof(what), "control byte 0x%02x (only tab, LF and CR allowed)",
+		         c);
+		return fail_at(path, text, i, what);
+	}
+	return 0;
+}
+
+/* Length of the quoted string at @p (which is '"'), quotes included. */
+static size_t string_len(const char *p)
+{
+	size_t i = 1;
+
+	while (p[i] && p[i] != '"')
+		i += p[i] == '\\' && p[i + 1] ? 2 : 1;
+	return p[i] ? i + 1 : i;
+}
+
+/* Length of the comment at @p, or 0 when none starts there. */
+static size_t comment_len(const char *p)
+{
+	const char *end;
+
+	if (p[0] == '#' || (p[0] == '/' && p[1] == '/'))
+		return strcspn(p, "\n");
+	if (p[0] != '/' || p[1] != '*')
+		return 0;
+	end = strstr(p + 2, "*/");
+	return end ? (size_t)(end - p) + 2 : strlen(p);
+}
+
+static bool starts_number(const char *p)
+{
+	if (*p == '-' || *p == '+')
+		p++;
+	return (*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9');
+}
+
+/*
+ * Copies the number at @p to @out and returns its length in @p.  An
+ * integer gets the suffix L when it has none, so that libconfig reads
+ * every integer in 64 bits (without it, libconfig 1.5 silently keeps the
+ * low 32 bits of 4294967298).  A float is copied as it is.  *overflowp is
+ * set when the integer does not fit in 64 bits.
+ */
+static size_t widen_number(const char *p, char *out, size_t *outlen, bool *overflowp)
+{
+	bool hex = false, negative = false;
+	unsigned long long value = 0, limit;
+	size_t i = 0, start;
+
+	if (p[i] == '-' || p[i] == '+')
+		negative = p[i++] == '-';
+	if (p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X')) {
+		hex = true;
+		i += 2;
+	}
+	start = i;
+	limit = negative ? 9223372036854775808ull : 9223372036854775807ull;
+	for (; hex ? isxdigit((unsigned char)p[i]) : isdigit((unsigned char)p[i]); i++) {
+		unsigned digit =
+		    isdigit((unsigned char)p[i]) ? p[i] - '0' : (p[i] | 0x20) - 'a' + 10;
+
+		*overflowp |= value > (limit - digit) / (hex ? 16 : 10);
+		value = value * (hex ? 16 : 10) + digit;
+	}
+	if (!hex && (p[i] == '.' || p[i] == 'e' || p[i] == 'E')) {
+		i += strspn(p + i, "0123456789.eE");
+		if (p[i - 1] == 'e' || p[i - 1] == 'E')
+			i += strspn(p + i, "+-0123456789");
+		*overflowp = false;
+	} else if (i > start && p[i] != 'L') {
+		memcpy(out + *outlen, p, i);
+		*outlen += i;
+		out[(*outlen)++] = 'L';
+		return i;
+	}
+	i += strspn(p + i, "L");
+	memcpy(out + *outlen, p, i);
+	*outlen += i;
+	return i;
+}
+
+/*
+ * Copies @text to @out (room for 2 * @len + 1 bytes) with every integer
+ * widened to 64 bits, and refuses '@' outside strings and comments: the
+ * only directive libconfig has is @include, and one declaration is one
+ * regular file (an included directory makes libconfig 1.5 exit() the
+ * process, an included FIFO blocks it).
+ */
+static int widen_integers(const char *path, const char *text, char *out)
+{
+	size_t i = 0, outlen = 0, n;
+
+	while (text[i]) {
+		bool overflow = false;
+
+		if (text[i] == '@')
+			return refuse_directive(path, text, i);
+		if (text[i] == '"')
+			n = string_len(text + i);
+		else if ((n = comment_len(text + i)) == 0 && isalpha((unsigned char)text[i]))
+			n = strspn(text + i, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			                     "0123456789_-*");
+		if (n == 0 && starts_number(text + i)) {
+			n = widen_number(text + i, out, &outlen, &overflow);
+			if (overflow)
+				return fail_at(path, text, i, "integer does not fit in 64 bits");
+		} else {
+			n = n ? n : 1;
+			memcpy(out + outlen, text + i, n);
+			outlen += n;
+		}
+		i += n;
+	}
+	out[outlen] = '\0';
 	return 0;
 }
 
 /*
- * Opens the file ourselves (non-blocking, so a FIFO cannot hang us):
- * libconfig reports only "file I/O error" for what it cannot open.
+ * Reads all of @path, a regular file of at most MAX_CONFIG_BYTES, into a
+ * NUL-terminated buffer.  Opened non-blocking (a FIFO cannot hang us) and
+ * without following a symbolic link, and checked with fstat() before any
+ * byte is read.
  */
-static int read_file(const char *path, config_t *lc)
+static int read_text(const char *path, char **textp, size_t *lenp)
 {
 	struct stat st;
-	const char *file;
-	FILE *f;
-	int fd, ok, err;
+	char *text;
+	ssize_t n;
+	int fd, err;
 
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
+		return set_error(err, "%s: %s", path,
+		                 err == ELOOP ? "a symbolic link (refused)" : strerror(err));
+	}
+	if (fstat(fd, &st) != 0) {
+		err = errno;
+		close(fd);
 		return set_error(err, "%s: %s", path, strerror(err));
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		return set_error(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "%s: not a regular file",
 		                 path);
 	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		err = errno;
+	if (st.st_size > MAX_CONFIG_BYTES) {
 		close(fd);
-		return set_error(err, "%s: %s", path, strerror(err));
+		return set_error(EFBIG, "%s: %lld bytes, at most %d", path, (long long)st.st_size,
+		                 MAX_CONFIG_BYTES);
 	}
-	err = refuse_includes(f, path);
-	if (err) {
-		fclose(f);
+	text = malloc(MAX_CONFIG_BYTES + 1);
+	if (!text) {
+		close(fd);
+		return no_memory();
+	}
+	n = read(fd, text, MAX_CONFIG_BYTES + 1);
+	err = errno;
+	close(fd);
+	if (n < 0 || n > MAX_CONFIG_BYTES) {
+		free(text);
+		return set_error(n < 0 ? err : EFBIG, "%s: %s", path,
+		                 n < 0 ? strerror(err) : "grew past the size limit while read");
+	}
+	text[n] = '\0';
+	*textp = text;
+	*lenp = n;
+	return 0;
+}
+
+/*
+ * Reads @path into @lc: bytes checked, integers widened, @include refused
+ * by widen_integers() and, should one get past it, by libconfig itself:
+ * include files are looked up under "/dev/null", which is no directory,
+ * so opening any of them fails with ENOTDIR.
+ */
+static int read_file(const char *path, config_t *lc)
+{
+	char *text = NULL, *wide;
+	size_t len = 0;
+	int err;
+
+	err = read_text(path, &text, &len);
+	if (err)
 		return err;
+	err = check_bytes(path, text, len);
+	wide = err ? NULL : malloc(2 * len + 1);
+	if (!err && !wide)
+		err = no_memory();
+	if (!err)
+		err = widen_integers(path, text, wide);
+	free(text);
+	if (!err) {
+		config_set_include_dir(lc, "/dev/null");
+		if (!config_read_string(lc, wide))
+			err = set_error(EINVAL, "%s:%d: %s", path, config_error_line(lc),
+			                config_error_text(lc));
 	}
-	ok = config_read(lc, f);
-	fclose(f);
-	if (ok)
-		return 0;
-	file = config_error_file(lc);
-	return set_error(EINVAL, "%s:%d: %s", file ? file : path, config_error_line(lc),
-	                 config_error_text(lc));
+	free(wide);
+	return err;
 }
 
 /* Parses @path into @cfg; libconfig's tree lives only for this call. */

@@ -1,11 +1,13 @@
 /*
- * agentconf.c - reads and validates the two settings of the configuration's
- * "agent" group that the MIB generator needs (mib_module, root_oid).  The
- * library ignores that group and the agent owns its other settings.
- * Errors name file:line.
+ * agentconf.c - reads and validates the settings of the configuration's
+ * "agent" group that the MIB generator needs (mib_module, root_oid), and
+ * checks the communities with the agent's rule, so that check-config
+ * refuses what the agent would.  The library ignores that group and the
+ * agent owns its other settings.  Errors name file:line.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
+#include "conftext.h"
 #include "statctl.h"
 
 #include <ctype.h>
@@ -67,6 +69,21 @@ static int read_string(const config_setting_t *agent, const char *path, const ch
 	return *out ? 0 : -ENOMEM;
 }
 
+static bool valid_community(const char *s)
+{
+	return text_token_ok(s, CONFTEXT_MAX_TOKEN);
+}
+
+/* Checks @name without keeping it: the agent reads it (agent/settings.c). */
+static int check_community(const config_setting_t *agent, const char *path, const char *name)
+{
+	char *value = NULL;
+	int err = read_string(agent, path, name, valid_community, CONFTEXT_TOKEN_RULE, &value);
+
+	free(value);
+	return err;
+}
+
 static int read_agent_group(const config_t *cfg, const char *path, struct mib_settings *s)
 {
 	const config_setting_t *agent = config_lookup(cfg, "agent");
@@ -86,6 +103,10 @@ static int read_agent_group(const config_t *cfg, const char *path, struct mib_se
 		err = read_string(agent, path, "root_oid", valid_root_oid,
 		                  "not a dotted OID under 1.3.6.1 (e.g. \"1.3.6.1.4.1.99999.1\")",
 		                  &s->root_oid);
+	if (err == 0)
+		err = check_community(agent, path, "community");
+	if (err == 0)
+		err = check_community(agent, path, "write_community");
 	return err;
 }
 
@@ -97,14 +118,15 @@ int mib_settings_load(const char *path, struct mib_settings *s)
 	s->module = NULL;
 	s->root_oid = NULL;
 	config_init(&cfg);
-	if (!config_read_file(&cfg, path)) {
-		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
-			error_msg("%s: cannot read the file", path);
-		else
+	err = conftext_read(path, &cfg);
+	if (err < 0) {
+		if (config_error_text(&cfg) != NULL)
 			error_msg("%s:%d: %s", path, config_error_line(&cfg),
 			          config_error_text(&cfg));
+		else
+			error_msg("%s: cannot read the file: %s", path, strerror(-err));
 		config_destroy(&cfg);
-		return -EINVAL;
+		return err;
 	}
 	err = read_agent_group(&cfg, path, s);
 	config_destroy(&cfg);

@@ -5,6 +5,7 @@
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
+#include "safefile.h"
 #include "statctl.h"
 
 #include <errno.h>
@@ -19,7 +20,9 @@ static const char check_help[] =
     "Exit status 0 when valid, 1 (with file:line) when not.\n";
 
 static const char mib_help[] =
-    "  -o, --output=OUT     write the module to OUT instead of stdout\n"
+    "  -o, --output=OUT     write the module to OUT instead of stdout (a new file\n"
+    "                       renamed over OUT; a device or FIFO is written in place;\n"
+    "                       a symbolic link or a directory is refused)\n"
     "\nThe module name is agent.mib_module (default STATCTR-<SEGMENTS>-MIB),\n"
     "the root agent.root_oid (default " STATCTR_DEFAULT_ROOT_OID ").\n"
     "LAST-UPDATED is $SOURCE_DATE_EPOCH, else FILE's modification time.\n";
@@ -86,35 +89,27 @@ static long long revision_time(const char *path)
 	return 0;
 }
 
-/* Writes to OUT.tmp and renames it, so OUT is never half written. */
-static int generate_to_file(const char *out, const struct statctr_config *cfg,
-                            const struct mib_settings *set, long long when)
-{
-	size_t len = strlen(out) + sizeof(".tmp");
-	char *tmp = malloc(len);
-	FILE *f;
-	int err;
+struct mib_job {
+	const struct statctr_config *cfg;
+	const struct mib_settings *set;
+	long long when;
+};
 
-	if (tmp == NULL)
-		return -ENOMEM;
-	snprintf(tmp, len, "%s.tmp", out);
-	f = fopen(tmp, "w");
-	if (f == NULL) {
-		err = -errno;
-		error_msg("%s: cannot write: %s", out, strerror(-err));
-		free(tmp);
-		return err;
-	}
-	err = mib_generate(f, cfg, set, when);
-	if (fclose(f) != 0 && err == 0)
-		err = -EIO;
-	if (err == 0 && rename(tmp, out) != 0)
-		err = -errno;
-	if (err < 0) {
-		error_msg("%s: %s", out, strerror(-err));
-		unlink(tmp);
-	}
-	free(tmp);
+static int fill_mib(FILE *f, void *arg)
+{
+	const struct mib_job *job = arg;
+
+	return mib_generate(f, job->cfg, job->set, job->when);
+}
+
+/* OUT is written as safefile_write() says: never half written, never through a link. */
+static int generate_to_file(const char *out, const struct mib_job *job)
+{
+	const char *why;
+	int err = safefile_write(out, 0644, fill_mib, (void *)job, &why);
+
+	if (err < 0)
+		error_msg("%s: %s: %s", out, why, strerror(-err));
 	return err;
 }
 
@@ -133,6 +128,7 @@ int cmd_mib(const struct common_opts *common, int argc, char **argv)
 	struct statctr_config *cfg;
 	struct mib_settings set;
 	const char *file = NULL, *out = NULL;
+	struct mib_job job;
 	int c, err;
 
 	while ((c = cmd_getopt(&p, argc, argv)) != -1) {
@@ -144,10 +140,13 @@ int cmd_mib(const struct common_opts *common, int argc, char **argv)
 		return EXIT_USAGE;
 	if (load_all(file, &cfg, &set) != EXIT_OK)
 		return EXIT_FAIL;
+	job.cfg = cfg;
+	job.set = &set;
+	job.when = revision_time(file);
 	if (out != NULL)
-		err = generate_to_file(out, cfg, &set, revision_time(file));
+		err = generate_to_file(out, &job);
 	else
-		err = mib_generate(stdout, cfg, &set, revision_time(file));
+		err = mib_generate(stdout, cfg, &set, job.when);
 	mib_settings_free(&set);
 	statctr_config_free(cfg);
 	return err < 0 ? EXIT_FAIL : EXIT_OK;

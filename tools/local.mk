@@ -5,7 +5,8 @@ tools_statctl_SOURCES = \
 	tools/statctl.h tools/statctl.c tools/escape.c tools/discover.c \
 	tools/walk.c tools/render_text.c tools/render_json.c tools/render_prom.c \
 	tools/cmd_show.c tools/watch.c tools/cmd_reset.c tools/cmd_config.c \
-	tools/agentconf.c tools/mibnames.h tools/mibnames.c tools/mibgen.c
+	tools/agentconf.c tools/mibnames.h tools/mibnames.c tools/mibgen.c \
+	tools/conftext.h tools/safefile.h tools/safefile.c
 tools_statctl_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 tools_statctl_LDADD = lib/libstatctr.la $(LIBCONFIG_LIBS)
 

@@ -2,7 +2,8 @@
  * render_text.c - aligned text for people: a table per declared table (one
  * line per row, one column per declared column) for show, and one line per
  * cell with delta and rate for watch (fits narrow terminals).  Builds each
- * table as a grid of strings first, so widths fit the widest value.
+ * table as a grid of strings first, so widths fit the widest value.  Every
+ * string from a segment goes through text_escape(): never raw to a terminal.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
@@ -41,19 +42,21 @@ static void grid_free(struct grid *g)
 
 static void grid_set(struct grid *g, uint32_t col, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
+/* Cells hold names from segments: escaped (text_escape()) before they are measured. */
 static void grid_set(struct grid *g, uint32_t col, const char *fmt, ...)
 {
 	char **cell = &g->cells[(size_t)g->nrows * g->ncols + col];
+	char *raw = NULL;
 	va_list ap;
 	int len;
 
 	va_start(ap, fmt);
-	len = vasprintf(cell, fmt, ap);
+	len = vasprintf(&raw, fmt, ap);
 	va_end(ap);
-	if (len < 0)
-		*cell = NULL;
-	else if (len > g->width[col])
-		g->width[col] = len;
+	*cell = len < 0 ? NULL : text_escape(raw);
+	free(raw);
+	if (*cell != NULL && (int)strlen(*cell) > g->width[col])
+		g->width[col] = (int)strlen(*cell);
 }
 
 static int grid_line_width(const struct grid *g, uint32_t ncols)
@@ -163,9 +166,10 @@ static void text_table(FILE *out, const struct table_view *tv)
 		error_msg("out of memory");
 		return;
 	}
-	fprintf(out, "\n%s", tv->info.name);
+	fputc('\n', out);
+	text_print(out, "%s", tv->info.name);
 	if (tv->info.description[0] != '\0')
-		fprintf(out, " - %s", tv->info.description);
+		text_print(out, " - %s", tv->info.description);
 	fputc('\n', out);
 	grid_set(&g, 0, "row");
 	for (uint32_t c = 0; c < tv->info.ncolumns; c++)
@@ -193,9 +197,10 @@ static void text_segment_begin(FILE *out, const struct source *src)
 	char created[32];
 
 	format_time(created, sizeof(created), src->info.created_ns);
-	fprintf(out, "segment %s (%s): writer %ld %s, %" PRIu32 " slots, created %s\n",
-	        src->info.name, src->info.path, (long)src->info.creator_pid,
-	        status_name(src->info.status), src->info.nslots, created);
+	text_print(out, "segment %s (%s): writer %ld %s, %" PRIu32 " slots, created %s",
+	           src->info.name, src->info.path, (long)src->info.creator_pid,
+	           status_name(src->info.status), src->info.nslots, created);
+	fputc('\n', out);
 	if (src->stats.busy_slots != 0)
 		fprintf(out, "warning: %" PRIu32 " slots could not be read consistently\n",
 		        src->stats.busy_slots);

@@ -2,8 +2,9 @@
  * statctl.c - the command line: global options, the command table and the
  * option parsing every command shares.
  *
- * Owns exit codes and the shape of error messages; never touches a segment
- * itself (the commands do, through libstatctr).
+ * Owns exit codes and the shape of error messages (escaped for a terminal:
+ * they quote segment strings); never touches a segment itself (the
+ * commands do, through libstatctr).
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
@@ -46,7 +47,7 @@ void error_msg(const char *fmt, ...)
 
 	fputs("statctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	text_vprint(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -57,7 +58,7 @@ int usage_error(const char *cmd, const char *fmt, ...)
 
 	fprintf(stderr, "statctl%s%s: ", cmd[0] ? " " : "", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	text_vprint(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'statctl%s%s --help'.\n", cmd[0] ? " " : "", cmd);
 	return EXIT_USAGE;
@@ -211,7 +212,8 @@ int main(int argc, char **argv)
 	}
 	cmd = find_command(argv[optind]);
 	if (cmd == NULL) {
-		error_msg("unknown command '%s'\nTry 'statctl --help'.", argv[optind]);
+		error_msg("unknown command '%s'", argv[optind]);
+		fputs("Try 'statctl --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
 	status = cmd->run(&common, argc - optind, argv + optind);

@@ -13,6 +13,7 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -169,6 +170,16 @@ void json_string(FILE *out, const char *s);
 void prom_label_value(FILE *out, const char *s);
 void prom_help_text(FILE *out, const char *s);
 void prom_name_part(FILE *out, const char *s); /* camelCase -> snake_case */
+/*
+ * Text for a terminal: control bytes (tab and LF included), DEL and bytes
+ * outside ASCII come out as "\xHH", so no string from a segment or a
+ * configuration can move the cursor or change the terminal's state.
+ * text_escape() returns a malloc()ed copy (NULL: out of memory); the print
+ * functions format, escape and write (so their formats hold no '\n').
+ */
+char *text_escape(const char *s);
+void text_vprint(FILE *out, const char *fmt, va_list ap);
+void text_print(FILE *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* agentconf.c: the settings of the configuration's "agent" group statctl reads. */
 struct mib_settings {

@@ -5,6 +5,8 @@
 #include "statctr.h"
 #include "testutil.h"
 
+#include <sys/stat.h>
+
 /*
  * A valid file with @seg, @table and @column inserted on lines 3, 5 and 7.
  * The table has no rows unless @table declares them.  Static buffer.
@@ -561,6 +563,168 @@ static void slots_out_of_range_rejected(void)
 	             "segments.[0].tables.[0].oid", "0 is out of range (1..2147483647)");
 }
 
+/*
+ * One integer setting: @setting ("slots = %s;" in the segment, table or
+ * agent part of conf()) at @lo and @hi loads; @hi + 1, @lo - 1, 2^32 + @lo
+ * (which 32 bits would read as @lo) and a negative value are refused with
+ * the value as written and the bounds.
+ */
+struct int_setting {
+	const char *part; /* "seg", "table" */
+	const char *key;
+	const char *path;
+	long long lo, hi;
+	int line;
+};
+
+static const char *with_value(const struct int_setting *is, long long value)
+{
+	static char assign[128];
+	char table[160];
+
+	snprintf(assign, sizeof(assign), "%s = %lld;", is->key, value);
+	if (strcmp(is->part, "seg") == 0)
+		return conf(assign, "rows = 1;", counter_column);
+	snprintf(table, sizeof(table), "%s%s", strcmp(is->key, "rows") == 0 ? "" : "rows = 1; ",
+	         assign);
+	return conf("", table, counter_column);
+}
+
+static void check_int_setting(const struct int_setting *is)
+{
+	const long long bad[] = {is->hi + 1, is->lo - 1, 4294967296LL + is->lo, -5, -4294967296LL};
+	char what[128];
+
+	statctr_config_free(load_ok("intlo.conf", with_value(is, is->lo)));
+	statctr_config_free(load_ok("inthi.conf", with_value(is, is->hi)));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(what, sizeof(what), "%lld is out of range (%lld..%lld)", bad[i], is->lo,
+		         is->hi);
+		expect_error("intbad.conf", with_value(is, bad[i]), is->line, is->path, what);
+	}
+}
+
+static void integers_are_range_checked_in_64_bits(void)
+{
+	static const struct int_setting settings[] = {
+	    {"seg", "slots", "segments.[0].slots", 1, STATCTR_MAX_SLOTS, 3},
+	    {"seg", "oid", "segments.[0].oid", 1, 2147483647, 3},
+	    {"table", "oid", "segments.[0].tables.[0].oid", 1, 2147483647, 5},
+	    {"table", "rows", "segments.[0].tables.[0].rows", 1, STATCTR_MAX_CELLS, 5},
+	};
+
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		check_int_setting(&settings[i]);
+}
+
+static void integers_in_every_notation_are_exact(void)
+{
+	struct statctr_config *cfg =
+	    load_ok("hexint.conf", conf("slots = 0x10; oid = 7L;", "rows = 0x3L;", counter_column));
+
+	CU_ASSERT_EQUAL(cfg->segments[0].nslots, 16);
+	CU_ASSERT_EQUAL(cfg->segments[0].oid, 7);
+	CU_ASSERT_EQUAL(cfg->segments[0].tables[0].nrows, 3);
+	statctr_config_free(cfg);
+	expect_error("hexbig.conf", conf("slots = 0x100000002;", "rows = 1;", counter_column), 3,
+	             "segments.[0].slots", "4294967298 is out of range (1..4096)");
+}
+
+/* Loads @len bytes of @text and expects -@err and a message starting "FILE@where". */
+static void expect_bytes_refused(const char *name, const char *text, size_t len, int err,
+                                 const char *where)
+{
+	struct statctr_config *cfg = &not_loaded;
+	char path[512], prefix[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tu_tmpdir(), name);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fwrite(text, 1, len, f), len);
+	fclose(f);
+	snprintf(prefix, sizeof(prefix), "%s%s", path, where);
+	CU_ASSERT_EQUAL(statctr_config_load(path, &cfg), -err);
+	CU_ASSERT_PTR_NULL(cfg);
+	CU_ASSERT_EQUAL(strncmp(statctr_errmsg(), prefix, strlen(prefix)), 0);
+	if (strncmp(statctr_errmsg(), prefix, strlen(prefix)) != 0)
+		fprintf(stderr, "\n  expected: %s...\n  got:      %s\n", prefix, statctr_errmsg());
+}
+
+#define REFUSED(name, lit, err, where) expect_bytes_refused(name, lit, sizeof(lit) - 1, err, where)
+
+static void integer_beyond_64_bits_refused(void)
+{
+	REFUSED("int65.conf", "segments = (\n  { slots = 99999999999999999999; } );\n", EINVAL,
+	        ":2:13: integer does not fit in 64 bits");
+	REFUSED("neg65.conf", "segments = (\n{ oid = -9223372036854775809; } );\n", EINVAL,
+	        ":2:9: integer does not fit in 64 bits");
+}
+
+static void control_bytes_refused_before_parsing(void)
+{
+	REFUSED("nul.conf", "segments = ();\n# x\0\n@include \"/tmp\"\n", EINVAL,
+	        ":2:4: control byte 0x00 (only tab, LF and CR allowed)");
+	REFUSED("esc.conf", "segments = ();\nagent = { master = \"a\x1b[2J\"; };\n", EINVAL,
+	        ":2:22: control byte 0x1b");
+	REFUSED("del.conf", "\x7f", EINVAL, ":1:1: control byte 0x7f");
+}
+
+static void include_refused_anywhere(void)
+{
+	REFUSED("inc1.conf", "segments = ();\n@include \"/tmp\"\n", EINVAL,
+	        ":2: @include is not supported (column 1)");
+	REFUSED("inc2.conf", "segments = ();\n \t @include \"/dev/null\"\n", EINVAL,
+	        ":2: @include is not supported (column 4)");
+	REFUSED("inc3.conf", "segments = (); /* x */ @include \"/tmp\"\n", EINVAL,
+	        ":1: @include is not supported (column 24)");
+	REFUSED("inc4.conf", "segments = ();\r@include \"/tmp\"\n", EINVAL,
+	        ":1: @include is not supported (column 16)");
+}
+
+static void at_sign_in_strings_and_comments_accepted(void)
+{
+	statctr_config_free(load_ok("at.conf", conf("# @include \"/tmp\"", "rows = 1;",
+	                                            "name = \"c\"; kind = \"counter\"; "
+	                                            "description = \"@include \\\"x\\\"\";")));
+}
+
+static void agent_integers_beyond_32_bits_refused(void)
+{
+	char text[8192];
+
+	strcpy(text, conf("", "rows = 1;", counter_column));
+	strcat(text, "agent = { interval_ms = 4294967306; };\n");
+	expect_error("agent64.conf", text, 12, "agent.interval_ms",
+	             "4294967306 is out of range (-2147483648..2147483647)");
+}
+
+static void not_a_plain_file_refused(void)
+{
+	struct statctr_config *cfg = &not_loaded;
+	char fifo[512], link[512], big[512];
+	FILE *f;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo.conf", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+	CU_ASSERT_EQUAL(statctr_config_load(fifo, &cfg), -EINVAL); /* no writer: no hang */
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "not a regular file"));
+	snprintf(link, sizeof(link), "%s/link.conf", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(
+	    symlink(tu_write_file("target.conf", conf("", "rows = 1;", counter_column)), link), 0);
+	CU_ASSERT_EQUAL(statctr_config_load(link, &cfg), -ELOOP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "symbolic link"));
+	snprintf(big, sizeof(big), "%s/big.conf", tu_tmpdir());
+	f = fopen(big, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fseek(f, 1024 * 1024, SEEK_SET), 0);
+	fputc('\n', f);
+	fclose(f);
+	CU_ASSERT_EQUAL(statctr_config_load(big, &cfg), -EFBIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "at most 1048576"));
+	CU_ASSERT_PTR_NULL(cfg);
+}
+
 static void bad_modes_rejected(void)
 {
 	expect_error("mode1.conf", conf("mode = \"0abc\";", "rows = 1;", counter_column), 3,
@@ -646,6 +810,14 @@ int main(void)
 	    {"bad_path_and_group_rejected", bad_path_and_group_rejected},
 	    {"control_characters_in_text_rejected", control_characters_in_text_rejected},
 	    {"find_hits_and_misses", find_hits_and_misses},
+	    {"integers_are_range_checked_in_64_bits", integers_are_range_checked_in_64_bits},
+	    {"integers_in_every_notation_are_exact", integers_in_every_notation_are_exact},
+	    {"integer_beyond_64_bits_refused", integer_beyond_64_bits_refused},
+	    {"control_bytes_refused_before_parsing", control_bytes_refused_before_parsing},
+	    {"include_refused_anywhere", include_refused_anywhere},
+	    {"at_sign_in_strings_and_comments_accepted", at_sign_in_strings_and_comments_accepted},
+	    {"agent_integers_beyond_32_bits_refused", agent_integers_beyond_32_bits_refused},
+	    {"not_a_plain_file_refused", not_a_plain_file_refused},
 	    {NULL, NULL},
 	};
 
