@@ -25,6 +25,19 @@ int set_error(int err, const char *fmt, ...) STATCTR_PRINTF(2, 3);
  */
 int guard_run(int (*fn)(void *), void *arg, const char *path);
 
+/*
+ * guard.c, writer side: a fixed registry of the writer's own mappings, read
+ * lock-free by the same SIGBUS handler.  A fault inside a registered
+ * mapping replaces memory in place with private zeroed pages (the whole
+ * control mapping; the faulting page of a segment mapping), records the loss
+ * in seg->lost, and returns: the faulting access repeats and succeeds.
+ */
+enum writer_mapping { WRITER_MAP_SEGMENT = 1, WRITER_MAP_CONTROL = 2 };
+
+int guard_register(struct statctr_seg *seg, void *base, uint64_t size, enum writer_mapping kind);
+void guard_unregister(const struct statctr_seg *seg);  /* every mapping of @seg */
+struct statctr_seg *guard_writer_of(const void *addr); /* whose segment holds @addr */
+
 /* proc.c: liveness through /proc, robust against pid and tid reuse. */
 uint64_t proc_start_time(pid_t pid, pid_t tid); /* 0 when gone */
 bool proc_alive(pid_t pid, pid_t tid, uint64_t start);
@@ -46,8 +59,19 @@ struct meta {
 	uint8_t *cell_kind; /* ncells entries, enum statctr_kind */
 };
 
+/* The writer validates the segment it built, from its own mapping at @base. */
 int meta_init(struct meta *m, const void *base, uint64_t size, const char *path);
+/*
+ * Readers pread the header and metadata of the @size-byte file @fd into the
+ * private copy and validate them before anything is mapped; meta_attach()
+ * then names the mapping that meta_slot() and meta_live_header() read.
+ */
+int meta_read(struct meta *m, int fd, uint64_t size, const char *path);
+void meta_attach(struct meta *m, const void *base);
 void meta_fini(struct meta *m);
+/* Reads exactly @n bytes at @off of @fd; -EPROTO when the file is shorter. */
+int meta_pread(int fd, void *dst, uint64_t n, uint64_t off, const char *path);
+bool meta_state_ok(uint32_t state); /* 1 active or 2 closed */
 const char *meta_string(const struct meta *m, uint32_t off);
 int meta_lookup(const struct meta *m, const char *table, const char *column, uint32_t row,
                 statctr_id *idp);
@@ -59,18 +83,37 @@ struct file_id {
 	uid_t uid;
 };
 
-/* The writer's handle. */
+/* seg->lost bits besides WRITER_CTL_LOST: the segment file faulted under us. */
+#define WRITER_SEG_LOST 2u
+
+/* A slot's copy budget (slot.c): its owner thread's alone, one line each. */
+struct copy_budget {
+	_Alignas(64) uint64_t last_ns; /* CLOCK_MONOTONIC at the end of the last copy, 0: none */
+	uint64_t last_seq;             /* the slot's sequence then */
+};
+
+/*
+ * The writer's handle.  Everything the writer needs after creation is in
+ * here, computed by the writer itself: nothing it does reads a size or an
+ * offset from either file (both may be rewritten by others; the control
+ * file by every resetter).
+ */
 struct statctr_seg {
 	char *path;
 	char *ctl_path;
 	struct file_id id, ctl_id; /* the files we created, to remove only those */
 	int lock_fd;               /* <path>.lock, flock()ed while we live */
 	struct file_id lock_id;
-	uint8_t *base; /* read-write mapping of the segment */
-	uint64_t size;
-	struct ctl_header *ctl; /* read-write mapping of the control file */
-	uint64_t ctl_size;
+	uint32_t nslots, ncells;
+	struct seg_layout layout;     /* seg_layout_for() of the declaration */
+	struct ctl_layout ctl_layout; /* ctl_layout_for(nslots, ncells) */
+	uint8_t *base;                /* read-write mapping of the segment, layout.size bytes */
+	struct ctl_header *ctl;       /* read-write mapping of the control file, ctl_layout.size */
+	struct copy_budget *budget;   /* nslots entries */
 	struct meta meta;
+	/* Stored by the SIGBUS handler (guard.c) when a mapping was replaced. */
+	_Atomic uint32_t lost;                     /* WRITER_CTL_LOST | WRITER_SEG_LOST */
+	_Atomic uint64_t ctl_lost_ns, seg_lost_ns; /* CLOCK_REALTIME of the first fault */
 };
 
 struct statctr_slot *seg_slot_header(struct statctr_seg *seg, uint32_t s);
@@ -81,12 +124,19 @@ struct statctr_view {
 	char *ctl_path;
 	int fd, ctl_fd;
 	struct file_id id;
+	struct file_id ctl_id;
 	uid_t owner; /* required owner of both files, or (uid_t)-1 */
 	const uint8_t *base;
 	uint64_t size;
 	struct ctl_header *ctl; /* NULL when the control file is unusable */
 	uint64_t ctl_size;
+	/* ctl_layout_for() the private header: the only control-file offsets
+	 * used; those stored in the file are anybody's who may reset. */
+	struct ctl_layout ctl_layout;
 	bool ctl_writable;
+	/* Per writer slot: the odd sequence it was found stuck at (budget spent,
+	 * owner live), 0 if none; not waited on again until it moves. */
+	uint64_t *stuck_seq;
 	struct meta meta;
 };
 

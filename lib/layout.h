@@ -26,7 +26,7 @@ enum seg_state { SEG_STATE_ACTIVE = 1, SEG_STATE_CLOSED = 2 };
 enum owner_state { OWNER_FREE = 0, OWNER_OWNED = 1 };
 
 /* seg_header.writer_flags: what the writer lost during this generation. */
-#define WRITER_CTL_LOST 1u /* control file faulted (truncated): no copy service */
+#define WRITER_CTL_LOST STATCTR_WRITER_CTL_LOST /* control file faulted: no copy service */
 
 struct seg_header {
 	char magic[8];
@@ -121,7 +121,9 @@ _Static_assert(sizeof(struct seg_table) == 32, "table record size");
 _Static_assert(sizeof(struct seg_column) == 16, "column record size");
 _Static_assert(sizeof(struct statctr_slot) == LINE, "slot header is one line");
 _Static_assert(offsetof(struct statctr_slot, owner_start) == 16, "owner_start offset");
-_Static_assert(offsetof(struct statctr_slot, copy_req_offset) == 32, "private part offset");
+_Static_assert(offsetof(struct statctr_slot, reserved1) == 32, "private part offset");
+_Static_assert(offsetof(struct statctr_slot, copy_served) == 40, "copy_served offset");
+_Static_assert(offsetof(struct statctr_slot, copy_resume) == 56, "copy_resume offset");
 _Static_assert(offsetof(struct statctr_slot, cells) == LINE, "cells follow the header line");
 _Static_assert(sizeof(struct ctl_header) == HEADER_SIZE, "control header size");
 _Static_assert(offsetof(struct ctl_header, ticket) == 128, "ticket offset");

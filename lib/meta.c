@@ -1,229 +1,391 @@
 /*
- * meta.c - validate a mapped segment and answer questions about its tables.
+ * meta.c - validate a segment's header and metadata; answer questions about
+ * its tables.
  *
- * Everything a reader learns from a segment passes through meta_init(),
- * which checks every offset, count and string against the file size before
- * anything is dereferenced (docs/segment-format.md lists the rules).  A
- * hostile or truncated file yields -EPROTO/-EINVAL, never a wild read.
- * The metadata (everything before the slots) is validated and used as a
- * private copy, so a file changed after validation cannot mislead us.
- * This module never writes to a mapping.
+ * Everything a reader learns from a segment passes through here.  The
+ * header and the metadata [0, slots_off) are copied into private memory
+ * (pread by readers, before anything is mapped; memcpy by the writer from
+ * the file it has just built) and every rule of docs/segment-format.md is
+ * checked on that copy: the counts against the library limits, every offset
+ * and the file size against the canonical layout of the counts, every
+ * record and string.  Afterwards offsets, counts and strings come from the
+ * copy only; the mapping is read for the live header fields and the slots.
+ * A hostile file yields -EPROTO/-EINVAL with the field and value, never a
+ * read outside the copy, and costs at most what a valid segment of its
+ * declared shape costs.  This module never writes to a mapping or a file.
  */
 #include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* Is [off, off + count * size) inside the file and past the header? */
-static bool region_ok(uint64_t file_size, uint64_t off, uint64_t count, uint64_t size)
+/* Where the header and metadata come from: a mapping, or a descriptor. */
+struct source {
+	const uint8_t *base; /* the writer's own mapping, or NULL: pread from fd */
+	int fd;
+	const char *path;
+};
+
+int meta_pread(int fd, void *dst, uint64_t n, uint64_t off, const char *path)
 {
-	uint64_t bytes;
+	uint8_t *p = dst;
 
-	if (off < HEADER_SIZE || off > file_size)
-		return false;
-	if (size != 0 && count > (file_size - off) / size)
-		return false;
-	bytes = count * size;
-	return bytes <= file_size - off;
+	while (n > 0) {
+		ssize_t got = pread(fd, p, n, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return set_error(errno, "%s: cannot read %llu bytes at %llu: %s", path,
+			                 (unsigned long long)n, (unsigned long long)off,
+			                 strerror(errno));
+		if (got == 0)
+			return set_error(EPROTO, "%s: file shrank while read (no data at %llu)",
+			                 path, (unsigned long long)off);
+		p += got;
+		off += (uint64_t)got;
+		n -= (uint64_t)got;
+	}
+	return 0;
 }
 
-static bool string_ok(const struct meta *m, uint32_t off, size_t max_len)
+static int fetch(const struct source *src, void *dst, uint64_t n)
 {
-	const struct seg_header *h = m->hdr;
-	const char *s;
-	size_t room;
-
-	if (off >= h->strings_size)
-		return false;
-	s = m->strings + off;
-	room = h->strings_size - off;
-	return memchr(s, '\0', room < max_len + 1 ? room : max_len + 1) != NULL;
+	if (src->base) {
+		memcpy(dst, src->base, n);
+		return 0;
+	}
+	return meta_pread(src->fd, dst, n, 0, src->path);
 }
 
-static int check_header(const struct meta *m, const char *path)
+/* The most string bytes names of maximum length could fill (the doc's bound). */
+static uint64_t strings_bound(const struct seg_header *h)
 {
-	const struct seg_header *h = m->hdr;
+	uint64_t records = (uint64_t)h->ntables + h->ncolumns;
 
-	if (m->size < HEADER_SIZE || memcmp(h->magic, SEG_MAGIC, 8) != 0)
-		return set_error(EPROTO, "%s: not a statctr segment (bad magic or too short)",
-		                 path);
+	return 1 + (uint64_t)(STATCTR_MAX_NAME + 1) * (1 + records) +
+	       (uint64_t)(STATCTR_MAX_TEXT + 1) * 2 * records +
+	       (uint64_t)(STATCTR_MAX_ROWNAME + 1) * h->nrownames;
+}
+
+static int check_identity(const struct seg_header *h, uint64_t size, const char *path)
+{
+	if (memcmp(h->magic, SEG_MAGIC, 8) != 0)
+		return set_error(EPROTO, "%s: not a statctr segment (bad magic)", path);
 	if (h->version != LAYOUT_VERSION)
 		return set_error(EINVAL, "%s: segment version %u, this library reads %u", path,
 		                 h->version, LAYOUT_VERSION);
 	if (h->header_size != HEADER_SIZE)
 		return set_error(EPROTO, "%s: header_size %u, expected %u", path, h->header_size,
 		                 HEADER_SIZE);
-	if (h->file_size != m->size)
+	if (h->file_size != size)
 		return set_error(EPROTO, "%s: file_size field %llu but the file has %llu bytes",
-		                 path, (unsigned long long)h->file_size,
-		                 (unsigned long long)m->size);
-	if (h->generation == 0 || h->creator_pid == 0)
-		return set_error(EPROTO, "%s: generation or creator_pid is 0", path);
+		                 path, (unsigned long long)h->file_size, (unsigned long long)size);
+	if (h->generation == 0)
+		return set_error(EPROTO, "%s: generation is 0", path);
+	if ((int32_t)h->creator_pid <= 0)
+		return set_error(EPROTO, "%s: creator_pid %u is not a process id", path,
+		                 h->creator_pid);
+	if (!meta_state_ok(atomic_load_explicit(&h->state, memory_order_relaxed)))
+		return set_error(EPROTO, "%s: state %u, expected 1 (active) or 2 (closed)", path,
+		                 atomic_load_explicit(&h->state, memory_order_relaxed));
+	return 0;
+}
+
+/*
+ * Counts within the limits.  Every table covers at least one cell of its
+ * own and every column and row name belongs to a table, so none of the
+ * record counts can exceed ncells in a segment a writer built.
+ */
+static int check_counts(const struct seg_header *h, const char *path)
+{
 	if (h->nslots < 1 || h->nslots > STATCTR_MAX_SLOTS)
 		return set_error(EPROTO, "%s: nslots %u out of range 1..%u", path, h->nslots,
 		                 STATCTR_MAX_SLOTS);
 	if (h->ncells < 1 || h->ncells > STATCTR_MAX_CELLS)
 		return set_error(EPROTO, "%s: ncells %u out of range 1..%u", path, h->ncells,
 		                 STATCTR_MAX_CELLS);
-	if (h->ntables < 1 || h->ncolumns < 1)
-		return set_error(EPROTO, "%s: no tables or no columns", path);
+	if (h->ntables < 1 || h->ntables > h->ncells)
+		return set_error(EPROTO, "%s: ntables %u out of range 1..ncells (%u)", path,
+		                 h->ntables, h->ncells);
+	if (h->ncolumns < 1 || h->ncolumns > h->ncells)
+		return set_error(EPROTO, "%s: ncolumns %u out of range 1..ncells (%u)", path,
+		                 h->ncolumns, h->ncells);
+	if (h->nrownames > h->ncells)
+		return set_error(EPROTO, "%s: nrownames %u exceeds ncells (%u)", path, h->nrownames,
+		                 h->ncells);
+	if (h->strings_size < 1 || h->strings_size > strings_bound(h))
+		return set_error(EPROTO, "%s: strings_size %llu out of range 1..%llu", path,
+		                 (unsigned long long)h->strings_size,
+		                 (unsigned long long)strings_bound(h));
 	return 0;
 }
 
-static int check_regions(const struct meta *m, const char *path)
+/* Every stored offset and the file size must equal the canonical layout. */
+static int check_layout(const struct seg_header *h, const char *path)
 {
-	const struct seg_header *h = m->hdr;
-	uint64_t size = m->size;
+	struct seg_layout l = seg_layout_for(h->ntables, h->ncolumns, h->nrownames, h->strings_size,
+	                                     h->nslots, h->ncells);
+	const struct {
+		const char *name;
+		uint64_t stored, expected;
+	} field[] = {
+	    {"tables_off", h->tables_off, l.tables_off},
+	    {"columns_off", h->columns_off, l.columns_off},
+	    {"rownames_off", h->rownames_off, l.rownames_off},
+	    {"strings_off", h->strings_off, l.strings_off},
+	    {"slots_off", h->slots_off, l.slots_off},
+	    {"slot_stride", h->slot_stride, l.stride},
+	    {"file_size", h->file_size, l.size},
+	};
+	size_t i;
 
-	if (!region_ok(size, h->tables_off, h->ntables, sizeof(struct seg_table)) ||
-	    !region_ok(size, h->columns_off, h->ncolumns, sizeof(struct seg_column)) ||
-	    !region_ok(size, h->rownames_off, h->nrownames, sizeof(uint32_t)) ||
-	    !region_ok(size, h->strings_off, h->strings_size, 1) || h->strings_size < 1)
-		return set_error(EPROTO, "%s: a metadata region lies outside the file", path);
-	if ((h->tables_off | h->columns_off | h->rownames_off) % 4 != 0)
-		return set_error(EPROTO, "%s: misaligned metadata region", path);
-	if (h->slot_stride != slot_stride_for(h->ncells) || h->slots_off % LINE != 0 ||
-	    !region_ok(size, h->slots_off, (uint64_t)h->nslots + 1, h->slot_stride))
-		return set_error(EPROTO, "%s: slot region (offset %llu, stride %llu) invalid", path,
-		                 (unsigned long long)h->slots_off,
-		                 (unsigned long long)h->slot_stride);
-	if (h->tables_off + h->ntables * sizeof(struct seg_table) > h->slots_off ||
-	    h->columns_off + h->ncolumns * sizeof(struct seg_column) > h->slots_off ||
-	    h->rownames_off + h->nrownames * 4ull > h->slots_off ||
-	    h->strings_off + h->strings_size > h->slots_off)
-		return set_error(EPROTO, "%s: metadata overlaps the slots", path);
+	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
+		if (field[i].stored != field[i].expected)
+			return set_error(EPROTO, "%s: %s is %llu, the canonical layout says %llu",
+			                 path, field[i].name, (unsigned long long)field[i].stored,
+			                 (unsigned long long)field[i].expected);
 	return 0;
 }
 
-static int check_name(const struct meta *m, const char *path)
+static int check_header(const struct seg_header *h, uint64_t size, const char *path)
 {
-	if (m->strings[0] != '\0' || !string_ok(m, m->hdr->name, STATCTR_MAX_NAME) ||
-	    m->strings[m->hdr->name] == '\0')
-		return set_error(EPROTO, "%s: bad segment name string", path);
-	return 0;
+	int err = check_identity(h, size, path);
+
+	if (!err)
+		err = check_counts(h, path);
+	if (!err)
+		err = check_layout(h, path);
+	return err;
 }
 
-static int check_column(const struct meta *m, uint32_t c, const char *path)
+/* A valid string of min_len..max_len bytes (docs/segment-format.md, "Strings"). */
+static bool string_ok(const struct meta *m, uint32_t off, size_t min_len, size_t max_len)
 {
-	const struct seg_column *col = &m->columns[c];
+	const char *s, *nul;
+	uint64_t room;
 
-	if (!string_ok(m, col->name, STATCTR_MAX_NAME) || m->strings[col->name] == '\0' ||
-	    !string_ok(m, col->description, STATCTR_MAX_TEXT) ||
-	    !string_ok(m, col->units, STATCTR_MAX_TEXT))
-		return set_error(EPROTO, "%s: column record %u has a bad string", path, c);
-	if (col->kind != STATCTR_COUNTER && col->kind != STATCTR_GAUGE)
-		return set_error(EPROTO, "%s: column record %u has kind %u", path, c, col->kind);
+	if (off >= m->hdr->strings_size)
+		return false;
+	s = m->strings + off;
+	room = m->hdr->strings_size - off;
+	nul = memchr(s, '\0', room < max_len + 1 ? room : max_len + 1);
+	return nul && (size_t)(nul - s) >= min_len;
+}
+
+static int check_strings(const struct meta *m, const char *path)
+{
+	if (m->strings[0] != '\0')
+		return set_error(EPROTO, "%s: string region does not start with a NUL", path);
+	if (!string_ok(m, m->hdr->name, 1, STATCTR_MAX_NAME))
+		return set_error(EPROTO, "%s: segment name (string %u) is not 1..%u bytes", path,
+		                 m->hdr->name, STATCTR_MAX_NAME);
 	return 0;
 }
 
-/* Checks table t and marks its cells' kinds; cells already marked overlap. */
-static int check_table(struct meta *m, uint32_t t, const char *path)
+static int check_columns(const struct meta *m, const char *path)
+{
+	uint32_t c;
+
+	for (c = 0; c < m->hdr->ncolumns; c++) {
+		const struct seg_column *col = &m->columns[c];
+
+		if (!string_ok(m, col->name, 1, STATCTR_MAX_NAME))
+			return set_error(EPROTO, "%s: column record %u: name is not 1..%u bytes",
+			                 path, c, STATCTR_MAX_NAME);
+		if (!string_ok(m, col->description, 0, STATCTR_MAX_TEXT) ||
+		    !string_ok(m, col->units, 0, STATCTR_MAX_TEXT))
+			return set_error(EPROTO, "%s: column record %u: bad description or units",
+			                 path, c);
+		if (col->kind != STATCTR_COUNTER && col->kind != STATCTR_GAUGE)
+			return set_error(EPROTO, "%s: column record %u has kind %u", path, c,
+			                 col->kind);
+	}
+	return 0;
+}
+
+static int check_rownames(const struct meta *m, const char *path)
+{
+	uint32_t r;
+
+	for (r = 0; r < m->hdr->nrownames; r++)
+		if (!string_ok(m, m->rownames[r], 1, STATCTR_MAX_ROWNAME))
+			return set_error(EPROTO, "%s: row-name record %u is not 1..%u bytes", path,
+			                 r, STATCTR_MAX_ROWNAME);
+	return 0;
+}
+
+/* Table t's own fields; its strings are known valid. */
+static int check_table_ranges(const struct meta *m, uint32_t t, const char *path)
 {
 	const struct seg_header *h = m->hdr;
 	const struct seg_table *tb = &m->tables[t];
-	uint64_t ncells = (uint64_t)tb->nrows * tb->ncolumns;
+	const char *name = m->strings + tb->name;
+
+	if (tb->nrows < 1 || tb->ncolumns < 1)
+		return set_error(EPROTO, "%s: table %s has %u rows and %u columns", path, name,
+		                 tb->nrows, tb->ncolumns);
+	if ((uint64_t)tb->first_column + tb->ncolumns > h->ncolumns)
+		return set_error(EPROTO, "%s: table %s: columns %u..+%u beyond %u column records",
+		                 path, name, tb->first_column, tb->ncolumns, h->ncolumns);
+	if (tb->first_rowname != NO_ROWNAMES &&
+	    (uint64_t)tb->first_rowname + tb->nrows > h->nrownames)
+		return set_error(EPROTO, "%s: table %s: row names %u..+%u beyond %u records", path,
+		                 name, tb->first_rowname, tb->nrows, h->nrownames);
+	if ((uint64_t)tb->first_cell + (uint64_t)tb->nrows * tb->ncolumns > h->ncells)
+		return set_error(EPROTO, "%s: table %s: cells %u..+%llu beyond %u cells", path,
+		                 name, tb->first_cell, (unsigned long long)tb->nrows * tb->ncolumns,
+		                 h->ncells);
+	return 0;
+}
+
+/* Marks table t's cells with their kinds; a cell already marked overlaps. */
+static int mark_cells(struct meta *m, uint32_t t, const char *path)
+{
+	const struct seg_table *tb = &m->tables[t];
+	uint64_t cell = tb->first_cell;
 	uint32_t r, c;
 
-	if (!string_ok(m, tb->name, STATCTR_MAX_NAME) || m->strings[tb->name] == '\0' ||
-	    !string_ok(m, tb->description, STATCTR_MAX_TEXT))
-		return set_error(EPROTO, "%s: table record %u has a bad string", path, t);
-	if (tb->nrows < 1 || tb->ncolumns < 1 ||
-	    (uint64_t)tb->first_column + tb->ncolumns > h->ncolumns ||
-	    (uint64_t)tb->first_cell + ncells > h->ncells)
-		return set_error(EPROTO, "%s: table %s: rows, columns or cells out of range", path,
-		                 m->strings + tb->name);
-	if (tb->first_rowname != NO_ROWNAMES) {
-		if ((uint64_t)tb->first_rowname + tb->nrows > h->nrownames)
-			return set_error(EPROTO, "%s: table %s: row names out of range", path,
-			                 m->strings + tb->name);
-		for (r = 0; r < tb->nrows; r++)
-			if (!string_ok(m, m->rownames[tb->first_rowname + r], STATCTR_MAX_ROWNAME))
-				return set_error(EPROTO, "%s: table %s: row %u has a bad name",
-				                 path, m->strings + tb->name, r);
-	}
-	for (c = 0; c < tb->ncolumns; c++) {
-		int err = check_column(m, tb->first_column + c, path);
-
-		if (err)
-			return err;
-	}
 	for (r = 0; r < tb->nrows; r++)
-		for (c = 0; c < tb->ncolumns; c++) {
-			uint8_t *kind =
-			    &m->cell_kind[tb->first_cell + (uint64_t)r * tb->ncolumns + c];
-
-			if (*kind != 0)
-				return set_error(EPROTO, "%s: table %s overlaps another table",
-				                 path, m->strings + tb->name);
-			*kind = (uint8_t)m->columns[tb->first_column + c].kind;
+		for (c = 0; c < tb->ncolumns; c++, cell++) {
+			if (m->cell_kind[cell] != 0)
+				return set_error(EPROTO,
+				                 "%s: table %s overlaps another at cell %llu", path,
+				                 m->strings + tb->name, (unsigned long long)cell);
+			m->cell_kind[cell] = (uint8_t)m->columns[tb->first_column + c].kind;
 		}
 	return 0;
 }
 
-/* Copies the header and metadata out of the mapping; validates nothing else. */
-static int copy_metadata(struct meta *m, const void *base, uint64_t size, const char *path)
+static int compare_names(const void *a, const void *b, void *arg)
 {
-	struct seg_header h;
-	uint8_t *copy;
+	const struct meta *m = arg;
 
-	if (size < HEADER_SIZE)
-		return set_error(EPROTO, "%s: %llu bytes, too short for a segment", path,
-		                 (unsigned long long)size);
-	memcpy(&h, base, sizeof(h));
-	if (h.slots_off < HEADER_SIZE || h.slots_off > size)
-		return set_error(EPROTO, "%s: slots_off %llu outside the file", path,
-		                 (unsigned long long)h.slots_off);
-	copy = malloc(h.slots_off);
-	if (!copy)
-		return set_error(ENOMEM, "%s: out of memory", path);
-	memcpy(copy, base, h.slots_off);
-	m->copy = copy;
-	m->hdr = (const void *)copy;
-	return 0;
+	return strcmp(m->strings + m->tables[*(const uint32_t *)a].name,
+	              m->strings + m->tables[*(const uint32_t *)b].name);
 }
 
-int meta_init(struct meta *m, const void *base, uint64_t size, const char *path)
+/* Table names are unique: sorted, no two neighbours are equal. */
+static int check_unique_tables(const struct meta *m, const char *path)
 {
-	const struct seg_header *h;
+	uint32_t n = m->hdr->ntables, t, *order = malloc((size_t)n * sizeof(*order));
+	int err = 0;
+
+	if (!order)
+		return set_error(ENOMEM, "%s: out of memory for %u tables", path, n);
+	for (t = 0; t < n; t++)
+		order[t] = t;
+	qsort_r(order, n, sizeof(*order), compare_names, (void *)m);
+	for (t = 1; t < n && !err; t++)
+		if (compare_names(&order[t - 1], &order[t], (void *)m) == 0)
+			err = set_error(EPROTO, "%s: duplicate table name %s", path,
+			                m->strings + m->tables[order[t]].name);
+	free(order);
+	return err;
+}
+
+static int check_tables(struct meta *m, const char *path)
+{
 	uint32_t t;
 	int err;
 
-	memset(m, 0, sizeof(*m));
-	m->base = base;
-	m->size = size;
-	err = copy_metadata(m, base, size, path);
-	if (err)
-		return err;
-	h = m->hdr;
-	err = check_header(m, path);
-	if (err)
-		goto fail;
-	err = check_regions(m, path);
-	if (err)
-		goto fail;
-	/* Only now are the offsets known to lie inside the copy. */
+	for (t = 0; t < m->hdr->ntables; t++) {
+		const struct seg_table *tb = &m->tables[t];
+
+		if (!string_ok(m, tb->name, 1, STATCTR_MAX_NAME) ||
+		    !string_ok(m, tb->description, 0, STATCTR_MAX_TEXT))
+			return set_error(EPROTO, "%s: table record %u: bad name or description",
+			                 path, t);
+		err = check_table_ranges(m, t, path);
+		if (!err)
+			err = mark_cells(m, t, path);
+		if (err)
+			return err;
+	}
+	return check_unique_tables(m, path);
+}
+
+/* Validates the records of the copy, whose header is already valid. */
+static int check_metadata(struct meta *m, const char *path)
+{
+	const struct seg_header *h = m->hdr;
+	int err;
+
 	m->tables = (const void *)(m->copy + h->tables_off);
 	m->columns = (const void *)(m->copy + h->columns_off);
 	m->rownames = (const void *)(m->copy + h->rownames_off);
 	m->strings = (const char *)(m->copy + h->strings_off);
-	err = check_name(m, path);
-	if (err)
-		goto fail;
 	m->cell_kind = calloc(h->ncells, 1);
-	if (!m->cell_kind) {
-		err = set_error(ENOMEM, "%s: out of memory for %u cells", path, h->ncells);
-		goto fail;
-	}
-	for (t = 0; t < h->ntables; t++) {
-		err = check_table(m, t, path);
-		if (err)
-			goto fail;
-	}
-	return 0;
-fail:
-	meta_fini(m);
+	if (!m->cell_kind)
+		return set_error(ENOMEM, "%s: out of memory for %u cells", path, h->ncells);
+	err = check_strings(m, path);
+	if (!err)
+		err = check_columns(m, path);
+	if (!err)
+		err = check_rownames(m, path);
+	if (!err)
+		err = check_tables(m, path);
 	return err;
+}
+
+/*
+ * Copies and checks the header, then copies [0, slots_off) - only now known
+ * to lie inside the file and to be no larger than the declared shape needs -
+ * and checks every record.
+ */
+static int meta_load(struct meta *m, const struct source *src, uint64_t size)
+{
+	struct seg_header h;
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	m->size = size;
+	if (size < HEADER_SIZE)
+		return set_error(EPROTO, "%s: %llu bytes, too short for a segment", src->path,
+		                 (unsigned long long)size);
+	err = fetch(src, &h, sizeof(h));
+	if (!err)
+		err = check_header(&h, size, src->path);
+	if (err)
+		return err;
+	m->copy = malloc(h.slots_off);
+	if (!m->copy)
+		return set_error(ENOMEM, "%s: out of memory for %llu bytes of metadata", src->path,
+		                 (unsigned long long)h.slots_off);
+	m->hdr = (const void *)m->copy;
+	err = fetch(src, m->copy, h.slots_off);
+	/* The file may have changed since: the records are checked against the
+	 * header that was validated, never against a second reading of it. */
+	memcpy(m->copy, &h, sizeof(h));
+	if (!err)
+		err = check_metadata(m, src->path);
+	if (err)
+		meta_fini(m);
+	return err;
+}
+
+int meta_init(struct meta *m, const void *base, uint64_t size, const char *path)
+{
+	struct source src = {.base = base, .fd = -1, .path = path};
+	int err = meta_load(m, &src, size);
+
+	if (!err)
+		m->base = base;
+	return err;
+}
+
+int meta_read(struct meta *m, int fd, uint64_t size, const char *path)
+{
+	struct source src = {.base = NULL, .fd = fd, .path = path};
+
+	return meta_load(m, &src, size);
+}
+
+void meta_attach(struct meta *m, const void *base)
+{
+	m->base = base;
 }
 
 void meta_fini(struct meta *m)
@@ -232,6 +394,12 @@ void meta_fini(struct meta *m)
 	free(m->copy);
 	m->cell_kind = NULL;
 	m->copy = NULL;
+	m->hdr = NULL;
+}
+
+bool meta_state_ok(uint32_t state)
+{
+	return state == SEG_STATE_ACTIVE || state == SEG_STATE_CLOSED;
 }
 
 /* The live header in the mapping, for the fields stored after creation. */

@@ -6,7 +6,10 @@
  * its baseline and the time as its discontinuity.  Readers report
  * total - baseline, so counts that arrive during or after the reset are
  * kept.  Writing the control file needs write permission on it: that is
- * the whole access control for resets.
+ * the whole access control for resets.  Where the baselines lie comes from
+ * the layout the view computed at open (ctl_layout_for()), never from the
+ * file, which every other resetter may rewrite; the cells stored are
+ * bounded by the segment's private copy.
  */
 #include "internal.h"
 
@@ -14,6 +17,7 @@
 
 #define RESET_LOCK_WAIT_MS 500
 
+/* @off comes from the view's computed layout, never from the file. */
 static _Atomic uint64_t *ctl_array(struct statctr_view *v, uint64_t off)
 {
 	return (_Atomic uint64_t *)((uint8_t *)v->ctl + off);
@@ -33,8 +37,8 @@ static int store_baselines(void *arg)
 	const struct statctr_snap *snap = a->snap;
 	statctr_id first = a->first;
 	uint32_t count = a->count;
-	_Atomic uint64_t *baseline = ctl_array(v, v->ctl->baselines_off);
-	_Atomic uint64_t *disc = ctl_array(v, v->ctl->disc_off);
+	_Atomic uint64_t *baseline = ctl_array(v, v->ctl_layout.baselines_off);
+	_Atomic uint64_t *disc = ctl_array(v, v->ctl_layout.disc_off);
 	uint64_t now = realtime_ns();
 	uint64_t seq = atomic_load_explicit(&v->ctl->reset_seq, memory_order_relaxed);
 	statctr_id id;

@@ -3,8 +3,11 @@
  *
  * Owns the translation of a configuration declaration into the bytes of
  * docs/segment-format.md, and the file life cycle: build under a temporary
- * O_EXCL|O_NOFOLLOW name, then rename into place (control file first), so
- * readers only ever see complete files.  Never reads counter values.
+ * O_EXCL|O_NOFOLLOW name, allocate every byte, then rename into place
+ * (control file first), so readers only ever see complete files.  The
+ * writer's handle keeps its own copy of every size and offset; after
+ * creation nothing here reads one from either file.  Never reads counter
+ * values.
  */
 #include "internal.h"
 
@@ -18,14 +21,14 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Sizes and offsets of a segment for one declaration. */
 struct plan {
 	uint32_t ncolumns, nrownames;
 	uint64_t strings_size;
-	uint64_t tables_off, columns_off, rownames_off, strings_off, slots_off;
-	uint64_t stride, size;
+	struct seg_layout seg;
 	struct ctl_layout ctl;
 };
 
@@ -50,14 +53,8 @@ static void plan_layout(const struct statctr_segment_decl *d, struct plan *p)
 				p->strings_size += strlen(tb->row_names[r]) + 1;
 		}
 	}
-	p->tables_off = HEADER_SIZE;
-	p->columns_off = p->tables_off + d->ntables * sizeof(struct seg_table);
-	p->rownames_off = p->columns_off + p->ncolumns * sizeof(struct seg_column);
-	p->strings_off = p->rownames_off + p->nrownames * 4ull;
-	p->slots_off = round_up_line(p->strings_off + p->strings_size);
-	p->stride = slot_stride_for(d->ncells);
-	p->size = p->slots_off + ((uint64_t)d->nslots + 1) * p->stride;
-
+	p->seg = seg_layout_for(d->ntables, p->ncolumns, p->nrownames, p->strings_size, d->nslots,
+	                        d->ncells);
 	p->ctl = ctl_layout_for(d->nslots, d->ncells);
 }
 
@@ -78,10 +75,10 @@ static void write_metadata(uint8_t *base, const struct statctr_segment_decl *d,
                            const struct plan *p)
 {
 	struct seg_header *h = (void *)base;
-	struct seg_table *tables = (void *)(base + p->tables_off);
-	struct seg_column *columns = (void *)(base + p->columns_off);
-	uint32_t *rownames = (void *)(base + p->rownames_off);
-	char *strings = (char *)(base + p->strings_off);
+	struct seg_table *tables = (void *)(base + p->seg.tables_off);
+	struct seg_column *columns = (void *)(base + p->seg.columns_off);
+	uint32_t *rownames = (void *)(base + p->seg.rownames_off);
+	char *strings = (char *)(base + p->seg.strings_off);
 	uint64_t used = 1;
 	uint32_t t, c, r, col = 0, rn = 0;
 
@@ -127,7 +124,7 @@ static void write_header(uint8_t *base, const struct statctr_segment_decl *d, co
 	memcpy(h->magic, SEG_MAGIC, 8);
 	h->version = LAYOUT_VERSION;
 	h->header_size = HEADER_SIZE;
-	h->file_size = p->size;
+	h->file_size = p->seg.size;
 	h->generation = generation;
 	h->created_ns = realtime_ns();
 	h->creator_pid = (uint32_t)getpid();
@@ -139,13 +136,13 @@ static void write_header(uint8_t *base, const struct statctr_segment_decl *d, co
 	h->ncolumns = p->ncolumns;
 	h->nrownames = p->nrownames;
 	h->oid = d->oid;
-	h->tables_off = p->tables_off;
-	h->columns_off = p->columns_off;
-	h->rownames_off = p->rownames_off;
-	h->strings_off = p->strings_off;
+	h->tables_off = p->seg.tables_off;
+	h->columns_off = p->seg.columns_off;
+	h->rownames_off = p->seg.rownames_off;
+	h->strings_off = p->seg.strings_off;
 	h->strings_size = p->strings_size;
-	h->slots_off = p->slots_off;
-	h->slot_stride = p->stride;
+	h->slots_off = p->seg.slots_off;
+	h->slot_stride = p->seg.stride;
 }
 
 static void write_ctl_header(struct ctl_header *c, const struct statctr_segment_decl *d,
@@ -176,8 +173,11 @@ static int group_id(const char *group, gid_t *gidp)
 }
 
 /*
- * Creates a temporary file next to @path, sized and moded, and maps it
- * read-write.  On success *tmp_path holds its name (caller frees).
+ * Creates a temporary file next to @path, moded and fully allocated, and
+ * maps it read-write.  posix_fallocate(), not ftruncate(): a valid segment
+ * is never sparse (readers refuse sparse files), and a page the writer
+ * touches later can never fault for want of tmpfs space.  On success
+ * *tmp_path holds its name (caller frees).
  */
 static int create_mapped(const char *path, uint64_t size, mode_t mode, const char *group,
                          char **tmp_path, uint8_t **basep)
@@ -199,9 +199,9 @@ static int create_mapped(const char *path, uint64_t size, mode_t mode, const cha
 	}
 	if (fchmod(fd, mode) != 0 || (group && fchown(fd, (uid_t)-1, gid) != 0))
 		err = set_error(errno, "cannot set mode/group of %s: %s", tmp, strerror(errno));
-	else if (ftruncate(fd, (off_t)size) != 0)
-		err = set_error(errno, "cannot size %s to %llu bytes: %s", tmp,
-		                (unsigned long long)size, strerror(errno));
+	else if ((err = posix_fallocate(fd, 0, (off_t)size)) != 0)
+		err = set_error(err, "cannot allocate %llu bytes for %s: %s",
+		                (unsigned long long)size, tmp, strerror(err));
 	if (!err) {
 		void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
@@ -255,19 +255,41 @@ static int file_id_of(const char *path, struct file_id *id)
 	return 0;
 }
 
-/* The writer-private part of each slot's header line: where things are. */
-static void init_slots(struct statctr_seg *seg)
+/*
+ * The writer's private copy of its layout and its per-slot copy budgets;
+ * the mappings are registered with the SIGBUS handler as soon as they exist
+ * (a group member may open and truncate a temporary control file too).
+ */
+static int keep_layout(struct statctr_seg *seg, const struct statctr_segment_decl *d,
+                       const struct plan *p)
 {
-	struct ctl_layout c = ctl_layout_for(seg->meta.hdr->nslots, seg->meta.hdr->ncells);
-	uint32_t s;
+	size_t budget_bytes = (size_t)d->nslots * sizeof(struct copy_budget);
 
-	for (s = 0; s < seg->meta.hdr->nslots; s++) {
-		struct statctr_slot *slot = seg_slot_header(seg, s);
-		uintptr_t req = (uintptr_t)seg->ctl + c.reqs_off + (uint64_t)s * LINE;
+	seg->nslots = d->nslots;
+	seg->ncells = d->ncells;
+	seg->layout = p->seg;
+	seg->ctl_layout = p->ctl;
+	seg->budget = aligned_alloc(_Alignof(struct copy_budget), budget_bytes);
+	if (!seg->budget)
+		return set_error(ENOMEM, "out of memory for %u slots", d->nslots);
+	memset(seg->budget, 0, budget_bytes);
+	return 0;
+}
 
-		slot->copy_req_offset = (int64_t)(req - (uintptr_t)slot);
-		slot->seg_offset = (uint64_t)((uintptr_t)slot - (uintptr_t)seg->base);
-	}
+static int map_both(struct statctr_seg *seg, const struct statctr_segment_decl *d, char **ctl_tmp,
+                    char **tmp)
+{
+	int err = create_mapped(seg->ctl_path, seg->ctl_layout.size, d->ctl_mode, d->group, ctl_tmp,
+	                        (uint8_t **)&seg->ctl);
+
+	if (!err)
+		err = guard_register(seg, seg->ctl, seg->ctl_layout.size, WRITER_MAP_CONTROL);
+	if (!err)
+		err =
+		    create_mapped(seg->path, seg->layout.size, d->mode, d->group, tmp, &seg->base);
+	if (!err)
+		err = guard_register(seg, seg->base, seg->layout.size, WRITER_MAP_SEGMENT);
+	return err;
 }
 
 static int build(struct statctr_seg *seg, const struct statctr_segment_decl *d)
@@ -278,19 +300,15 @@ static int build(struct statctr_seg *seg, const struct statctr_segment_decl *d)
 	int err;
 
 	plan_layout(d, &p);
-	err = create_mapped(seg->ctl_path, p.ctl.size, d->ctl_mode, d->group, &ctl_tmp,
-	                    (uint8_t **)&seg->ctl);
-	if (err)
-		return err;
-	seg->ctl_size = p.ctl.size;
-	write_ctl_header(seg->ctl, d, &p, generation);
-	err = create_mapped(seg->path, p.size, d->mode, d->group, &tmp, &seg->base);
+	err = keep_layout(seg, d, &p);
+	if (!err)
+		err = map_both(seg, d, &ctl_tmp, &tmp);
 	if (err)
 		goto fail;
-	seg->size = p.size;
+	write_ctl_header(seg->ctl, d, &p, generation);
 	write_header(seg->base, d, &p, generation);
 	write_metadata(seg->base, d, &p);
-	err = meta_init(&seg->meta, seg->base, seg->size, tmp);
+	err = meta_init(&seg->meta, seg->base, seg->layout.size, tmp);
 	if (err)
 		goto fail;
 	err = file_id_of(ctl_tmp, &seg->ctl_id);
@@ -374,10 +392,13 @@ static void seg_free(struct statctr_seg *seg)
 {
 	if (seg->lock_fd >= 0)
 		close(seg->lock_fd);
+	/* Before the unmaps: the handler must not replace memory no longer ours. */
+	guard_unregister(seg);
 	if (seg->base)
-		munmap(seg->base, seg->size);
+		munmap(seg->base, seg->layout.size);
 	if (seg->ctl)
-		munmap(seg->ctl, seg->ctl_size);
+		munmap(seg->ctl, seg->ctl_layout.size);
+	free(seg->budget);
 	meta_fini(&seg->meta);
 	free(seg->path);
 	free(seg->ctl_path);
@@ -417,7 +438,6 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 		err = build(seg, d);
 	if (err)
 		goto fail;
-	init_slots(seg);
 	*segp = seg;
 	goto out;
 fail:
@@ -444,6 +464,76 @@ void statctr_seg_destroy(struct statctr_seg *seg)
 	seg_free(seg);
 }
 
+/* "2026-01-02T03:04:05.678Z" for CLOCK_REALTIME @ns. */
+static void format_utc(char *buf, size_t len, uint64_t ns)
+{
+	time_t secs = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	if (!gmtime_r(&secs, &tm) || strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+		return;
+	}
+	snprintf(buf + strlen(buf), len - strlen(buf), ".%03uZ", (unsigned)(ns / 1000000u % 1000u));
+}
+
+/* -ESTALE unless @path still names file @id at @size bytes. */
+static int check_file(const char *what, const char *path, const struct file_id *id, uint64_t size)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return set_error(ESTALE, "%s %s was removed: %s", what, path, strerror(errno));
+	if (st.st_ino != id->ino || st.st_dev != id->dev)
+		return set_error(ESTALE, "%s %s was replaced by another file", what, path);
+	if (size != UINT64_MAX && (uint64_t)st.st_size != size)
+		return set_error(ESTALE, "%s %s is %llu bytes, not the %llu it was created with",
+		                 what, path, (unsigned long long)st.st_size,
+		                 (unsigned long long)size);
+	return 0;
+}
+
+static int check_lost(const struct statctr_seg *seg)
+{
+	uint32_t lost = atomic_load_explicit(&seg->lost, memory_order_acquire);
+	char when[64];
+
+	if (lost & WRITER_SEG_LOST) {
+		format_utc(when, sizeof(when), atomic_load(&seg->seg_lost_ns));
+		return set_error(
+		    ESTALE,
+		    "segment %s was truncated under its writer at %s: the writer counts "
+		    "into private memory readers do not see",
+		    seg->path, when);
+	}
+	if (lost & WRITER_CTL_LOST) {
+		format_utc(when, sizeof(when), atomic_load(&seg->ctl_lost_ns));
+		return set_error(ESTALE,
+		                 "control file %s was truncated under its writer at %s: no copy "
+		                 "assistance or resets for this generation",
+		                 seg->ctl_path, when);
+	}
+	return 0;
+}
+
+int statctr_seg_health(const struct statctr_seg *seg)
+{
+	char *lock_path = NULL;
+	int err = check_lost(seg);
+
+	if (!err)
+		err = check_file("segment", seg->path, &seg->id, seg->layout.size);
+	if (!err)
+		err = check_file("control file", seg->ctl_path, &seg->ctl_id, seg->ctl_layout.size);
+	if (err)
+		return err;
+	if (asprintf(&lock_path, "%s.lock", seg->path) < 0)
+		return set_error(ENOMEM, "out of memory");
+	err = check_file("lock file", lock_path, &seg->lock_id, UINT64_MAX);
+	free(lock_path);
+	return err;
+}
+
 int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const char *column,
                        uint32_t row, statctr_id *idp)
 {
@@ -452,6 +542,5 @@ int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const c
 
 struct slot_header *seg_slot_header(struct statctr_seg *seg, uint32_t s)
 {
-	return (void *)(seg->base + seg->meta.hdr->slots_off +
-	                (uint64_t)s * seg->meta.hdr->slot_stride);
+	return (void *)(seg->base + seg->layout.slots_off + (uint64_t)s * seg->layout.stride);
 }

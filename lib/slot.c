@@ -8,19 +8,66 @@
  * sequence; a released slot keeps its counts, and the next owner continues
  * from them.
  *
- * Copy service (docs/design.md): when txn_end sees that a reader raised
- * this slot's request word, the writer - at a transaction boundary, so its
- * cells are quiescent - takes the control file's buffer lock with a CAS,
- * marks the buffer odd, copies its cells, marks it even (release) and then
- * publishes the ticket in `done` (release).  The reader's acquire of `done`
- * pairs with that release.  Readers never make a writer wait: if the
- * buffer is busy the writer simply tries again at its next txn_end.
+ * Copy service (docs/design.md): once a slot's sequence reaches its
+ * copy_resume, txn_end calls statctr_slot_serve_copy(), which loads the
+ * slot's request word; when a reader raised it, the writer - at a
+ * transaction boundary, so its cells are quiescent - takes the control
+ * file's buffer lock with a CAS, marks the buffer odd, copies its cells,
+ * marks it even (release) and then publishes the ticket in `done`
+ * (release).  The reader's acquire of `done` pairs with that release.
+ * Readers never make a writer wait: if the buffer is busy the writer tries
+ * again later.  Whatever happened, it then moves copy_resume on by its own
+ * budget, so that no reader - nor anyone else who may write the control
+ * file - can make it spend more than ~1/COPY_BUDGET_DIV of its time here.
+ *
+ * Everything out of line comes from the writer's private handle (found by
+ * the slot's address in guard.c's registry), never from either file.  The
+ * slot's own header line (seq, copy_served, copy_resume) is in the segment,
+ * which only the writer's user may write: that user rewriting their own
+ * segment can disturb their own writer, and is out of scope.
  */
 #include "internal.h"
 
 #include <errno.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+/*
+ * The copy budget, in steps of the sequence (2 per transaction).  A look
+ * that finds no request (or a busy buffer) costs a call and one load of a
+ * line readers may have written (a cache miss, ~100 ns); the next look
+ * comes 1024 transactions later (>= 2 ns each: < 5%), so a reader waits at
+ * most that long (µs) for its request to be seen.  A copy is timed, and the
+ * next look waits until the writer has run COPY_BUDGET_DIV - 1 times as
+ * long, at the rate it had since its previous copy; but at most MAX_GAP_NS,
+ * so that a reader's request is served within its 100 ms budget
+ * (snapshot.c) even when a copy was slowed by preemption or is huge
+ * (docs/design.md gives the bound).
+ */
+#define CHECK_GAP       2048u /* 1024 transactions */
+#define COPY_BUDGET_DIV 20u
+#define MAX_GAP_NS      50000000u
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct ctl_request *request_of(const struct statctr_seg *seg, uint32_t index)
+{
+	return (void *)((uint8_t *)seg->ctl + seg->ctl_layout.reqs_off + (uint64_t)index * LINE);
+}
+
+static uint32_t slot_index(const struct statctr_seg *seg, const struct statctr_slot *slot)
+{
+	uint64_t off = (uint64_t)((uintptr_t)slot - (uintptr_t)seg->base);
+
+	return (uint32_t)((off - seg->layout.slots_off) / seg->layout.stride);
+}
 
 static pid_t self_tid(void)
 {
@@ -79,20 +126,23 @@ int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp)
 	uint64_t my_start = proc_start_time(getpid(), me);
 	uint32_t s;
 
-	for (s = 0; s < seg->meta.hdr->nslots; s++) {
+	for (s = 0; s < seg->nslots; s++) {
 		struct statctr_slot *slot = seg_slot_header(seg, s);
 
 		if (!claim(seg, s, me, my_start))
 			continue;
 		/* Requests raised before we owned the slot were answered by
-		 * plain sequence reads; start from the current one. */
+		 * plain sequence reads; start from the current one, with a
+		 * fresh budget (the previous owner's rate is not ours). */
 		slot->copy_served =
-		    atomic_load_explicit(statctr_slot_copy_req(slot), memory_order_relaxed);
+		    atomic_load_explicit(&request_of(seg, s)->req, memory_order_relaxed);
+		slot->copy_resume = 0;
+		seg->budget[s].last_ns = 0;
 		*slotp = slot;
 		return 0;
 	}
-	return set_error(EBUSY, "all %u slots of segment %s are owned by live threads",
-	                 seg->meta.hdr->nslots, meta_string(&seg->meta, seg->meta.hdr->name));
+	return set_error(EBUSY, "all %u slots of segment %s are owned by live threads", seg->nslots,
+	                 meta_string(&seg->meta, seg->meta.hdr->name));
 }
 
 void statctr_slot_release(struct statctr_slot *slot)
@@ -105,35 +155,26 @@ void statctr_slot_release(struct statctr_slot *slot)
 	atomic_store_explicit(&slot->owner_tid, 0, memory_order_release);
 }
 
-/*
- * Everything the copy needs comes from the writer's own segment header and
- * layout formula, never from the control file, whose offsets anybody who
- * may reset can overwrite.
- */
-void statctr_slot_serve_copy(struct statctr_slot *slot)
+/* Copies the slot's cells to the exchange buffer for @ticket; false when it is busy. */
+static bool copy_to_buffer(struct statctr_seg *seg, struct statctr_slot *slot, uint32_t index,
+                           uint64_t ticket)
 {
-	const struct seg_header *h = (const void *)((uintptr_t)slot - slot->seg_offset);
-	uint32_t index = (uint32_t)((slot->seg_offset - h->slots_off) / h->slot_stride);
-	uintptr_t req = (uintptr_t)statctr_slot_copy_req(slot);
-	struct ctl_layout layout = ctl_layout_for(h->nslots, h->ncells);
-	struct ctl_header *ctl = (void *)(req - layout.reqs_off - (uint64_t)index * LINE);
-	struct ctl_request *rq = (void *)req;
-	_Atomic uint64_t *buf = (void *)((uintptr_t)ctl + layout.buf_off);
-	uint64_t ticket = atomic_load_explicit(&rq->req, memory_order_relaxed);
+	struct ctl_header *ctl = seg->ctl;
+	_Atomic uint64_t *buf = (void *)((uint8_t *)ctl + seg->ctl_layout.buf_off);
 	uint64_t expected = 0, bseq;
 	uint32_t i;
 
-	/* Another writer is copying: try again at a later txn_end (a plain
-	 * load first, so a busy buffer costs no locked instruction). */
+	/* Another writer is copying: try again later (a plain load first, so
+	 * a busy buffer costs no locked instruction). */
 	if (atomic_load_explicit(&ctl->buf_lock, memory_order_relaxed) != 0 ||
 	    !atomic_compare_exchange_strong_explicit(&ctl->buf_lock, &expected, index + 1,
 	                                             memory_order_acquire, memory_order_relaxed))
-		return;
+		return false;
 	bseq = atomic_load_explicit(&ctl->buf_seq, memory_order_relaxed) | 1;
 	atomic_store_explicit(&ctl->buf_seq, bseq, memory_order_relaxed);
 	/* Orders the odd buf_seq before the buffer stores (reader: acquire fence). */
 	atomic_thread_fence(memory_order_release);
-	for (i = 0; i < h->ncells; i++)
+	for (i = 0; i < seg->ncells; i++)
 		atomic_store_explicit(&buf[i],
 		                      atomic_load_explicit(&slot->cells[i], memory_order_relaxed),
 		                      memory_order_relaxed);
@@ -141,14 +182,59 @@ void statctr_slot_serve_copy(struct statctr_slot *slot)
 	atomic_store_explicit(&ctl->buf_ticket, ticket, memory_order_relaxed);
 	atomic_store_explicit(&ctl->buf_seq, bseq + 1, memory_order_release);
 	/* Pairs with the reader's acquire load of done. */
-	atomic_store_explicit(&rq->done, ticket, memory_order_release);
+	atomic_store_explicit(&request_of(seg, index)->done, ticket, memory_order_release);
+	/* Pairs with the acquire CAS of the next writer to copy. */
 	atomic_store_explicit(&ctl->buf_lock, 0, memory_order_release);
+	return true;
+}
+
+/*
+ * Sequence steps until the next look after a copy that ran from @start to
+ * @end (ns) at sequence @seq: COPY_BUDGET_DIV - 1 times the copy's time (at
+ * most MAX_GAP_NS) at the rate measured since the previous copy.  Before
+ * there is a rate, CHECK_GAP: the next copy measures it.
+ */
+static uint64_t copy_gap(struct copy_budget *b, uint64_t seq, uint64_t start, uint64_t end)
+{
+	uint64_t gap_ns = (end - start) * (COPY_BUDGET_DIV - 1), gap = CHECK_GAP;
+
+	if (gap_ns > MAX_GAP_NS)
+		gap_ns = MAX_GAP_NS;
+	if (b->last_ns != 0 && start > b->last_ns && seq > b->last_seq)
+		gap = (uint64_t)((double)gap_ns * (double)(seq - b->last_seq) /
+		                 (double)(start - b->last_ns));
+	b->last_ns = end;
+	b->last_seq = seq;
+	return gap > CHECK_GAP ? gap : CHECK_GAP;
+}
+
+void statctr_slot_serve_copy(struct statctr_slot *slot)
+{
+	struct statctr_seg *seg = guard_writer_of(slot);
+	uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed), ticket, start;
+	uint32_t index;
+
+	/* A mapping replaced by zeros (guard.c) has no reader left to serve:
+	 * stop looking for this generation.  No handle: used after destroy. */
+	if (!seg || atomic_load_explicit(&seg->lost, memory_order_relaxed) != 0) {
+		slot->copy_resume = UINT64_MAX;
+		return;
+	}
+	index = slot_index(seg, slot);
+	ticket = atomic_load_explicit(&request_of(seg, index)->req, memory_order_relaxed);
+	slot->copy_resume = seq + CHECK_GAP;
+	if (ticket == slot->copy_served)
+		return;
+	start = now_ns();
+	if (!copy_to_buffer(seg, slot, index, ticket))
+		return;
 	slot->copy_served = ticket;
+	slot->copy_resume = seq + copy_gap(&seg->budget[index], seq, start, now_ns());
 }
 
 static _Atomic uint64_t *shared_cell(struct statctr_seg *seg, statctr_id id)
 {
-	return &seg_slot_header(seg, seg->meta.hdr->nslots)->cells[id];
+	return &seg_slot_header(seg, seg->nslots)->cells[id];
 }
 
 void statctr_shared_add(struct statctr_seg *seg, statctr_id id, uint64_t n)
@@ -166,7 +252,7 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value)
 	uint64_t sum = 0;
 	uint32_t s;
 
-	for (s = 0; s < seg->meta.hdr->nslots; s++)
+	for (s = 0; s < seg->nslots; s++)
 		sum +=
 		    atomic_load_explicit(&seg_slot_header(seg, s)->cells[id], memory_order_relaxed);
 	atomic_store_explicit(shared_cell(seg, id), (uint64_t)value - sum, memory_order_relaxed);

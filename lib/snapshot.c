@@ -11,13 +11,20 @@
  *      the writer it waits for) until the writer has copied its cells at a
  *      transaction boundary; between naps retry the sequence read;
  *   4. give up after the budget: the slot is included as last read and
- *      counted in busy_slots.  Nothing here can wait forever.
+ *      counted in busy_slots.  If its owner is live and inside a
+ *      transaction (odd sequence), the view remembers it as stuck at that
+ *      sequence: later snapshots count it busy at once, without naps or
+ *      copy requests, until the sequence moves.  Nothing here can wait
+ *      forever, and a stopped writer costs one budget, not one per snapshot.
  * Baselines are read between two loads of reset_seq; a reset in between
  * makes the whole snapshot start again (bounded).
  *
  * This module never stores to a segment mapping; in the control file it
  * stores only the request word, the ticket counter and (to recover from a
- * writer that died holding it) the buffer lock.
+ * writer that died holding it) the buffer lock.  Control-file offsets come
+ * from the view's computed layout, never from the file; the values read
+ * from it (buf_slot, buf_lock, done) are only compared, never used as an
+ * index.
  */
 #include "internal.h"
 
@@ -27,7 +34,19 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define SEQ_TRIES 4
+/*
+ * Sequence reads of a slot before asking its writer for a copy.  A failed
+ * read of a large slot costs the writer a miss on every line it touched,
+ * and a writer busy enough to fail one read of it fails the next: retry
+ * only slots of a few lines.
+ */
+#define SEQ_TRIES       4
+#define SEQ_RETRY_CELLS 512 /* 4 KiB of cells */
+
+static int seq_tries(uint32_t ncells)
+{
+	return ncells <= SEQ_RETRY_CELLS ? SEQ_TRIES : 1;
+}
 /*
  * Budgets for waiting on writers, in elapsed time: generous enough for a
  * writer that is preempted on an oversubscribed machine (tens of ms), small
@@ -100,16 +119,27 @@ static bool seq_read(const struct statctr_view *v, uint32_t s, uint64_t *dst)
 	return before == after;
 }
 
+/* Address of @off in the control file; @off comes from v->ctl_layout. */
+static _Atomic uint64_t *ctl_at(const struct statctr_view *v, uint64_t off)
+{
+	return (_Atomic uint64_t *)((uint8_t *)v->ctl + off);
+}
+
 static struct ctl_request *request_of(struct statctr_view *v, uint32_t s)
 {
-	return (struct ctl_request *)((uint8_t *)v->ctl + v->ctl->reqs_off) + s;
+	return (struct ctl_request *)ctl_at(v, v->ctl_layout.reqs_off) + s;
+}
+
+static uint64_t slot_seq(const struct statctr_view *v, uint32_t s)
+{
+	return atomic_load_explicit(&meta_slot(&v->meta, s)->seq, memory_order_relaxed);
 }
 
 /* Copies the exchange buffer if it holds slot s for our ticket, unchanged. */
 static bool take_buffer(struct statctr_view *v, uint32_t s, uint64_t ticket, uint64_t *dst)
 {
 	struct ctl_header *c = v->ctl;
-	const _Atomic uint64_t *buf = (const void *)((uint8_t *)c + c->buf_off);
+	const _Atomic uint64_t *buf = ctl_at(v, v->ctl_layout.buf_off);
 	uint64_t before = atomic_load_explicit(&c->buf_seq, memory_order_acquire);
 
 	if ((before & 1) || atomic_load_explicit(&c->buf_slot, memory_order_relaxed) != s ||
@@ -134,11 +164,19 @@ static void clear_dead_buffer_lock(struct reader *rd)
 		                                        memory_order_relaxed, memory_order_relaxed);
 }
 
+/*
+ * While the writer works on our request, a sequence read would only pull
+ * every line of its slot away from it (and fail): between naps, re-read the
+ * slot only when its sequence stood still since the last nap (an idle
+ * writer, which serves no request, or one that just finished).  Watching
+ * the sequence costs one line per nap.
+ */
 static bool assisted_read(struct reader *rd, uint32_t s, uint64_t *dst)
 {
 	struct statctr_view *v = rd->view;
 	struct ctl_request *rq = request_of(v, s);
 	uint64_t ticket = atomic_fetch_add_explicit(&v->ctl->ticket, 1, memory_order_relaxed) + 1;
+	uint64_t last_seq = slot_seq(v, s), seq;
 	int64_t start = monotonic_ns(), waited = 0;
 	long nap = 20;
 	bool copied = false;
@@ -147,10 +185,12 @@ static bool assisted_read(struct reader *rd, uint32_t s, uint64_t *dst)
 	while (!copied && waited < SLOT_WAIT_NS && rd->waited_ns + waited < TOTAL_WAIT_NS) {
 		nap_us(nap);
 		nap = nap < 1000 ? nap * 2 : 1000;
+		seq = slot_seq(v, s);
 		/* Pairs with the writer's release store of done. */
 		copied = (atomic_load_explicit(&rq->done, memory_order_acquire) == ticket &&
 		          take_buffer(v, s, ticket, dst)) ||
-		         seq_read(v, s, dst);
+		         (seq == last_seq && !(seq & 1) && seq_read(v, s, dst));
+		last_seq = seq;
 		rd->snap->stats.retries += !copied;
 		waited = monotonic_ns() - start;
 	}
@@ -170,32 +210,59 @@ static bool can_assist(struct reader *rd)
 	return rd->copy_locked;
 }
 
+/*
+ * A live owner inside the same transaction as when its budget ran out?  A
+ * mark left from an earlier transaction never matches again: the sequence
+ * only grows.
+ */
+static bool still_stuck(const struct statctr_view *v, uint32_t s)
+{
+	return v->stuck_seq[s] != 0 && slot_seq(v, s) == v->stuck_seq[s];
+}
+
+static void read_busy(struct reader *rd, uint32_t s, uint64_t *dst)
+{
+	copy_cells(dst, slot_cells(rd->view, s), rd->snap->ncells);
+	rd->snap->stats.busy_slots++;
+}
+
+/* Waits for the writer's copy; a slot whose budget ran out inside a
+ * transaction is remembered as stuck. */
+static bool assist(struct reader *rd, uint32_t s, uint64_t *dst)
+{
+	uint64_t seq;
+
+	if (!can_assist(rd))
+		return false;
+	if (assisted_read(rd, s, dst)) {
+		rd->snap->stats.assisted_slots++;
+		return true;
+	}
+	seq = slot_seq(rd->view, s);
+	rd->view->stuck_seq[s] = (seq & 1) ? seq : 0;
+	return false;
+}
+
 static void read_slot(struct reader *rd, uint32_t s)
 {
 	struct statctr_snap *snap = rd->snap;
 	uint64_t *dst = snap->slot_values + (uint64_t)s * snap->ncells;
 	int i;
 
-	for (i = 0; i < SEQ_TRIES; i++) {
+	for (i = 0; i < seq_tries(snap->ncells); i++) {
 		if (seq_read(rd->view, s, dst))
 			return;
 		snap->stats.retries++;
 	}
 	if (statctr_view_slot_state(rd->view, s) != STATCTR_SLOT_LIVE) {
 		/* Final: nobody will ever finish or add to this slot. */
-		const struct slot_header *sh = meta_slot(&rd->view->meta, s);
-
 		copy_cells(dst, slot_cells(rd->view, s), snap->ncells);
-		if (atomic_load_explicit(&sh->seq, memory_order_relaxed) & 1)
+		if (slot_seq(rd->view, s) & 1)
 			snap->stats.dead_torn_slots++;
 		return;
 	}
-	if (can_assist(rd) && assisted_read(rd, s, dst)) {
-		snap->stats.assisted_slots++;
-		return;
-	}
-	copy_cells(dst, slot_cells(rd->view, s), snap->ncells);
-	snap->stats.busy_slots++;
+	if (still_stuck(rd->view, s) || !assist(rd, s, dst))
+		read_busy(rd, s, dst);
 }
 
 static void read_baselines(const struct statctr_view *v, struct statctr_snap *snap)
@@ -207,9 +274,8 @@ static void read_baselines(const struct statctr_view *v, struct statctr_snap *sn
 		memset(snap->disc, 0, snap->ncells * sizeof(uint64_t));
 		return;
 	}
-	copy_cells(snap->baseline, (const void *)((const uint8_t *)c + c->baselines_off),
-	           snap->ncells);
-	copy_cells(snap->disc, (const void *)((const uint8_t *)c + c->disc_off), snap->ncells);
+	copy_cells(snap->baseline, ctl_at(v, v->ctl_layout.baselines_off), snap->ncells);
+	copy_cells(snap->disc, ctl_at(v, v->ctl_layout.disc_off), snap->ncells);
 }
 
 static uint64_t reset_seq(const struct statctr_view *v, memory_order order)
@@ -298,8 +364,13 @@ static int check_sizes(const struct statctr_view *v)
 static int read_consistently(void *arg)
 {
 	struct reader *rd = arg;
+	uint32_t state =
+	    atomic_load_explicit(&meta_live_header(&rd->view->meta)->state, memory_order_relaxed);
 	int tries;
 
+	if (!meta_state_ok(state))
+		return set_error(EPROTO, "%s: state %u, expected 1 (active) or 2 (closed)",
+		                 rd->view->path, state);
 	for (tries = 0; tries < RESET_TRIES; tries++) {
 		memset(&rd->snap->stats, 0, sizeof(rd->snap->stats));
 		if (read_all(rd))

@@ -20,12 +20,14 @@
  *   odd sequence.  statctr_txn_end() stores seq+2 with release, so every cell
  *   store of the transaction is visible before the even sequence.  Every
  *   16th transaction (a test of the sequence already in a register) it
- *   then does one relaxed load of the slot's copy-request word (in the
- *   control file, memory readers may write); when a reader has asked, the
- *   writer copies its cells into the exchange buffer at this transaction
- *   boundary (out of line, rare) and publishes completion with a release
- *   store.  Readers nap for tens of microseconds between checks, so
- *   waiting up to 16 transactions costs them nothing.
+ *   compares the sequence with the slot's copy_resume (same line); once the
+ *   sequence has reached it, the out-of-line statctr_slot_serve_copy() loads
+ *   the slot's copy-request word (in the control file, memory readers may
+ *   write), copies the cells into the exchange buffer if a reader asked,
+ *   publishes completion with a release store, and moves copy_resume on by
+ *   the writer's own copy budget (docs/design.md): whatever readers store,
+ *   copy service costs the writer at most ~5% of its time.  The fast path
+ *   itself never touches the control file.
  *
  * Readers (any process; the segment is mapped PROT_READ):
  *   per slot: acquire-load seq; odd means a transaction is open, retry;
@@ -155,10 +157,14 @@ struct statctr_config {
 /**
  * statctr_config_load() - parse and validate a libconfig file.
  *
- * Rejects syntax errors, unknown settings, wrong types, unknown kinds,
- * duplicate names or OIDs, zero rows, too many cells and out-of-range slots,
- * naming file:line and the setting.  The top-level "agent" group is left to
- * the agent.  Thread-safe.  Returns 0 or -EINVAL/-ENOENT/-ENOMEM.
+ * @path must be a regular file (not a symbolic link) of at most 1 MiB with
+ * no control byte but tab, LF and CR, and no @include (docs/config.md, "The
+ * file as bytes").  Reads every integer in 64 bits.  Rejects syntax errors,
+ * unknown settings, wrong types, unknown kinds, duplicate names or OIDs,
+ * zero rows, too many cells and out-of-range integers, naming file:line and
+ * the setting (file:line:column for a byte).  Of the top-level "agent"
+ * group it checks only that its integers fit in 32 bits.  Thread-safe.
+ * Returns 0 or -EINVAL/-ENOENT/-ELOOP/-EISDIR/-EFBIG/-ENOMEM.
  */
 int statctr_config_load(const char *path, struct statctr_config **cfgp);
 void statctr_config_free(struct statctr_config *cfg);
@@ -182,8 +188,35 @@ const struct statctr_segment_decl *statctr_config_find(const struct statctr_conf
  */
 int statctr_seg_create(const char *config_path, const char *segment, struct statctr_seg **segp);
 
-/** Marks the segment closed, unmaps it and removes its files. */
+/**
+ * statctr_seg_destroy() - mark the segment closed, unmap it, remove its files.
+ *
+ * No statctr call on @seg or its slots may run concurrently or follow.
+ */
 void statctr_seg_destroy(struct statctr_seg *seg);
+
+/**
+ * statctr_seg_health() - has the writer lost anything this generation?
+ *
+ * The writer survives whatever is done to its files (truncated, grown,
+ * rewritten, unlinked, replaced): statctr_seg_create() registers both
+ * mappings with the library's process-wide SIGBUS handler (the one readers
+ * use, see statctr_view_open()), which replaces a mapping whose file shrank
+ * with private zeroed memory, so the faulting access repeats and succeeds.
+ * A lost control file ends copy assistance (and resets readers could see)
+ * for this generation, and readers see STATCTR_WRITER_CTL_LOST in
+ * statctr_seg_info.writer_flags; a lost segment file means the writer counts
+ * into private memory that readers no longer see.  Counts already in the
+ * segment are never touched.  A SIGBUS handler the application installs
+ * later replaces the library's: a truncation then kills the process, as it
+ * would without statctr.
+ *
+ * Returns 0 while every file is the one created, at its size, and nothing
+ * was lost; -ESTALE otherwise, with statctr_errmsg() naming what (and when a
+ * mapping was lost).  A few system calls (stat); thread-safe; poll it, not
+ * on the fast path.
+ */
+int statctr_seg_health(const struct statctr_seg *seg);
 
 /**
  * statctr_seg_lookup() - the cell of @table.@column at @row (from 0).
@@ -206,7 +239,7 @@ int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp);
 /** Gives the slot back; its counts stay in the totals. Owning thread only. */
 void statctr_slot_release(struct statctr_slot *slot);
 
-/* statctr_txn_end() looks for copy requests when (seq & this) == 0. */
+/* statctr_txn_end() compares seq with copy_resume when (seq & this) == 0. */
 #define STATCTR_COPY_CHECK_MASK 0x1eu
 
 /** Out-of-line part of statctr_txn_end(); not called directly. */
@@ -227,19 +260,12 @@ struct statctr_slot {
 	_Atomic(uint64_t) owner_start;  /* owner's start time, clock ticks */
 	_Atomic(uint64_t) acquisitions; /* times the slot was acquired */
 	/* Writer-private; readers ignore them. */
-	int64_t copy_req_offset; /* from this line to the slot's request word */
-	uint64_t copy_served;    /* last copy request this writer served */
-	uint64_t seg_offset;     /* from the segment's first byte to this line */
-	uint64_t copy_resume;    /* no copy-request check before this sequence */
+	uint64_t reserved1;        /* 0 */
+	uint64_t copy_served;      /* last copy request this writer served */
+	uint64_t reserved2;        /* 0 */
+	uint64_t copy_resume;      /* no copy-request check before this sequence */
 	_Atomic(uint64_t) cells[]; /* one per declared counter or gauge */
 };
-
-/* The slot's copy-request word in the control file (integer arithmetic:
- * the word lies in another mapping). */
-static inline const _Atomic(uint64_t) *statctr_slot_copy_req(const struct statctr_slot *slot)
-{
-	return (const _Atomic(uint64_t) *)((uintptr_t)slot + (uintptr_t)slot->copy_req_offset);
-}
 
 /**
  * statctr_add() - add @n to counter @id of @slot.
@@ -292,17 +318,16 @@ static inline void statctr_txn_begin(struct statctr_slot *slot)
  *
  * The even sequence is stored with release: readers that acquire it see
  * every cell store of the transaction.  Every 16th transaction it then
- * serves a reader's pending copy request, if any (one relaxed load when
- * there is none).
+ * compares the sequence with copy_resume, in the slot's own line; once it
+ * is reached, the out-of-line call looks for a reader's copy request and
+ * sets the next copy_resume by the writer's copy budget.
  */
 static inline void statctr_txn_end(struct statctr_slot *slot)
 {
 	uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed) + 1;
 
 	atomic_store_explicit(&slot->seq, seq, memory_order_release);
-	if (__builtin_expect((seq & STATCTR_COPY_CHECK_MASK) == 0, 0) &&
-	    atomic_load_explicit(statctr_slot_copy_req(slot), memory_order_relaxed) !=
-	        slot->copy_served)
+	if (__builtin_expect((seq & STATCTR_COPY_CHECK_MASK) == 0 && seq >= slot->copy_resume, 0))
 		statctr_slot_serve_copy(slot);
 }
 
@@ -340,11 +365,21 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
  * that turns a fault inside a statctr reader call into -ESTALE.  A handler
  * installed later by the application replaces it.
  * @segment is a path (contains '/') or a name (-> /dev/shm/statctr.<name>).
- * Every offset and length is validated against the file size first: a
- * truncated or corrupt segment gives -EPROTO, an unsupported one -EINVAL,
- * a missing one -ENOENT, each with a message.  The control file is mapped
- * read-write when permitted (copy requests, resets), else read-only
- * (snapshots may then report busy slots; resets give -EACCES).
+ * The path may name anything another local user planted, so the open never
+ * blocks and never follows a link (a symlink gives -ELOOP), and fstat must
+ * show a regular file of at least 256 bytes with every byte allocated
+ * (else -EPROTO: a FIFO, a device, a short or a sparse file is refused
+ * before a byte is read in bulk).  The header and metadata are then read
+ * into private memory and checked against every rule of
+ * docs/segment-format.md, offsets against the canonical layout of the
+ * counts, before the file is mapped: a corrupt segment gives -EPROTO, an
+ * unsupported one -EINVAL, a missing one -ENOENT, each with a message
+ * naming the field and value.  A planted file costs at most what a valid
+ * segment of its declared shape costs.  The control file is checked the
+ * same way (its offsets must equal ctl_layout_for(); only the computed ones
+ * are ever used) and mapped read-write when permitted (copy requests,
+ * resets), else read-only (snapshots may then report busy slots; resets
+ * give -EACCES); a missing or invalid one leaves a view without resets.
  */
 int statctr_view_open(const char *segment, struct statctr_view **viewp);
 
@@ -364,7 +399,11 @@ void statctr_view_close(struct statctr_view *view);
  * Returns 0 when the path still names the mapped generation, 1 after
  * switching to a new generation (the caller should record a
  * discontinuity), or a negative errno (the old mapping stays usable; -ENOENT
- * when the segment was removed).
+ * when the segment was removed; -EPROTO when it was rewritten in place into
+ * something invalid, such as a state other than active or closed).  A control
+ * file that was rewritten, truncated, grown or replaced since it was
+ * validated is validated again from scratch; if it no longer passes, the
+ * view goes on without it (no resets, no copy requests; can_reset 0).
  */
 int statctr_view_refresh(struct statctr_view *view);
 
@@ -390,10 +429,20 @@ struct statctr_seg_info {
 	uint32_t ntables;
 	uint64_t size; /* bytes of the segment file */
 	enum statctr_seg_status status;
-	int can_reset; /* control file writable by this process */
+	int can_reset;         /* control file writable by this process */
+	uint32_t writer_flags; /* STATCTR_WRITER_* bits: what the writer lost */
 };
 
-/** Describes the mapped segment (checks the creator's liveness). */
+/* statctr_seg_info.writer_flags: the writer's control-file mapping faulted
+ * (the file was truncated): it serves no copy requests this generation. */
+#define STATCTR_WRITER_CTL_LOST 1u
+
+/**
+ * Describes the mapped segment (checks the creator's liveness).  status is
+ * STATCTR_SEG_STALE also when the live header holds a state no writer
+ * stores (neither active nor closed): the segment is corrupt, and
+ * snapshots of it give -EPROTO until statctr_view_refresh() succeeds.
+ */
 void statctr_view_info(const struct statctr_view *view, struct statctr_seg_info *info);
 
 struct statctr_table_info {
@@ -442,8 +491,12 @@ enum statctr_slot_state statctr_view_slot_state(const struct statctr_view *view,
  * PROTOCOL); baselines are read consistently with the totals.  Bounded: a
  * slot that cannot be read consistently within the budget (a writer stuck
  * or dead inside a transaction) is included as read and counted in
- * statctr_snap_stats().busy_slots.  Returns 0, -ENOMEM, or -ESTALE when the
- * segment file changed size under the mapping; on error *@snapp is NULL.
+ * statctr_snap_stats().busy_slots.  A slot whose live writer was found
+ * inside one transaction for the whole budget is not waited on again by
+ * this view until its sequence moves: later snapshots count it busy at
+ * once.  Returns 0, -ENOMEM, -ESTALE when the segment or control file
+ * changed size under the mapping (refresh), or -EPROTO when the segment's
+ * state is neither active nor closed; on error *@snapp is NULL.
  * One thread per view.
  */
 int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp);

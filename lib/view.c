@@ -1,10 +1,14 @@
 /*
  * view.c - a reader's mapping of a segment: open, validate, follow restarts.
  *
- * Maps the segment PROT_READ (a store through it faults) and the control
- * file read-write when permitted.  Answers metadata questions from the
- * validated private copy (meta.c).  Never stores to the segment; stores to
- * the control file only through snapshot.c (copy requests) and reset.c.
+ * The path names whatever anybody planted in a shared directory, so each
+ * file is opened without blocking or following links, judged by fstat,
+ * and read into private memory and validated (meta.c) before it is mapped:
+ * the segment PROT_READ (a store through it faults), the control file
+ * read-write when permitted.  Offsets, counts and strings come from the
+ * private copy only, control-file offsets from ctl_layout_for() of it.
+ * Never stores to the segment; stores to the control file only through
+ * snapshot.c (copy requests) and reset.c.
  */
 #include "internal.h"
 
@@ -31,62 +35,20 @@ static char *segment_path(const char *segment)
 	return path;
 }
 
-static int map_file(const char *path, int flags, int *fdp, void **basep, uint64_t *sizep,
-                    struct file_id *id)
+/* Opens @path without blocking (FIFO, device) and without following a link. */
+static int open_nofollow(const char *path, int flags, int *fdp)
 {
-	struct stat st;
-	void *base;
-	int fd, prot = (flags & O_ACCMODE) == O_RDWR ? PROT_READ | PROT_WRITE : PROT_READ;
+	int fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 
-	fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return set_error(errno, "cannot open %s: %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)HEADER_SIZE) {
-		close(fd);
-		return set_error(EPROTO, "%s: not a regular file of at least %u bytes", path,
-		                 HEADER_SIZE);
+	if (fd >= 0) {
+		*fdp = fd;
+		return 0;
 	}
-	base = mmap(NULL, (size_t)st.st_size, prot, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED) {
-		close(fd);
-		return set_error(errno, "cannot map %s: %s", path, strerror(errno));
-	}
-	*fdp = fd;
-	*basep = base;
-	*sizep = (uint64_t)st.st_size;
-	if (id) {
-		id->ino = st.st_ino;
-		id->dev = st.st_dev;
-		id->uid = st.st_uid;
-	}
-	return 0;
-}
-
-static bool ctl_region_ok(const struct ctl_header *c, uint64_t off, uint64_t bytes)
-{
-	return off >= HEADER_SIZE && off % LINE == 0 && off <= c->file_size &&
-	       bytes <= c->file_size - off;
-}
-
-static int check_ctl(const struct statctr_view *v, const struct ctl_header *c, uint64_t size)
-{
-	const struct seg_header *h = v->meta.hdr;
-	uint64_t cells = (uint64_t)h->ncells * 8;
-
-	if (memcmp(c->magic, CTL_MAGIC, 8) != 0 || c->version != LAYOUT_VERSION ||
-	    c->header_size != HEADER_SIZE || c->file_size != size)
-		return set_error(EPROTO, "%s: not a version-%u control file of %llu bytes",
-		                 v->ctl_path, LAYOUT_VERSION, (unsigned long long)size);
-	if (c->generation != h->generation)
-		return set_error(EAGAIN, "%s: belongs to another generation of %s", v->ctl_path,
-		                 v->path);
-	if (c->nslots != h->nslots || c->ncells != h->ncells ||
-	    !ctl_region_ok(c, c->reqs_off, (uint64_t)h->nslots * LINE) ||
-	    !ctl_region_ok(c, c->baselines_off, cells) || !ctl_region_ok(c, c->disc_off, cells) ||
-	    !ctl_region_ok(c, c->buf_off, cells))
-		return set_error(EPROTO, "%s: sizes or regions do not match %s", v->ctl_path,
-		                 v->path);
-	return 0;
+	if (errno == ENOENT)
+		return set_error(ENOENT, "no file %s", path);
+	if (errno == ELOOP)
+		return set_error(ELOOP, "%s is a symbolic link: refused", path);
+	return set_error(errno, "cannot open %s: %s", path, strerror(errno));
 }
 
 /* A reader that names the expected owner refuses files planted by others. */
@@ -96,6 +58,87 @@ static int check_owner(const struct statctr_view *v, const char *path, uid_t uid
 		return 0;
 	return set_error(EPERM, "%s is owned by uid %u, not the expected uid %u", path,
 	                 (unsigned)uid, (unsigned)v->owner);
+}
+
+/*
+ * What fstat must say before a byte is read (docs/segment-format.md,
+ * "Opening"): a regular file of the expected owner, long enough for a
+ * header, and every byte allocated, so that reading it faults in nothing
+ * the file's creator did not pay for.
+ */
+static int check_stat(const struct statctr_view *v, const char *path, int fd, struct stat *st)
+{
+	int err;
+
+	if (fstat(fd, st) != 0)
+		return set_error(errno, "cannot stat %s: %s", path, strerror(errno));
+	if (!S_ISREG(st->st_mode))
+		return set_error(EPROTO, "%s is not a regular file (mode 0%o)", path,
+		                 (unsigned)st->st_mode);
+	err = check_owner(v, path, st->st_uid);
+	if (err)
+		return err;
+	/* The configuration refuses such modes too (docs/config.md). */
+	if (st->st_mode & S_IWOTH)
+		return set_error(EPERM, "%s is writable by every user (mode 0%o): refused", path,
+		                 (unsigned)(st->st_mode & 07777));
+	if (st->st_size < (off_t)HEADER_SIZE)
+		return set_error(EPROTO, "%s: %lld bytes, shorter than a %u-byte header", path,
+		                 (long long)st->st_size, HEADER_SIZE);
+	if ((uint64_t)st->st_blocks * 512 < (uint64_t)st->st_size)
+		return set_error(EPROTO, "%s is sparse (%llu of %lld bytes allocated): refused",
+		                 path, (unsigned long long)st->st_blocks * 512,
+		                 (long long)st->st_size);
+	return 0;
+}
+
+static void file_id_set(struct file_id *id, const struct stat *st)
+{
+	id->ino = st->st_ino;
+	id->dev = st->st_dev;
+	id->uid = st->st_uid;
+}
+
+/* The stored control header against the layout computed from our copy. */
+static int check_ctl_layout(const struct statctr_view *v, const struct ctl_header *c)
+{
+	const struct ctl_layout *l = &v->ctl_layout;
+	const struct {
+		const char *name;
+		uint64_t stored, expected;
+	} field[] = {
+	    {"reqs_off", c->reqs_off, l->reqs_off},
+	    {"baselines_off", c->baselines_off, l->baselines_off},
+	    {"disc_off", c->disc_off, l->disc_off},
+	    {"buf_off", c->buf_off, l->buf_off},
+	    {"file_size", c->file_size, l->size},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
+		if (field[i].stored != field[i].expected)
+			return set_error(EPROTO, "%s: %s is %llu, the layout for %s says %llu",
+			                 v->ctl_path, field[i].name,
+			                 (unsigned long long)field[i].stored, v->path,
+			                 (unsigned long long)field[i].expected);
+	return 0;
+}
+
+static int check_ctl(const struct statctr_view *v, const struct ctl_header *c, uint64_t size)
+{
+	const struct seg_header *h = v->meta.hdr;
+
+	if (memcmp(c->magic, CTL_MAGIC, 8) != 0 || c->version != LAYOUT_VERSION ||
+	    c->header_size != HEADER_SIZE || c->file_size != size)
+		return set_error(EPROTO, "%s: not a version-%u control file of %llu bytes",
+		                 v->ctl_path, LAYOUT_VERSION, (unsigned long long)size);
+	if (c->generation != h->generation)
+		return set_error(EAGAIN, "%s: belongs to another generation of %s", v->ctl_path,
+		                 v->path);
+	if (c->nslots != h->nslots || c->ncells != h->ncells)
+		return set_error(EPROTO, "%s: %u slots and %u cells, %s has %u and %u", v->ctl_path,
+		                 c->nslots, c->ncells, v->path, h->nslots, h->ncells);
+	return check_ctl_layout(v, c);
 }
 
 static void unmap_ctl(struct statctr_view *v)
@@ -109,47 +152,91 @@ static void unmap_ctl(struct statctr_view *v)
 	v->ctl_writable = false;
 }
 
-/* Maps the control file, read-write if we may; -EAGAIN while mid-replacement. */
-static int map_ctl(struct statctr_view *v)
+/* Opens the control file read-write if we may, else read-only. */
+static int open_ctl(struct statctr_view *v)
 {
-	void *base;
 	int err;
 
-	struct file_id id;
-
 	v->ctl_writable = true;
-	err = map_file(v->ctl_path, O_RDWR, &v->ctl_fd, &base, &v->ctl_size, &id);
+	err = open_nofollow(v->ctl_path, O_RDWR, &v->ctl_fd);
 	if (err == -EACCES || err == -EROFS || err == -EPERM) {
 		v->ctl_writable = false;
-		err = map_file(v->ctl_path, O_RDONLY, &v->ctl_fd, &base, &v->ctl_size, &id);
+		err = open_nofollow(v->ctl_path, O_RDONLY, &v->ctl_fd);
 	}
+	return err;
+}
+
+/* Validates the control file through its descriptor, then maps it. */
+static int map_ctl_checked(struct statctr_view *v)
+{
+	struct ctl_header hdr;
+	struct stat st;
+	void *base;
+	int err = open_ctl(v);
+
+	if (!err)
+		err = check_stat(v, v->ctl_path, v->ctl_fd, &st);
+	if (!err)
+		err = meta_pread(v->ctl_fd, &hdr, sizeof(hdr), 0, v->ctl_path);
+	if (!err)
+		err = check_ctl(v, &hdr, (uint64_t)st.st_size);
 	if (err)
 		return err;
+	v->ctl_size = v->ctl_layout.size;
+	file_id_set(&v->ctl_id, &st);
+	base = mmap(NULL, v->ctl_size, v->ctl_writable ? PROT_READ | PROT_WRITE : PROT_READ,
+	            MAP_SHARED, v->ctl_fd, 0);
+	if (base == MAP_FAILED)
+		return set_error(errno, "cannot map %s: %s", v->ctl_path, strerror(errno));
 	v->ctl = base;
-	err = check_owner(v, v->ctl_path, id.uid);
-	if (!err)
-		err = check_ctl(v, v->ctl, v->ctl_size);
+	return 0;
+}
+
+/* Maps the control file; -EAGAIN while mid-replacement.  Needs the copy. */
+static int map_ctl(struct statctr_view *v)
+{
+	int err;
+
+	v->ctl_layout = ctl_layout_for(v->meta.hdr->nslots, v->meta.hdr->ncells);
+	err = map_ctl_checked(v);
 	if (err)
 		unmap_ctl(v);
 	return err;
 }
 
+/* Opens, checks, copies and validates the segment; maps it only then. */
+static int open_segment(struct statctr_view *v)
+{
+	struct stat st;
+	void *base;
+	int err = open_nofollow(v->path, O_RDONLY, &v->fd);
+
+	if (err == -ENOENT)
+		return set_error(ENOENT, "no segment %s", v->path);
+	if (!err)
+		err = check_stat(v, v->path, v->fd, &st);
+	if (!err)
+		err = meta_read(&v->meta, v->fd, (uint64_t)st.st_size, v->path);
+	if (err)
+		return err;
+	v->size = (uint64_t)st.st_size;
+	file_id_set(&v->id, &st);
+	v->stuck_seq = calloc(v->meta.hdr->nslots, sizeof(*v->stuck_seq));
+	if (!v->stuck_seq)
+		return set_error(ENOMEM, "out of memory");
+	base = mmap(NULL, v->size, PROT_READ, MAP_SHARED, v->fd, 0);
+	if (base == MAP_FAILED)
+		return set_error(errno, "cannot map %s: %s", v->path, strerror(errno));
+	v->base = base;
+	meta_attach(&v->meta, base);
+	return 0;
+}
+
 static int open_once(struct statctr_view *v)
 {
-	void *base;
-	int err;
+	int err = open_segment(v);
 
-	err = map_file(v->path, O_RDONLY, &v->fd, &base, &v->size, &v->id);
-	if (err)
-		return err == -ENOENT ? set_error(ENOENT, "no segment %s", v->path) : err;
-	v->base = base;
-	err = check_owner(v, v->path, v->id.uid);
-	if (err)
-		return err;
-	err = meta_init(&v->meta, v->base, v->size, v->path);
-	if (err)
-		return err;
-	return map_ctl(v);
+	return err ? err : map_ctl(v);
 }
 
 static void close_mappings(struct statctr_view *v)
@@ -160,6 +247,8 @@ static void close_mappings(struct statctr_view *v)
 	if (v->fd >= 0)
 		close(v->fd);
 	meta_fini(&v->meta);
+	free(v->stuck_seq);
+	v->stuck_seq = NULL;
 	v->base = NULL;
 	v->fd = -1;
 }
@@ -206,15 +295,15 @@ int statctr_view_open_owned(const char *segment, uid_t owner, struct statctr_vie
 		err = open_once(v);
 		/* A missing or foreign control file leaves a usable view; one of
 		 * another generation may be mid-replacement, so retry it first. */
-		if (err == 0 || (v->meta.copy && err != -EPERM &&
-		                 (err != -EAGAIN || tries == CTL_OPEN_TRIES - 1)))
+		if (err == 0 ||
+		    (v->base && err != -EPERM && (err != -EAGAIN || tries == CTL_OPEN_TRIES - 1)))
 			break;
 		close_mappings(v);
 		if (err != -EAGAIN)
 			break;
 		pause_ms(1);
 	}
-	if (!v->meta.copy) {
+	if (!v->base) {
 		view_free(v);
 		return err;
 	}
@@ -231,19 +320,40 @@ void statctr_view_close(struct statctr_view *view)
 /*
  * A file rewritten in place keeps its inode.  Its header, read through the
  * descriptor (never the mapping, so nothing can fault), must still equal
- * the validated copy in every field but `state`.
+ * the validated copy in every field but the two stored after the rename,
+ * and its state must still be valid.
  */
-static bool header_unchanged(const struct statctr_view *v)
+static bool header_intact(const struct statctr_view *v)
 {
-	const size_t state = offsetof(struct seg_header, state);
-	const size_t after = offsetof(struct seg_header, nslots);
-	struct seg_header now;
+	struct seg_header now, then;
 
-	if (pread(v->fd, &now, sizeof(now), 0) != (ssize_t)sizeof(now))
+	if (meta_pread(v->fd, &now, sizeof(now), 0, v->path) != 0 ||
+	    !meta_state_ok(atomic_load_explicit(&now.state, memory_order_relaxed)))
 		return false;
-	return memcmp(&now, v->meta.hdr, state) == 0 &&
-	       memcmp((const char *)&now + after, (const char *)v->meta.hdr + after,
-	              sizeof(now) - after) == 0;
+	memcpy(&then, v->meta.hdr, sizeof(then));
+	atomic_store_explicit(&now.state, 0, memory_order_relaxed);
+	atomic_store_explicit(&then.state, 0, memory_order_relaxed);
+	atomic_store_explicit(&now.writer_flags, 0, memory_order_relaxed);
+	atomic_store_explicit(&then.writer_flags, 0, memory_order_relaxed);
+	return memcmp(&now, &then, sizeof(now)) == 0;
+}
+
+/*
+ * Anybody allowed to reset may rewrite, truncate, grow or replace the
+ * control file.  Still the same, fully allocated file of the same size
+ * and owner, with a header that passes the open-time checks?
+ */
+static bool ctl_intact(const struct statctr_view *v)
+{
+	struct ctl_header now;
+	struct stat st;
+
+	if (lstat(v->ctl_path, &st) != 0 || st.st_ino != v->ctl_id.ino ||
+	    st.st_dev != v->ctl_id.dev || st.st_uid != v->ctl_id.uid ||
+	    (uint64_t)st.st_size != v->ctl_size || (uint64_t)st.st_blocks * 512 < v->ctl_size)
+		return false;
+	return meta_pread(v->ctl_fd, &now, sizeof(now), 0, v->ctl_path) == 0 &&
+	       check_ctl(v, &now, v->ctl_size) == 0;
 }
 
 /* Replaces @view's mappings with those of a fresh open of its path. */
@@ -287,10 +397,14 @@ int statctr_view_refresh(struct statctr_view *view)
 		return set_error(errno, "segment %s: %s", view->path, strerror(errno));
 	if (st.st_ino != view->id.ino || st.st_dev != view->id.dev)
 		return reopen(view);
-	if ((uint64_t)st.st_size != view->size || !header_unchanged(view))
+	if ((uint64_t)st.st_size != view->size || !header_intact(view))
 		return follow_in_place(view, (uint64_t)st.st_size);
-	if (!view->ctl && map_ctl(view) != 0)
+	if (!view->ctl || !ctl_intact(view)) {
+		/* Validated again from scratch; a failure leaves the view
+		 * without a control file (no resets, no copy requests). */
 		unmap_ctl(view);
+		map_ctl(view);
+	}
 	return 0;
 }
 
@@ -307,10 +421,21 @@ static int load_state(void *arg)
 	return (int)atomic_load_explicit(&meta_live_header(m)->state, memory_order_acquire);
 }
 
+/* Live, for reporting only: the defined bits of what the writer lost. */
+static int load_writer_flags(void *arg)
+{
+	const struct meta *m = arg;
+	uint32_t flags =
+	    atomic_load_explicit(&meta_live_header(m)->writer_flags, memory_order_relaxed);
+
+	return (int)(flags & STATCTR_WRITER_CTL_LOST);
+}
+
 void statctr_view_info(const struct statctr_view *view, struct statctr_seg_info *info)
 {
 	const struct seg_header *h = view->meta.hdr;
 	int state = guard_run(load_state, (void *)&view->meta, view->path);
+	int flags = guard_run(load_writer_flags, (void *)&view->meta, view->path);
 
 	memset(info, 0, sizeof(*info));
 	info->name = meta_string(&view->meta, h->name);
@@ -324,8 +449,9 @@ void statctr_view_info(const struct statctr_view *view, struct statctr_seg_info 
 	info->ntables = h->ntables;
 	info->size = view->size;
 	info->can_reset = view->ctl_writable;
-	if (state < 0)
-		info->status = STATCTR_SEG_STALE;
+	info->writer_flags = flags < 0 ? 0 : (uint32_t)flags;
+	if (state < 0 || !meta_state_ok((uint32_t)state))
+		info->status = STATCTR_SEG_STALE; /* truncated, or a state no writer stores */
 	else if (state == SEG_STATE_CLOSED)
 		info->status = STATCTR_SEG_CLOSED;
 	else if (proc_alive((pid_t)h->creator_pid, (pid_t)h->creator_pid, h->creator_start))

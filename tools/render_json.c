@@ -48,6 +48,7 @@ static void json_segment_begin(FILE *out, const struct source *src)
 	json_kv_u64(out, "taken_ns", src->stats.taken_ns, true);
 	json_kv_u64(out, "busy_slots", src->stats.busy_slots, true);
 	json_kv_u64(out, "dead_torn_slots", src->stats.dead_torn_slots, true);
+	json_kv_u64(out, "writer_flags", info->writer_flags, true);
 	fputs(",\"tables\":[", out);
 	first_table = true;
 }

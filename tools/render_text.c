@@ -204,6 +204,10 @@ static void text_segment_begin(FILE *out, const struct source *src)
 	if (src->stats.busy_slots != 0)
 		fprintf(out, "warning: %" PRIu32 " slots could not be read consistently\n",
 		        src->stats.busy_slots);
+	if (src->info.writer_flags & STATCTR_WRITER_CTL_LOST)
+		fputs("warning: the writer lost its control file (truncated): it serves no copy "
+		      "requests, and resets may not hold until it restarts\n",
+		      out);
 }
 
 static void text_segment_end(FILE *out, const struct source *src)

@@ -63,7 +63,7 @@ grep -q "not a regular file" "$TMP/err" || fail "writer: $(cat "$TMP/err")"
 if "$top_builddir/tools/statctl" show "$SEGMENT2" >/dev/null 2>"$TMP/err"; then
 	fail "statctl followed a symlink"
 fi
-grep -q "symbolic links" "$TMP/err" || fail "statctl: $(cat "$TMP/err")"
+grep -q "symbolic link" "$TMP/err" || fail "statctl: $(cat "$TMP/err")"
 rm "$SEGMENT2"
 echo "not a segment" >"$SEGMENT2"
 chown nobody "$SEGMENT2"
@@ -136,7 +136,7 @@ fx_kill "$WRITER2_PID" KILL
 rm -f "$SEGMENT2" "$SEGMENT2.ctl"
 ln -s "$SEGMENT" "$SEGMENT2"
 wait_status 3 2 "$ST_STALE"
-wait_log 3 "dataplane2 .*symbolic links"
+wait_log 3 "dataplane2 .*symbolic link"
 [ -z "$(snmp_walk "$DATA2")" ] || fail "rows served through a symlink"
 rm "$SEGMENT2"
 

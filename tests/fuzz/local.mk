@@ -2,7 +2,8 @@
 # and their regression replays: `make check` runs every committed corpus
 # input through each target, built here with the normal compiler (and
 # under ASan/UBSan in the sanitizer build).  See docs/reliability.md.
-FUZZ_REPLAYS = tests/fuzz/replay_config tests/fuzz/replay_view tests/fuzz/replay_set
+FUZZ_REPLAYS = tests/fuzz/replay_config tests/fuzz/replay_view tests/fuzz/replay_set \
+	tests/fuzz/replay_mutate
 check_PROGRAMS += $(FUZZ_REPLAYS)
 TESTS += tests/fuzz/replay.sh
 dist_check_SCRIPTS += tests/fuzz/replay.sh
@@ -27,3 +28,6 @@ tests_fuzz_replay_set_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_set.c $(FUZZ
 tests_fuzz_replay_set_CPPFLAGS = $(FUZZ_CPPFLAGS)
 tests_fuzz_replay_set_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_replay_set_LDADD = $(FUZZ_LDADD)
+tests_fuzz_replay_mutate_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_mutate.c
+tests_fuzz_replay_mutate_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_replay_mutate_LDADD = lib/libstatctr_core.la $(LIBCONFIG_LIBS)

@@ -9,7 +9,7 @@ top_builddir=${top_builddir:-$top_srcdir}
 # In the sanitizer build: libconfig's own leak (tests/fuzz/lsan.supp) is not ours.
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top_srcdir/tests/fuzz/lsan.supp:print_suppressions=0}
 
-for target in config view set; do
+for target in config view set mutate; do
 	replay=$top_builddir/tests/fuzz/replay_$target
 	corpus=$top_srcdir/tests/fuzz/corpus/$target
 	if [ ! -x "$replay" ]; then

@@ -3,7 +3,7 @@
 # undefined) and runs each for a bounded time on a scratch copy of its
 # committed corpus (tests/fuzz/corpus/TARGET/).
 #
-#   tests/fuzz/run.sh [SECONDS [TARGET...]]      (default: 30 s; config view set)
+#   tests/fuzz/run.sh [SECONDS [TARGET...]]      (default: 30 s; config view set mutate)
 #
 # Targets run FUZZ_JOBS at a time (default: the number of CPUs).  Exits 0
 # when no target crashed, leaked, hit undefined behaviour or timed out;
@@ -16,7 +16,7 @@ set -euo pipefail
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-${FUZZ_SECONDS:-30}}
 shift || true
-targets=${*:-config view set}
+targets=${*:-config view set mutate}
 jobs=${FUZZ_JOBS:-$(nproc)}
 CC=${FUZZ_CC:-clang}
 
@@ -72,9 +72,9 @@ agent_objs_names=$(printf 'agent_%s ' $AGENT_SRC)
 for t in $targets; do
 	case $t in
 	config) extra=$(objs agent_errmsg agent_settings agent_oidmap) ;;
-	view) extra="" ;;
+	view | mutate) extra="" ;;
 	set) extra=$(objs $agent_objs_names) ;;
-	*) echo "unknown target $t (config, view, set)" >&2; exit 2 ;;
+	*) echo "unknown target $t (config, view, set, mutate)" >&2; exit 2 ;;
 	esac
 	# shellcheck disable=SC2086
 	"$CC" $CFLAGS -fsanitize=fuzzer "$top_srcdir/tests/fuzz/fuzz_$t.c" $extra $lib_objs $LIBS \

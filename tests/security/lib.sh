@@ -70,6 +70,17 @@ sec_as() {
 		env LD_LIBRARY_PATH="$TMP/bin" ${SEC_ENV:-} "$TMP/bin/$prog" "$@"
 }
 
+# sec_spawn USER LOG PROGRAM ARGS...: sec_as in the background, output to
+# LOG; SEC_PID is the program's own pid (setpriv and env exec it), tracked.
+sec_spawn() {
+	local user=$1 log=$2 prog=$3
+	shift 3
+	setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups \
+		env LD_LIBRARY_PATH="$TMP/bin" ${SEC_ENV:-} "$TMP/bin/$prog" "$@" >>"$log" 2>&1 &
+	SEC_PID=$!
+	fx_track "$SEC_PID"
+}
+
 # sec_config [AGENT-SETTINGS]: conf/statctr.conf with the dataplane segment
 # at $SEC_SHM/dataplane, group SEC_GROUP, readable by all.
 sec_config() {
@@ -84,9 +95,8 @@ sec_config() {
 sec_writer() {
 	local user=$1
 	shift
-	sec_as "$user" pipeline -c "$TMP/statctr.conf" "$@" >>"$TMP/writer.log" 2>&1 &
-	WRITER_PID=$!
-	fx_track "$WRITER_PID"
+	sec_spawn "$user" "$TMP/writer.log" pipeline -c "$TMP/statctr.conf" "$@"
+	WRITER_PID=$SEC_PID
 	fx_wait 5 test -e "$SEGMENT" || fail "the writer did not create $SEGMENT"
 }
 

@@ -6,7 +6,8 @@ UNIT_TESTS = \
 	tests/unit/test_snapshot \
 	tests/unit/test_reset \
 	tests/unit/test_corrupt \
-	tests/unit/test_stress
+	tests/unit/test_stress \
+	tests/unit/test_hostile
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
@@ -32,6 +33,9 @@ tests_unit_test_corrupt_LDADD = $(UNIT_LDADD)
 tests_unit_test_stress_SOURCES = tests/unit/test_stress.c tests/unit/testutil.h
 tests_unit_test_stress_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stress_LDADD = $(UNIT_LDADD)
+tests_unit_test_hostile_SOURCES = tests/unit/test_hostile.c tests/unit/testutil.h
+tests_unit_test_hostile_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_hostile_LDADD = $(UNIT_LDADD)
 
 # statctr.h from C++23: the fast path and a snapshot, against the shared library.
 check_PROGRAMS += tests/unit/test_cxx

@@ -1,28 +1,37 @@
 /*
  * test_corrupt.c - crafted, truncated and hostile segment files are rejected
- * with the right error and never crash a reader.
+ * with the right error and never crash a reader: one test per rule of
+ * docs/segment-format.md ("Opening", the header, record and string tables,
+ * the canonical layout, the control file), plus what a hostile control
+ * file, a state no writer stores and a stopped writer may cost a reader.
  */
 #include "internal.h"
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 static const char *seg_path;
-static uint8_t *image; /* bytes of a valid segment */
+static uint8_t *image; /* bytes of a valid segment: tables "named" and "t" */
 static size_t image_size;
+
+/* 300 bytes: too long for a name (63) and for a row name (255). */
+#define TEXT_60   "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh"
+#define LONG_TEXT TEXT_60 TEXT_60 TEXT_60 TEXT_60 TEXT_60
 
 /* Captures the bytes of a freshly created segment (runs before CUnit). */
 static int make_image(void)
 {
 	struct statctr_seg *seg;
 	FILE *f;
-	const char *conf =
-	    tu_config(2,
-	              "{ name = \"named\"; rows = [\"a\", \"b\"]; "
-	              "columns = ( { name = \"c\"; kind = \"counter\"; } ); }, " TU_SIMPLE_TABLE(3),
-	              &seg_path);
+	const char *conf = tu_config(
+	    2,
+	    "{ name = \"named\"; rows = [\"a\", \"b\"]; description = \"" LONG_TEXT
+	    "\"; columns = ( { name = \"c\"; kind = \"counter\"; } ); }, " TU_SIMPLE_TABLE(3),
+	    &seg_path);
 
 	if (statctr_seg_create(conf, "seg", &seg) != 0)
 		return -1;
@@ -85,6 +94,56 @@ static int open_patched(size_t off, uint64_t value, int width)
 	return err;
 }
 
+/* Asserts that the image patched at @off fails with @err, naming @why. */
+static void expect_patched(size_t off, uint64_t value, int width, int err, const char *why)
+{
+	int got = open_patched(off, value, width);
+
+	if (got != err || !strstr(statctr_errmsg(), why))
+		fprintf(stderr, "\n    patch @%zu = %llu: %d \"%s\", expected %d \"%s\"\n", off,
+		        (unsigned long long)value, got, statctr_errmsg(), err, why);
+	CU_ASSERT_EQUAL(got, err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), why));
+}
+
+static const struct seg_header *ref(void)
+{
+	return (const void *)image;
+}
+
+static size_t table_field(uint32_t t, size_t field)
+{
+	return ref()->tables_off + t * sizeof(struct seg_table) + field;
+}
+
+static size_t column_field(uint32_t c, size_t field)
+{
+	return ref()->columns_off + c * sizeof(struct seg_column) + field;
+}
+
+/* The string offset of @text in the image (it must be there). */
+static uint32_t string_of(const char *text)
+{
+	const char *strings = (const char *)image + ref()->strings_off;
+	uint32_t off;
+
+	for (off = 1; off < ref()->strings_size; off++)
+		if (strings[off - 1] == '\0' && strcmp(strings + off, text) == 0)
+			return off;
+	CU_FAIL_FATAL("string not in the image");
+	return 0;
+}
+
+#define FIELD(type, f) offsetof(struct type, f)
+
+/* A name at @off set outside the strings, to "" and to a 300-byte string. */
+static void expect_bad_names(size_t off, const char *why)
+{
+	expect_patched(off, ref()->strings_size, 4, -EPROTO, why);
+	expect_patched(off, 0, 4, -EPROTO, why);
+	expect_patched(off, string_of(LONG_TEXT), 4, -EPROTO, why);
+}
+
 static void valid_image_opens(void)
 {
 	CU_ASSERT_EQUAL(open_bytes(image, image_size), 0);
@@ -131,6 +190,277 @@ static void records_are_checked(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "overlaps"));
 	CU_ASSERT_EQUAL(open_patched(column0 + 12, 7, 4), -EPROTO); /* kind */
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "kind 7"));
+}
+
+/* ---- Opening: what fstat must say before a byte is read. ---- */
+
+static void fifo_is_refused_without_blocking(void)
+{
+	char path[300];
+	struct statctr_view *view;
+
+	snprintf(path, sizeof(path), "%s/fifo", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+	alarm(10); /* an open that blocks fails the test instead of hanging it */
+	CU_ASSERT_EQUAL(statctr_view_open(path, &view), -EPROTO);
+	alarm(0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "not a regular file"));
+	unlink(path);
+}
+
+static void file_of_another_owner_is_refused(void)
+{
+	char path[300];
+	struct statctr_view *view;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/owned", tu_tmpdir());
+	f = fopen(path, "wb");
+	CU_ASSERT_FATAL(f && fwrite(image, 1, image_size, f) == image_size);
+	fclose(f);
+	CU_ASSERT_EQUAL(statctr_view_open_owned(path, getuid() + 1, &view), -EPERM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "expected uid"));
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open_owned(path, getuid(), &view), 0);
+	statctr_view_close(view);
+	unlink(path);
+}
+
+/* Anybody could rewrite such a file under its readers; the config refuses the mode too. */
+static void world_writable_file_is_refused(void)
+{
+	char path[300];
+	struct statctr_view *view;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/world", tu_tmpdir());
+	f = fopen(path, "wb");
+	CU_ASSERT_FATAL(f && fwrite(image, 1, image_size, f) == image_size);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(chmod(path, 0646), 0);
+	CU_ASSERT_EQUAL(statctr_view_open(path, &view), -EPERM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "writable by every user"));
+	CU_ASSERT_EQUAL_FATAL(chmod(path, 0644), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(path, &view), 0);
+	statctr_view_close(view);
+	unlink(path);
+}
+
+/* A header claiming 4097 slots of 11 cells over a hole: a planted file. */
+static void sparse_file_is_refused_before_any_bulk_read(void)
+{
+	struct seg_header h;
+	uint8_t *copy = malloc(image_size);
+	char path[300];
+	struct statctr_view *view;
+	struct seg_layout l;
+	int fd;
+
+	memcpy(copy, image, image_size);
+	memcpy(&h, image, sizeof(h));
+	h.nslots = STATCTR_MAX_SLOTS;
+	l = seg_layout_for(h.ntables, h.ncolumns, h.nrownames, h.strings_size, h.nslots, h.ncells);
+	h.file_size = l.size;
+	memcpy(copy, &h, sizeof(h));
+	snprintf(path, sizeof(path), "%s/sparse", tu_tmpdir());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_EQUAL(write(fd, copy, image_size), (ssize_t)image_size);
+	CU_ASSERT_EQUAL(ftruncate(fd, (off_t)l.size), 0);
+	close(fd);
+	CU_ASSERT_EQUAL(statctr_view_open(path, &view), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "sparse"));
+	unlink(path);
+	free(copy);
+}
+
+/* ---- Segment header, field by field. ---- */
+
+static void magic_version_and_header_size_are_exact(void)
+{
+	expect_patched(FIELD(seg_header, magic), 0x4b4b4b4b, 4, -EPROTO, "bad magic");
+	expect_patched(FIELD(seg_header, version), 2, 4, -EINVAL, "version 2");
+	expect_patched(FIELD(seg_header, header_size), 128, 4, -EPROTO, "header_size 128");
+}
+
+static void file_size_equals_fstat_and_the_canonical_layout(void)
+{
+	uint8_t *longer = calloc(1, image_size + LINE);
+	uint64_t size = image_size + LINE;
+
+	expect_patched(FIELD(seg_header, file_size), image_size + 64, 8, -EPROTO,
+	               "file_size field");
+	/* Consistent with fstat, not with the counts. */
+	memcpy(longer, image, image_size);
+	memcpy(longer + FIELD(seg_header, file_size), &size, 8);
+	CU_ASSERT_EQUAL(open_bytes(longer, image_size + LINE), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "file_size is"));
+	free(longer);
+}
+
+static void generation_and_creator_pid_are_set(void)
+{
+	expect_patched(FIELD(seg_header, generation), 0, 8, -EPROTO, "generation is 0");
+	expect_patched(FIELD(seg_header, creator_pid), 0, 4, -EPROTO, "creator_pid 0");
+	expect_patched(FIELD(seg_header, creator_pid), 0x80000001u, 4, -EPROTO, "creator_pid");
+}
+
+static void state_is_active_or_closed_at_open(void)
+{
+	expect_patched(FIELD(seg_header, state), 0, 4, -EPROTO, "state 0");
+	expect_patched(FIELD(seg_header, state), 3, 4, -EPROTO, "state 3");
+	CU_ASSERT_EQUAL(open_patched(FIELD(seg_header, state), SEG_STATE_CLOSED, 4), 0);
+}
+
+static void nslots_and_ncells_are_within_the_limits(void)
+{
+	expect_patched(FIELD(seg_header, nslots), 0, 4, -EPROTO, "nslots 0");
+	expect_patched(FIELD(seg_header, nslots), STATCTR_MAX_SLOTS + 1, 4, -EPROTO, "nslots");
+	expect_patched(FIELD(seg_header, ncells), 0, 4, -EPROTO, "ncells 0");
+	expect_patched(FIELD(seg_header, ncells), STATCTR_MAX_CELLS + 1, 4, -EPROTO, "ncells");
+}
+
+static void record_counts_fit_the_cells(void)
+{
+	uint32_t ncells = ref()->ncells;
+
+	expect_patched(FIELD(seg_header, ntables), 0, 4, -EPROTO, "ntables 0");
+	expect_patched(FIELD(seg_header, ntables), ncells + 1, 4, -EPROTO, "ntables");
+	expect_patched(FIELD(seg_header, ncolumns), 0, 4, -EPROTO, "ncolumns 0");
+	expect_patched(FIELD(seg_header, ncolumns), ncells + 1, 4, -EPROTO, "ncolumns");
+	expect_patched(FIELD(seg_header, nrownames), ncells + 1, 4, -EPROTO, "nrownames");
+}
+
+static void strings_size_is_bounded_by_the_names_it_could_hold(void)
+{
+	const struct seg_header *h = ref();
+	uint64_t bound = 1 + 64ull * (1 + h->ntables + h->ncolumns) +
+	                 1024ull * 2 * (h->ntables + h->ncolumns) + 256ull * h->nrownames;
+
+	expect_patched(FIELD(seg_header, strings_size), 0, 8, -EPROTO, "strings_size 0");
+	expect_patched(FIELD(seg_header, strings_size), bound + 1, 8, -EPROTO, "strings_size");
+	expect_patched(FIELD(seg_header, strings_size), UINT64_MAX / 2, 8, -EPROTO, "strings_size");
+}
+
+static void every_offset_equals_the_canonical_layout(void)
+{
+	const struct seg_header *h = ref();
+
+	expect_patched(FIELD(seg_header, tables_off), h->tables_off + 4, 8, -EPROTO, "tables_off");
+	expect_patched(FIELD(seg_header, columns_off), h->columns_off + 4, 8, -EPROTO,
+	               "columns_off");
+	expect_patched(FIELD(seg_header, rownames_off), h->rownames_off - 4, 8, -EPROTO,
+	               "rownames_off");
+	expect_patched(FIELD(seg_header, strings_off), h->strings_off + 4, 8, -EPROTO,
+	               "strings_off");
+	expect_patched(FIELD(seg_header, slots_off), h->slots_off + LINE, 8, -EPROTO, "slots_off");
+	expect_patched(FIELD(seg_header, slot_stride), h->slot_stride + LINE, 8, -EPROTO,
+	               "slot_stride");
+}
+
+static void segment_name_is_a_string_of_1_to_63_bytes(void)
+{
+	expect_bad_names(FIELD(seg_header, name), "segment name");
+}
+
+/* ---- Strings. ---- */
+
+static void string_region_starts_with_nul(void)
+{
+	expect_patched(ref()->strings_off, 'x', 1, -EPROTO, "does not start with a NUL");
+}
+
+static void string_has_a_nul_before_the_end_of_the_region(void)
+{
+	uint8_t *copy = malloc(image_size);
+	uint32_t last = (uint32_t)ref()->strings_size - 1;
+
+	memcpy(copy, image, image_size);
+	copy[ref()->strings_off + last] = 'x';
+	memcpy(copy + column_field(0, FIELD(seg_column, units)), &last, 4);
+	CU_ASSERT_EQUAL(open_bytes(copy, image_size), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "column record 0: bad description"));
+	free(copy);
+}
+
+/* ---- Table records. ---- */
+
+static void table_name_is_a_string_of_1_to_63_bytes(void)
+{
+	expect_bad_names(table_field(0, FIELD(seg_table, name)), "table record 0");
+}
+
+static void table_names_are_unique(void)
+{
+	expect_patched(table_field(1, FIELD(seg_table, name)), string_of("named"), 4, -EPROTO,
+	               "duplicate table name named");
+}
+
+static void table_description_is_a_valid_string(void)
+{
+	expect_patched(table_field(1, FIELD(seg_table, description)), ref()->strings_size + 9, 4,
+	               -EPROTO, "table record 1");
+}
+
+static void table_has_rows_and_columns(void)
+{
+	expect_patched(table_field(1, FIELD(seg_table, nrows)), 0, 4, -EPROTO, "has 0 rows");
+	expect_patched(table_field(1, FIELD(seg_table, ncolumns)), 0, 4, -EPROTO, "0 columns");
+}
+
+static void table_columns_lie_within_the_column_records(void)
+{
+	expect_patched(table_field(1, FIELD(seg_table, first_column)), 2, 4, -EPROTO,
+	               "beyond 4 column records");
+	expect_patched(table_field(1, FIELD(seg_table, ncolumns)), 4, 4, -EPROTO,
+	               "beyond 4 column records");
+}
+
+static void table_row_names_lie_within_the_row_name_records(void)
+{
+	expect_patched(table_field(0, FIELD(seg_table, first_rowname)), 1, 4, -EPROTO,
+	               "row names 1..+2 beyond 2 records");
+	expect_patched(table_field(1, FIELD(seg_table, first_rowname)), 0, 4, -EPROTO,
+	               "row names 0..+3 beyond 2 records");
+}
+
+static void table_cells_lie_within_ncells(void)
+{
+	expect_patched(table_field(1, FIELD(seg_table, first_cell)), 3, 4, -EPROTO,
+	               "beyond 11 cells");
+	expect_patched(table_field(1, FIELD(seg_table, nrows)), UINT32_MAX, 4, -EPROTO,
+	               "beyond 11 cells");
+}
+
+static void tables_cover_disjoint_cells(void)
+{
+	expect_patched(table_field(1, FIELD(seg_table, first_cell)), 1, 4, -EPROTO, "overlaps");
+}
+
+/* ---- Column records. ---- */
+
+static void column_name_is_a_string_of_1_to_63_bytes(void)
+{
+	expect_bad_names(column_field(2, FIELD(seg_column, name)), "column record 2: name");
+}
+
+static void column_description_and_units_are_valid_strings(void)
+{
+	expect_patched(column_field(1, FIELD(seg_column, description)), UINT32_MAX, 4, -EPROTO,
+	               "column record 1: bad description");
+	expect_patched(column_field(1, FIELD(seg_column, units)), ref()->strings_size, 4, -EPROTO,
+	               "column record 1: bad description or units");
+}
+
+static void column_kind_is_counter_or_gauge(void)
+{
+	expect_patched(column_field(0, FIELD(seg_column, kind)), 0, 4, -EPROTO, "kind 0");
+	expect_patched(column_field(3, FIELD(seg_column, kind)), 3, 4, -EPROTO, "kind 3");
+}
+
+/* ---- Row-name records. ---- */
+
+static void row_name_is_a_string_of_1_to_255_bytes(void)
+{
+	expect_bad_names(ref()->rownames_off + 4, "row-name record 1");
 }
 
 static void truncated_files_are_rejected(void)
@@ -293,6 +623,306 @@ static void corrupt_control_file_leaves_a_view_without_resets(void)
 	statctr_seg_destroy(seg);
 }
 
+/* Stores @size bytes of @bytes at @off of the file @path. */
+static void poke(const char *path, uint64_t off, const void *bytes, size_t size)
+{
+	int fd = open(path, O_WRONLY);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(pwrite(fd, bytes, size, (off_t)off), (ssize_t)size);
+	close(fd);
+}
+
+static void ctl_path_of(char *ctl, size_t size)
+{
+	snprintf(ctl, size, "%s.ctl", seg_path);
+}
+
+/* The state is read live: a value no writer stores makes the segment corrupt. */
+static void state_outside_1_2_makes_the_view_report_corruption(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	struct statctr_seg_info info;
+	struct statctr_snap *snap;
+	uint32_t bad = 7, active = SEG_STATE_ACTIVE;
+
+	CU_ASSERT_EQUAL_FATAL(
+	    statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	poke(seg_path, offsetof(struct seg_header, state), &bad, 4);
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(info.status, STATCTR_SEG_STALE);
+	CU_ASSERT_EQUAL(statctr_snap_take(view, &snap), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "state 7"));
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "state 7"));
+	poke(seg_path, offsetof(struct seg_header, state), &active, 4);
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(info.status, STATCTR_SEG_ACTIVE);
+	CU_ASSERT_EQUAL(statctr_snap_take(view, &snap), 0);
+	statctr_snap_free(snap);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), 0);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+}
+
+/* Every rule of the control file's header, each leaving a view without resets. */
+static void control_header_must_match_the_segment_and_its_layout(void)
+{
+	static const struct {
+		size_t off;
+		uint64_t value;
+		int width;
+		const char *why;
+	} patch[] = {
+	    {offsetof(struct ctl_header, magic), 0x58585858, 4, "not a version-1 control file"},
+	    {offsetof(struct ctl_header, version), 2, 4, "not a version-1 control file"},
+	    {offsetof(struct ctl_header, header_size), 64, 4, "not a version-1 control file"},
+	    {offsetof(struct ctl_header, file_size), 1 << 20, 8, "not a version-1 control file"},
+	    {offsetof(struct ctl_header, generation), 42, 8, "another generation"},
+	    {offsetof(struct ctl_header, nslots), 3, 4, "3 slots"},
+	    {offsetof(struct ctl_header, ncells), 8, 4, "8 cells"},
+	    {offsetof(struct ctl_header, reqs_off), 0x4141414141414141ull, 8, "reqs_off is"},
+	    {offsetof(struct ctl_header, baselines_off), 320, 8, "baselines_off is"},
+	    {offsetof(struct ctl_header, disc_off), 0, 8, "disc_off is"},
+	    {offsetof(struct ctl_header, buf_off), 1 << 30, 8, "buf_off is"},
+	};
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	struct statctr_seg_info info;
+	struct ctl_header good;
+	char ctl[320];
+	size_t i;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(
+	    statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path), "seg", &seg), 0);
+	ctl_path_of(ctl, sizeof(ctl));
+	fd = open(ctl, O_RDONLY);
+	CU_ASSERT_EQUAL_FATAL(pread(fd, &good, sizeof(good), 0), (ssize_t)sizeof(good));
+	close(fd);
+	for (i = 0; i < sizeof(patch) / sizeof(patch[0]); i++) {
+		poke(ctl, patch[i].off, &patch[i].value, (size_t)patch[i].width);
+		CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+		statctr_view_info(view, &info);
+		CU_ASSERT_EQUAL(info.can_reset, 0);
+		if (!strstr(statctr_errmsg(), patch[i].why))
+			fprintf(stderr, "\n    ctl patch %zu: \"%s\"\n", i, statctr_errmsg());
+		CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), patch[i].why));
+		CU_ASSERT_EQUAL(statctr_reset(view, 0), -EACCES);
+		statctr_view_close(view);
+		poke(ctl, 0, &good, sizeof(good));
+	}
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(info.can_reset, 1);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+}
+
+static void sparse_or_foreign_control_file_is_not_used(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	struct statctr_seg_info info;
+	struct stat st;
+	char ctl[320], copy[330];
+	uint8_t header[HEADER_SIZE];
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(
+	    statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(300), &seg_path), "seg", &seg), 0);
+	ctl_path_of(ctl, sizeof(ctl));
+	snprintf(copy, sizeof(copy), "%s.new", ctl);
+	/* The same header over a hole: a control file nobody paid for. */
+	CU_ASSERT_EQUAL_FATAL(stat(ctl, &st), 0);
+	fd = open(ctl, O_RDONLY);
+	CU_ASSERT_EQUAL(pread(fd, header, sizeof(header), 0), (ssize_t)sizeof(header));
+	close(fd);
+	fd = open(copy, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CU_ASSERT_EQUAL(write(fd, header, sizeof(header)), (ssize_t)sizeof(header));
+	CU_ASSERT_EQUAL(ftruncate(fd, st.st_size), 0);
+	close(fd);
+	CU_ASSERT_EQUAL(rename(copy, ctl), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(info.can_reset, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "sparse"));
+	statctr_view_close(view);
+	/* A control file of another owner than the required one (root can plant
+	 * it): the whole open fails, as for the segment. */
+	if (getuid() == 0) {
+		CU_ASSERT_EQUAL(chown(ctl, 1, (gid_t)-1), 0);
+		CU_ASSERT_EQUAL(statctr_view_open_owned(seg_path, 0, &view), -EPERM);
+		CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), ".ctl is owned by uid 1"));
+	}
+	statctr_seg_destroy(seg);
+}
+
+/* What a resetter stores into the control file's header after open is never used. */
+static void control_offsets_rewritten_after_open_are_never_used(void)
+{
+	const uint64_t wild = 0x4141414141414141ull;
+	const uint64_t wild4[4] = {wild, wild, wild, wild};
+	struct statctr_seg *seg;
+	struct statctr_slot *slot;
+	struct statctr_view *view;
+	struct statctr_snap *snap;
+	uint64_t lock = UINT64_MAX, bufslot = UINT32_MAX;
+	char ctl[320];
+
+	CU_ASSERT_EQUAL_FATAL(
+	    statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &slot), 0);
+	statctr_add(slot, 0, 10);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	ctl_path_of(ctl, sizeof(ctl));
+	poke(ctl, offsetof(struct ctl_header, reqs_off), wild4, sizeof(wild4));
+	poke(ctl, offsetof(struct ctl_header, nslots), &wild, 8);
+	poke(ctl, offsetof(struct ctl_header, buf_lock), &lock, 8);
+	poke(ctl, offsetof(struct ctl_header, buf_slot), &bufslot, 4);
+	CU_ASSERT_EQUAL(statctr_reset(view, 0), 0);
+	statctr_add(slot, 0, 5);
+	statctr_txn_begin(slot); /* makes the snapshot ask for a copy */
+	statctr_add(slot, 1, 1);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 5);
+	CU_ASSERT_EQUAL(statctr_snap_counter_raw(snap, 0), 15);
+	statctr_snap_free(snap);
+	statctr_txn_end(slot);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+}
+
+static void refresh_revalidates_a_replaced_or_truncated_control_file(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	struct statctr_seg_info info;
+	struct statctr_snap *snap;
+	char ctl[320], saved[330];
+	uint8_t *bytes;
+	struct stat st;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(
+	    statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	ctl_path_of(ctl, sizeof(ctl));
+	snprintf(saved, sizeof(saved), "%s.saved", ctl);
+	CU_ASSERT_EQUAL_FATAL(stat(ctl, &st), 0);
+	bytes = malloc((size_t)st.st_size);
+	fd = open(ctl, O_RDONLY);
+	CU_ASSERT_EQUAL(read(fd, bytes, (size_t)st.st_size), st.st_size);
+	close(fd);
+	/* Truncated: snapshots say stale until a refresh drops the file. */
+	CU_ASSERT_EQUAL(truncate(ctl, 0), 0);
+	CU_ASSERT_EQUAL(statctr_snap_take(view, &snap), -ESTALE);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), 0);
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(info.can_reset, 0);
+	CU_ASSERT_EQUAL(statctr_snap_take(view, &snap), 0);
+	statctr_snap_free(snap);
+	/* A valid control file renamed into place is validated and used. */
+	fd = open(saved, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CU_ASSERT_EQUAL(write(fd, bytes, (size_t)st.st_size), st.st_size);
+	close(fd);
+	CU_ASSERT_EQUAL(rename(saved, ctl), 0);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), 0);
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(info.can_reset, 1);
+	CU_ASSERT_EQUAL(statctr_reset(view, 0), 0);
+	/* Rewritten in place with another layout: not used any more. */
+	poke(ctl, offsetof(struct ctl_header, disc_off), "AAAAAAAA", 8);
+	CU_ASSERT_EQUAL(statctr_view_refresh(view), 0);
+	statctr_view_info(view, &info);
+	CU_ASSERT_EQUAL(info.can_reset, 0);
+	CU_ASSERT_EQUAL(statctr_reset(view, 0), -EACCES);
+	free(bytes);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+}
+
+/* ---- A writer stopped inside a transaction. ---- */
+
+struct stopped_writer {
+	struct statctr_slot *slot;
+	int go[2], ready[2];
+};
+
+/* Opens a transaction, says so, and closes it only when told to. */
+static void *stop_in_transaction(void *arg)
+{
+	struct stopped_writer *w = arg;
+	char c;
+
+	statctr_txn_begin(w->slot);
+	statctr_add(w->slot, 0, 1);
+	if (write(w->ready[1], "r", 1) != 1 || read(w->go[0], &c, 1) != 1)
+		return NULL;
+	statctr_add(w->slot, 1, 2);
+	statctr_txn_end(w->slot);
+	return NULL;
+}
+
+static double snap_seconds(struct statctr_view *view, struct statctr_snap_stats *st)
+{
+	struct statctr_snap *snap;
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	statctr_snap_stats(snap, st);
+	if (st->busy_slots == 0)
+		CU_ASSERT_EQUAL(statctr_snap_counter(snap, 1), 2 * statctr_snap_counter(snap, 0));
+	statctr_snap_free(snap);
+	return (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+static void stuck_slot_is_not_waited_on_again_until_its_sequence_moves(void)
+{
+	struct stopped_writer w;
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	struct statctr_snap_stats st;
+	pthread_t t;
+	double first, later = 0;
+	char c;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(pipe(w.go), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(w.ready), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(3), &seg_path), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &w.slot), 0); /* main thread's */
+	statctr_add(w.slot, 0, 1);
+	statctr_add(w.slot, 1, 2);
+	pthread_create(&t, NULL, stop_in_transaction, &w);
+	CU_ASSERT_EQUAL_FATAL(read(w.ready[0], &c, 1), 1);
+	first = snap_seconds(view, &st); /* may spend its budget */
+	CU_ASSERT_EQUAL(st.busy_slots, 1);
+	for (i = 0; i < 20; i++) {
+		double d = snap_seconds(view, &st);
+
+		later = d > later ? d : later;
+		CU_ASSERT_EQUAL(st.busy_slots, 1);
+		CU_ASSERT_EQUAL(st.assisted_slots, 0);
+	}
+	fprintf(stderr, "\n    first snapshot %.1f ms, slowest of 20 later ones %.2f ms\n",
+	        first * 1e3, later * 1e3);
+	CU_ASSERT(later < 0.010);
+	CU_ASSERT(write(w.go[1], "g", 1) == 1);
+	pthread_join(t, NULL);
+	snap_seconds(view, &st);
+	CU_ASSERT_EQUAL(st.busy_slots, 0);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+	close(w.go[0]), close(w.go[1]), close(w.ready[0]), close(w.ready[1]);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -310,6 +940,53 @@ int main(void)
 	    {"rewrite_in_place_is_noticed_by_refresh", rewrite_in_place_is_noticed_by_refresh},
 	    {"corrupt_control_file_leaves_a_view_without_resets",
 	     corrupt_control_file_leaves_a_view_without_resets},
+	    {"fifo_is_refused_without_blocking", fifo_is_refused_without_blocking},
+	    {"file_of_another_owner_is_refused", file_of_another_owner_is_refused},
+	    {"world_writable_file_is_refused", world_writable_file_is_refused},
+	    {"sparse_file_is_refused_before_any_bulk_read",
+	     sparse_file_is_refused_before_any_bulk_read},
+	    {"magic_version_and_header_size_are_exact", magic_version_and_header_size_are_exact},
+	    {"file_size_equals_fstat_and_the_canonical_layout",
+	     file_size_equals_fstat_and_the_canonical_layout},
+	    {"generation_and_creator_pid_are_set", generation_and_creator_pid_are_set},
+	    {"state_is_active_or_closed_at_open", state_is_active_or_closed_at_open},
+	    {"nslots_and_ncells_are_within_the_limits", nslots_and_ncells_are_within_the_limits},
+	    {"record_counts_fit_the_cells", record_counts_fit_the_cells},
+	    {"strings_size_is_bounded_by_the_names_it_could_hold",
+	     strings_size_is_bounded_by_the_names_it_could_hold},
+	    {"every_offset_equals_the_canonical_layout", every_offset_equals_the_canonical_layout},
+	    {"segment_name_is_a_string_of_1_to_63_bytes",
+	     segment_name_is_a_string_of_1_to_63_bytes},
+	    {"string_region_starts_with_nul", string_region_starts_with_nul},
+	    {"string_has_a_nul_before_the_end_of_the_region",
+	     string_has_a_nul_before_the_end_of_the_region},
+	    {"table_name_is_a_string_of_1_to_63_bytes", table_name_is_a_string_of_1_to_63_bytes},
+	    {"table_names_are_unique", table_names_are_unique},
+	    {"table_description_is_a_valid_string", table_description_is_a_valid_string},
+	    {"table_has_rows_and_columns", table_has_rows_and_columns},
+	    {"table_columns_lie_within_the_column_records",
+	     table_columns_lie_within_the_column_records},
+	    {"table_row_names_lie_within_the_row_name_records",
+	     table_row_names_lie_within_the_row_name_records},
+	    {"table_cells_lie_within_ncells", table_cells_lie_within_ncells},
+	    {"tables_cover_disjoint_cells", tables_cover_disjoint_cells},
+	    {"column_name_is_a_string_of_1_to_63_bytes", column_name_is_a_string_of_1_to_63_bytes},
+	    {"column_description_and_units_are_valid_strings",
+	     column_description_and_units_are_valid_strings},
+	    {"column_kind_is_counter_or_gauge", column_kind_is_counter_or_gauge},
+	    {"row_name_is_a_string_of_1_to_255_bytes", row_name_is_a_string_of_1_to_255_bytes},
+	    {"state_outside_1_2_makes_the_view_report_corruption",
+	     state_outside_1_2_makes_the_view_report_corruption},
+	    {"control_header_must_match_the_segment_and_its_layout",
+	     control_header_must_match_the_segment_and_its_layout},
+	    {"sparse_or_foreign_control_file_is_not_used",
+	     sparse_or_foreign_control_file_is_not_used},
+	    {"control_offsets_rewritten_after_open_are_never_used",
+	     control_offsets_rewritten_after_open_are_never_used},
+	    {"refresh_revalidates_a_replaced_or_truncated_control_file",
+	     refresh_revalidates_a_replaced_or_truncated_control_file},
+	    {"stuck_slot_is_not_waited_on_again_until_its_sequence_moves",
+	     stuck_slot_is_not_waited_on_again_until_its_sequence_moves},
 	    {NULL, NULL},
 	};
 	int rc;

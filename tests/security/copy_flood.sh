@@ -1,0 +1,75 @@
+#!/bin/bash
+# copy_flood.sh - issue 9: anyone who may write the control file can raise
+# copy requests in a tight loop; the writer bounds what it spends on them
+# by its own budget.  The writer (SEC_WRITER) runs 4-update transactions
+# flat out on CPU 0 over 100,000 cells; SEC_RESETTER, on CPU 1, floods its
+# request word (and frees the buffer lock, so every request it sees costs a
+# real copy) in interleaved phases.  The writer must keep >= 0.9x its
+# undisturbed rate (median over rounds, adjacent idle phases, per second of
+# its own CPU time so other load on the machine does not count).  A reader
+# taking snapshots back to back (the copy service's busiest legitimate
+# client, which now waits longer) must get consistent snapshots and cost the
+# writer no more than the flood may (docs/design.md).
+SEC_PROGRAMS="tests/security/copy_flood"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/security/lib.sh"
+
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs to pin the writer and the flooder apart (has $(nproc))"
+PHASE_MS=${FLOOD_PHASE_MS:-400}
+ROUNDS=${FLOOD_ROUNDS:-7}
+
+counters() {
+	echo "columns = ( { name = \"packets\"; kind = \"counter\"; }, { name = \"octets\"; kind = \"counter\"; } );"
+}
+cat >"$TMP/flood.conf" <<CONF
+segments = ( { name = "flood"; path = "$SEC_SHM/flood"; slots = 1; group = "$SEC_GROUP";
+  mode = "0640"; ctl_mode = "0660";
+  tables = ( { name = "totals"; rows = 1; $(counters) },
+             { name = "flows"; rows = 49999; $(counters) } ); } );
+CONF
+chmod 0644 "$TMP/flood.conf"
+SEGMENT=$SEC_SHM/flood
+
+sec_as "$SEC_WRITER" copy_flood writer "$TMP/flood.conf" "$SEC_SHM" "$PHASE_MS" "$ROUNDS" \
+	>"$TMP/writer.log" 2>&1 &
+WRITER_PID=$!
+fx_track "$WRITER_PID"
+fx_wait 5 test -e "$SEGMENT.ctl" || fail "the writer did not create $SEGMENT"
+fx_wait 5 test -e "$SEGMENT" || fail "the writer did not create $SEGMENT"
+sec_as "$SEC_RESETTER" copy_flood flood "$SEGMENT" "$SEC_SHM" >"$TMP/flood.log" 2>&1 &
+fx_track $!
+sec_as "$SEC_RESETTER" copy_flood read "$SEGMENT" "$SEC_SHM" >"$TMP/reader.log" 2>&1 &
+READER_PID=$!
+fx_track "$READER_PID"
+
+# finish PID SECONDS WHAT: waits (bounded) for PID to exit 0.
+finish() {
+	local rc=0
+	for _ in $(seq $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$1" 2>/dev/null && fail "$3 did not finish within $2 s"
+	wait "$1" || rc=$?
+	fx_untrack "$1"
+	[ "$rc" = 0 ] || fail "$3 exited with status $rc"
+}
+finish "$WRITER_PID" 50 "the writer"
+finish "$READER_PID" 10 "the reader"
+cat "$TMP/writer.log" "$TMP/reader.log"
+
+flood=$(awk '/^flood_ratio/ { print $2 }' "$TMP/writer.log")
+read_ratio=$(awk '/^read_ratio/ { print $2 }' "$TMP/writer.log")
+read -r _ snaps _ consistent _ broken _ <"$TMP/reader.log" || fail "no reader summary"
+log "writer under a request flood: ${flood}x its undisturbed rate (>= 0.9 required)"
+log "writer with a reader snapshotting back to back: ${read_ratio}x (>= 0.9 required)"
+log "reader: $consistent of $snaps snapshots consistent, $broken broken"
+awk -v f="$flood" 'BEGIN { exit !(f >= 0.9) }' ||
+	fail "a copy-request flood slowed the writer to ${flood}x (< 0.9x)"
+awk -v f="$read_ratio" 'BEGIN { exit !(f >= 0.9) }' ||
+	fail "a reader snapshotting back to back slowed the writer to ${read_ratio}x (< 0.9x)"
+[ "$broken" = 0 ] || fail "$broken snapshots broke totals == sum of flows"
+[ "$snaps" -ge 10 ] || fail "the reader took only $snaps snapshots"
+awk -v c="$consistent" -v n="$snaps" 'BEGIN { exit !(c >= 0.8 * n) }' ||
+	fail "only $consistent of $snaps snapshots were consistent (busy slots)"
+grep -q '^health 0$' "$TMP/writer.log" || fail "the writer reported a loss: $(grep health "$TMP/writer.log")"
+log "PASS"
