@@ -5,7 +5,9 @@
 #   2. libFuzzer targets for 30 s each (clang), then make check under
 #      ASan+UBSan (--enable-sanitizers),
 #   3. the concurrency tests under TSan (--enable-tsan),
-#   4. the benchmark harness smoke test and `make distcheck`.
+#   4. the benchmark harness smoke test and `make distcheck`,
+#   5. the Debian packages built, checked with lintian, installed, run
+#      and purged (tests/packaging/debs.sh; root only).
 # Build trees go to build/.  The last line is "N passed, N failed", counting
 # every test of every phase (a phase that fails outside a test counts as one).
 set -u
@@ -92,6 +94,18 @@ if [ -x bench/run.sh ]; then
 	step "benchmark smoke test" sh -c "cd build/default && make -j$jobs bench-quick >bench.out 2>&1 || { tail -40 bench.out; exit 1; }"
 fi
 step "make distcheck" distcheck
+# The Debian packages: build, lintian, install, run, purge (needs root).
+if [ "$(id -u)" -eq 0 ]; then
+	step "Debian packages (tests/packaging/debs.sh)" sh -c 'tests/packaging/debs.sh >build/debs.out 2>&1 || { tail -n 60 build/debs.out; exit 1; }'
+	tail -n 1 build/debs.out
+elif [ "${CI:-}" = true ]; then
+	echo "=== Debian packages: FAILED (CI=true and not root)"
+	failed=$((failed + 1))
+else
+	echo "=================================================================="
+	echo "SKIP: Debian packages: tests/packaging/debs.sh needs root"
+	echo "=================================================================="
+fi
 echo
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
