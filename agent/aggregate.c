@@ -1,12 +1,41 @@
 /*
- * aggregate.c - the aggregation pass: views, snapshots, the published result.
+ * aggregate.c - the aggregation thread: views, snapshots, published results.
  *
  * Owns one read-only view per configured segment (opened when the segment
  * appears, followed across writer restarts, closed when it goes away or
- * becomes unreadable: truncated, overwritten, owned by someone else) and
- * the result of the latest pass.  Never stores to a segment; stores to a
- * control file only through the library (copy requests, resets).  Logs a
- * segment's changes of state once, not every pass.
+ * becomes unreadable: truncated, overwritten, owned by someone else), the
+ * thread that uses them, and every result it published.  Never stores to a
+ * segment; stores to a control file only through the library (copy
+ * requests, resets).  Logs a segment's changes of state once, not every
+ * pass.  Never calls Net-SNMP from its thread.
+ *
+ * THREADS
+ *
+ * The aggregation thread (agg_start(); before it, the creator) alone uses
+ * the views, the spare snapshots, the statistics and the pass being built.
+ * A snapshot waits up to ~100 ms for each slot whose writer is stuck inside
+ * a transaction, so a pass may take seconds: the SNMP thread never waits
+ * for one.  What the two threads share is under agg->lock, held only for
+ * pointer updates and copies, never across a snapshot or a log call:
+ *   - results: every published result not yet recycled, each with a
+ *     reference count (+1 while it is the current one, +1 per
+ *     agg_acquire()).  A result is immutable once published; the mutex
+ *     release in publish() pairs with the acquire in agg_acquire(), so a
+ *     reader sees every byte the pass wrote.  Only the aggregation thread
+ *     adds results, recycles those nobody references (their snapshots
+ *     become spares, or are freed) and frees them.
+ *   - reset: one request at a time from agg_reset(), served by the thread
+ *     between two segments of a pass (its view is the thread's).
+ *   - log: lines the thread queued for agg_flush_log() (Net-SNMP's logging
+ *     is not thread-safe); the thread writes a byte to wake_fd after each,
+ *     and after its first result (agg_ready(): a SIGHUP's switch is due).
+ *   - stop: set by agg_destroy(); the thread checks it between segments.
+ *
+ * A snapshot is retaken (statctr_snap_retake(), saving the page faults of a
+ * fresh one) only from a spare: a snapshot no listed result and no part of
+ * the pass being built refers to.  A refresh after a reset publishes a copy
+ * of the current result with one segment retaken, so results may share a
+ * snapshot: give_back() checks every holder before it recycles one.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -15,32 +44,89 @@
 #include "agent.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct seg_state {
 	const struct statctr_segment_decl *decl;
 	struct statctr_view *view; /* NULL while the segment is absent or unreadable */
 	bool compatible;           /* the mapped layout matches decl */
 	uint32_t generations;
-	uint64_t generation;    /* the last one attached, 0 before the first */
-	uint64_t disc_floor_ns; /* see struct agg_segment */
-	int last_error;         /* last open/snapshot error logged, 0 if none */
-	/* The snapshot of two passes ago, unpublished: the next one is taken into it. */
-	struct statctr_snap *spare;
+	uint64_t generation;        /* the last one attached, 0 before the first */
+	uint64_t disc_floor_ns;     /* see struct agg_segment */
+	int last_error;             /* last open/snapshot error logged, 0 if none */
+	struct statctr_snap *spare; /* referenced by no result: the next take fills it */
 };
 
 /* What attach() found. */
 enum presence { PRESENT, ABSENT, UNREADABLE };
 
+struct published {
+	struct published *next; /* agg->results */
+	struct aggregator *agg;
+	unsigned refs; /* under agg->lock */
+	struct agg_result res;
+	struct agg_segment segs[];
+};
+
+/*
+ * A reset's way: PENDING (agg_reset() waits) -> RUNNING (the thread resets)
+ * -> STORED (baselines written; the thread publishes) -> DONE, collected by
+ * agg_reset(), which makes it IDLE.  A request agg_reset() stopped waiting
+ * for is made IDLE by the thread itself.
+ */
+enum reset_state { RESET_IDLE, RESET_PENDING, RESET_RUNNING, RESET_STORED, RESET_DONE };
+
+struct reset_request {
+	enum reset_state state;
+	enum reset_state abandoned_in; /* RESET_IDLE: agg_reset() is waiting */
+	uint32_t seg;
+	statctr_id first;
+	uint32_t count;
+	int err;
+	char msg[512];
+};
+
+#define LOG_LINES   64
+#define LOG_LINE_SZ 1024
+
+struct log_queue {
+	unsigned head, len, dropped;
+	struct {
+		int priority;
+		char text[LOG_LINE_SZ];
+	} lines[LOG_LINES];
+};
+
 struct aggregator {
 	const struct statctr_config *cfg;
 	uid_t owner; /* required owner of the files, (uid_t)-1: any */
 	struct seg_state *segs;
-	struct agg_result *result;
+	/* The aggregation thread's (the creator's before agg_start()). */
 	struct agg_stats stats;
-	bool pass_due;
+	struct published *building; /* the pass in progress, NULL between passes */
+	uint32_t built;             /* segments of building taken so far */
+	uint64_t interval_ns;
+	int wake_fd;
+	/* Written before pthread_create() and after pthread_join() only. */
+	bool threaded;
+	pthread_t thread;
+	/* Shared, under lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* the thread: a reset request, or stop */
+	pthread_cond_t done; /* agg_reset(): the request moved on */
+	struct published *current;
+	struct published *results; /* every published result not recycled yet */
+	bool stop;
+	struct reset_request reset;
+	struct log_queue log;
 };
 
 static uint64_t clock_ns(clockid_t clock)
@@ -51,14 +137,96 @@ static uint64_t clock_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t realtime_now(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+static struct timespec monotonic_at(uint64_t ns)
+{
+	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+	                      .tv_nsec = (long)(ns % 1000000000u)};
+
+	return ts;
+}
+
+/* ------------------------------------------------------------------------
+ * Logging: straight to Net-SNMP in the creator's thread, queued in ours.
+ */
+
+static void queue_line(struct aggregator *agg, int priority, const char *fmt, va_list ap)
+{
+	struct log_queue *q = &agg->log;
+
+	pthread_mutex_lock(&agg->lock);
+	if (q->len == LOG_LINES) {
+		q->dropped++;
+	} else {
+		unsigned i = (q->head + q->len++) % LOG_LINES;
+
+		q->lines[i].priority = priority;
+		vsnprintf(q->lines[i].text, sizeof(q->lines[i].text), fmt, ap);
+	}
+	pthread_mutex_unlock(&agg->lock);
+	if (agg->wake_fd >= 0 && write(agg->wake_fd, "", 1) < 0) {
+		/* full pipe: the main loop is awake already */
+	}
+}
+
+static void agg_log(struct aggregator *agg, int priority, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void agg_log(struct aggregator *agg, int priority, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (agg->threaded)
+		queue_line(agg, priority, fmt, ap);
+	else
+		snmp_vlog(priority, fmt, ap);
+	va_end(ap);
+}
+
+void agg_flush_log(struct aggregator *agg)
+{
+	struct log_queue *q = &agg->log;
+	char text[LOG_LINE_SZ];
+	unsigned dropped;
+	int priority;
+
+	for (;;) {
+		pthread_mutex_lock(&agg->lock);
+		dropped = q->dropped;
+		q->dropped = 0;
+		if (!q->len) {
+			pthread_mutex_unlock(&agg->lock);
+			break;
+		}
+		priority = q->lines[q->head].priority;
+		memcpy(text, q->lines[q->head].text, sizeof(text));
+		q->head = (q->head + 1) % LOG_LINES;
+		q->len--;
+		pthread_mutex_unlock(&agg->lock);
+		snmp_log(priority, "%s", text);
+	}
+	if (dropped)
+		snmp_log(LOG_WARNING, "aggregation: %u log lines dropped (queue full)\n", dropped);
+}
+
+/* ------------------------------------------------------------------------
+ * One segment: its view and its snapshot.
+ */
+
 /* @detail comes from the library or the agent; always a %s argument, never a format. */
-static void log_error_once(struct seg_state *st, int err, const char *what, const char *detail)
+static void log_error_once(struct aggregator *agg, struct seg_state *st, int err, const char *what,
+                           const char *detail)
 {
 	if (st->last_error == err)
 		return;
 	st->last_error = err;
-	snmp_log(LOG_WARNING, "segment %s (%s): %s: %s\n", st->decl->name, st->decl->path, what,
-	         detail);
+	agg_log(agg, LOG_WARNING, "segment %s (%s): %s: %s\n", st->decl->name, st->decl->path, what,
+	        detail);
 }
 
 static bool table_matches(const struct statctr_view *view, uint32_t t,
@@ -92,12 +260,7 @@ static bool layout_matches(const struct statctr_view *view, const struct statctr
 	return true;
 }
 
-static uint64_t realtime_now(void)
-{
-	return clock_ns(CLOCK_REALTIME);
-}
-
-static void note_generation(struct seg_state *st, const char *how)
+static void note_generation(struct aggregator *agg, struct seg_state *st, const char *how)
 {
 	struct statctr_seg_info info;
 
@@ -113,33 +276,34 @@ static void note_generation(struct seg_state *st, const char *how)
 		how = "reattached to";
 	}
 	st->generation = info.generation;
-	snmp_log(LOG_INFO, "segment %s: %s %s (writer pid %d)%s\n", st->decl->name, how,
-	         st->decl->path, (int)info.creator_pid,
-	         st->compatible ? "" : ": layout differs from the configuration, not served");
+	agg_log(agg, LOG_INFO, "segment %s: %s %s (writer pid %d)%s\n", st->decl->name, how,
+	        st->decl->path, (int)info.creator_pid,
+	        st->compatible ? "" : ": layout differs from the configuration, not served");
 }
 
-static void detach(struct seg_state *st, const char *why)
+static void detach(struct aggregator *agg, struct seg_state *st, const char *why)
 {
 	statctr_view_close(st->view);
 	st->view = NULL;
 	st->last_error = 0;
-	snmp_log(LOG_INFO, "segment %s: %s, detached\n", st->decl->name, why);
+	agg_log(agg, LOG_INFO, "segment %s: %s, detached\n", st->decl->name, why);
 }
 
 /* The mapping no longer holds a valid segment: drop it; the next pass reopens. */
-static void drop(struct seg_state *st, int err, const char *why, const char *detail)
+static void drop(struct aggregator *agg, struct seg_state *st, int err, const char *why,
+                 const char *detail)
 {
-	log_error_once(st, err, why, detail);
+	log_error_once(agg, st, err, why, detail);
 	statctr_view_close(st->view);
 	st->view = NULL;
 }
 
-static enum presence open_view(const struct aggregator *agg, struct seg_state *st)
+static enum presence open_view(struct aggregator *agg, struct seg_state *st)
 {
 	int err = statctr_view_open_owned(st->decl->path, agg->owner, &st->view);
 
 	if (err == 0) {
-		note_generation(st, "attached to");
+		note_generation(agg, st, "attached to");
 		return PRESENT;
 	}
 	st->view = NULL;
@@ -147,7 +311,7 @@ static enum presence open_view(const struct aggregator *agg, struct seg_state *s
 		st->last_error = 0;
 		return ABSENT;
 	}
-	log_error_once(st, err, "cannot open", statctr_errmsg());
+	log_error_once(agg, st, err, "cannot open", statctr_errmsg());
 	return UNREADABLE;
 }
 
@@ -156,7 +320,7 @@ static enum presence open_view(const struct aggregator *agg, struct seg_state *s
  * file truncated or overwritten in place: such a view is dropped, and the
  * next pass reopens whatever valid segment the path holds by then.
  */
-static enum presence attach(const struct aggregator *agg, struct seg_state *st)
+static enum presence attach(struct aggregator *agg, struct seg_state *st)
 {
 	int err;
 
@@ -164,14 +328,14 @@ static enum presence attach(const struct aggregator *agg, struct seg_state *st)
 		return open_view(agg, st);
 	err = statctr_view_refresh(st->view);
 	if (err == 1) {
-		note_generation(st, "writer restarted, reattached to");
+		note_generation(agg, st, "writer restarted, reattached to");
 	} else if (err == -ENOENT) {
-		detach(st, "removed");
+		detach(agg, st, "removed");
 	} else if (err == -EPROTO || err == -ESTALE || err == -EINVAL) {
-		drop(st, err, "corrupt", statctr_errmsg());
+		drop(agg, st, err, "corrupt", statctr_errmsg());
 		return UNREADABLE;
 	} else if (err < 0) {
-		log_error_once(st, err, "cannot follow a restart", statctr_errmsg());
+		log_error_once(agg, st, err, "cannot follow a restart", statctr_errmsg());
 	}
 	return st->view ? PRESENT : ABSENT;
 }
@@ -183,7 +347,7 @@ static enum agg_status status_of(enum statctr_seg_status s)
 	return s == STATCTR_SEG_GONE ? AGG_WRITER_GONE : AGG_ACTIVE;
 }
 
-static void take(struct seg_state *st, struct agg_segment *out, struct agg_stats *stats)
+static void take(struct aggregator *agg, struct seg_state *st, struct agg_segment *out)
 {
 	struct statctr_snap *snap = st->spare;
 	struct statctr_snap_stats ss;
@@ -193,23 +357,22 @@ static void take(struct seg_state *st, struct agg_segment *out, struct agg_stats
 	if (err < 0) {
 		out->status = AGG_STALE;
 		if (err == -ESTALE)
-			drop(st, err, "truncated", statctr_errmsg());
+			drop(agg, st, err, "truncated", statctr_errmsg());
 		else
-			log_error_once(st, err, "snapshot failed", statctr_errmsg());
+			log_error_once(agg, st, err, "snapshot failed", statctr_errmsg());
 		return;
 	}
 	statctr_snap_stats(snap, &ss);
 	/* STATCTR-MIB: busy = not read at a transaction boundary, stuck or dead. */
-	stats->retries += ss.retries;
-	stats->busy += ss.busy_slots + ss.dead_torn_slots;
-	stats->assisted += ss.assisted_slots;
+	agg->stats.retries += ss.retries;
+	agg->stats.busy += ss.busy_slots + ss.dead_torn_slots;
+	agg->stats.assisted += ss.assisted_slots;
 	out->snap = snap;
 	out->nslots = ss.nslots;
 	out->busy_slots = ss.busy_slots + ss.dead_torn_slots;
 }
 
-static void pass_segment(const struct aggregator *agg, struct seg_state *st,
-                         struct agg_segment *out, struct agg_stats *stats)
+static void pass_segment(struct aggregator *agg, struct seg_state *st, struct agg_segment *out)
 {
 	struct statctr_seg_info info;
 	enum presence presence = attach(agg, st);
@@ -222,7 +385,7 @@ static void pass_segment(const struct aggregator *agg, struct seg_state *st,
 		return;
 	statctr_view_info(st->view, &info);
 	if (info.status == STATCTR_SEG_CLOSED) {
-		detach(st, "closed by its writer");
+		detach(agg, st, "closed by its writer");
 		return;
 	}
 	out->writer_pid = info.creator_pid;
@@ -231,77 +394,473 @@ static void pass_segment(const struct aggregator *agg, struct seg_state *st,
 	out->status = st->compatible ? status_of(info.status) : AGG_INCOMPATIBLE;
 	if (!st->compatible)
 		return;
-	take(st, out, stats);
+	take(agg, st, out);
 	out->can_reset = st->view && out->snap && info.can_reset;
 }
 
-/*
- * Frees a result nobody reads any more; its snapshots become the spares
- * the next pass fills (retaking saves the page faults of fresh buffers).
+/* ------------------------------------------------------------------------
+ * Results: built by the thread, published, referenced, recycled.
  */
-static void retire_result(struct aggregator *agg, struct agg_result *res)
-{
-	if (!res)
-		return;
-	for (uint32_t i = 0; i < res->nsegments; i++) {
-		struct statctr_snap *snap = (struct statctr_snap *)res->segs[i].snap;
 
-		if (snap && !agg->segs[i].spare)
-			agg->segs[i].spare = snap;
-		else
-			statctr_snap_free(snap);
-	}
-	free(res);
-}
-
-void agg_pass(struct aggregator *agg)
+static struct published *new_result(struct aggregator *agg)
 {
 	uint32_t n = agg->cfg->nsegments;
-	uint64_t start = clock_ns(CLOCK_MONOTONIC);
-	struct agg_result *res = calloc(1, sizeof(*res) + n * sizeof(res->segs[0]));
+	struct published *p = calloc(1, sizeof(*p) + n * sizeof(p->segs[0]));
 
-	agg->pass_due = false;
-	if (!res) {
-		snmp_log(LOG_ERR, "aggregation pass: out of memory, serving the previous one\n");
+	if (!p) {
+		agg_log(agg, LOG_ERR, "aggregation: out of memory, serving the previous result\n");
+		return NULL;
+	}
+	p->agg = agg;
+	p->res.nsegments = n;
+	p->res.segs = p->segs;
+	return p;
+}
+
+static bool refers_to(const struct published *p, uint32_t n, uint32_t seg,
+                      const struct statctr_snap *snap)
+{
+	return p && seg < n && p->segs[seg].snap == snap;
+}
+
+/*
+ * One holder of @snap (segment @seg) lets go of it: if no listed result and
+ * no part of the pass being built still holds it, it becomes the spare, or
+ * is freed.  Called once per dropped reference, right when it is dropped,
+ * so the last holder's call is the one that recycles it.  Under agg->lock
+ * (the list), in the aggregation thread (spares, building).
+ */
+static void give_back(struct aggregator *agg, uint32_t seg, const struct statctr_snap *snap)
+{
+	struct seg_state *st = &agg->segs[seg];
+
+	if (!snap || refers_to(agg->building, agg->built, seg, snap))
+		return;
+	for (const struct published *p = agg->results; p; p = p->next)
+		if (p->segs[seg].snap == snap)
+			return;
+	if (!st->spare)
+		st->spare = (struct statctr_snap *)snap;
+	else
+		statctr_snap_free((struct statctr_snap *)snap);
+}
+
+/* Frees the listed results nobody references any more. */
+static void recycle(struct aggregator *agg)
+{
+	pthread_mutex_lock(&agg->lock);
+	for (struct published **pp = &agg->results; *pp;) {
+		struct published *p = *pp;
+
+		if (p->refs) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		for (uint32_t i = 0; i < p->res.nsegments; i++)
+			give_back(agg, i, p->segs[i].snap);
+		free(p);
+	}
+	pthread_mutex_unlock(&agg->lock);
+}
+
+static void publish(struct aggregator *agg, struct published *p)
+{
+	struct published *old;
+
+	p->res.stats = agg->stats;
+	pthread_mutex_lock(&agg->lock);
+	p->refs = 1; /* as the current result */
+	p->next = agg->results;
+	agg->results = p;
+	old = agg->current;
+	agg->current = p;
+	if (old)
+		old->refs--;
+	pthread_mutex_unlock(&agg->lock); /* pairs with the lock in agg_acquire() */
+	recycle(agg);
+	/* The first result makes the aggregator ready (agg_ready()): wake the main loop. */
+	if (!old && agg->wake_fd >= 0 && write(agg->wake_fd, "", 1) < 0) {
+		/* full pipe: the main loop is awake already */
+	}
+}
+
+bool agg_ready(struct aggregator *agg)
+{
+	bool ready;
+
+	pthread_mutex_lock(&agg->lock);
+	ready = agg->current != NULL;
+	pthread_mutex_unlock(&agg->lock);
+	return ready;
+}
+
+const struct agg_result *agg_acquire(struct aggregator *agg)
+{
+	struct published *p;
+
+	pthread_mutex_lock(&agg->lock); /* pairs with the unlock in publish() */
+	p = agg->current;
+	p->refs++;
+	pthread_mutex_unlock(&agg->lock);
+	return &p->res;
+}
+
+void agg_release(const struct agg_result *res)
+{
+	struct published *p =
+	    (struct published *)((const char *)res - offsetof(struct published, res));
+	struct aggregator *agg = p->agg;
+
+	pthread_mutex_lock(&agg->lock);
+	p->refs--; /* recycled by the thread's next recycle() */
+	pthread_mutex_unlock(&agg->lock);
+}
+
+const struct agg_result *agg_result(const struct aggregator *agg)
+{
+	return &agg->current->res;
+}
+
+/* ------------------------------------------------------------------------
+ * Resets, in the aggregation thread.
+ */
+
+static int do_reset(struct aggregator *agg, const struct reset_request *rq, char *msg, size_t size)
+{
+	struct seg_state *st = &agg->segs[rq->seg];
+	int err;
+
+	if (!st->view) {
+		snprintf(msg, size, "segment %s is not attached", st->decl->name);
+		return -ENOENT;
+	}
+	err = statctr_reset_range(st->view, rq->first, rq->count);
+	if (err < 0)
+		snprintf(msg, size, "segment %s: reset of cells %u..%u: %s", st->decl->name,
+		         rq->first, rq->first + rq->count - 1, statctr_errmsg());
+	return err;
+}
+
+/*
+ * Publishes the current result with segment @seg taken again, so a read
+ * right after a reset sees it.  If the pass in progress took @seg already,
+ * its copy is from before the reset: it gets the new one too.
+ */
+static void refresh_segment(struct aggregator *agg, uint32_t seg)
+{
+	struct published *p = new_result(agg);
+	const struct statctr_snap *stale;
+
+	if (!p)
+		return;
+	memcpy(p->segs, agg->current->segs, p->res.nsegments * sizeof(p->segs[0]));
+	p->res.taken_ns = agg->current->res.taken_ns;
+	pass_segment(agg, &agg->segs[seg], &p->segs[seg]);
+	if (agg->building && seg < agg->built) {
+		stale = agg->building->segs[seg].snap;
+		agg->building->segs[seg] = p->segs[seg];
+		/*
+		 * Given back now, as the pass's reference goes: publish() may
+		 * recycle the current result, the stale snapshot's other holder,
+		 * and each dropped reference must be checked against the rest.
+		 */
+		pthread_mutex_lock(&agg->lock);
+		give_back(agg, seg, stale);
+		pthread_mutex_unlock(&agg->lock);
+	}
+	publish(agg, p);
+}
+
+/* A reset agg_reset() stopped waiting for: its outcome goes to the log. */
+static void log_abandoned(struct aggregator *agg, const struct reset_request *rq, int err,
+                          const char *msg)
+{
+	const char *name = agg->segs[rq->seg].decl->name;
+
+	if (err < 0)
+		agg_log(agg, LOG_ERR, "reset after its SET timed out: %s\n", msg);
+	else
+		agg_log(agg, LOG_WARNING,
+		        "segment %s: reset of cells %u..%u completed after its SET timed out\n",
+		        name, rq->first, rq->first + rq->count - 1);
+}
+
+/* The request's last move: DONE for agg_reset() to collect, or IDLE if it left. */
+static void finish_reset(struct aggregator *agg, const struct reset_request *req, int err,
+                         const char *msg)
+{
+	struct reset_request *rq = &agg->reset;
+	enum reset_state abandoned_in;
+
+	pthread_mutex_lock(&agg->lock);
+	rq->err = err;
+	snprintf(rq->msg, sizeof(rq->msg), "%s", msg);
+	abandoned_in = rq->abandoned_in;
+	rq->state = abandoned_in == RESET_IDLE ? RESET_DONE : RESET_IDLE;
+	pthread_cond_broadcast(&agg->done);
+	pthread_mutex_unlock(&agg->lock);
+	if (abandoned_in == RESET_RUNNING)
+		log_abandoned(agg, req, err, msg);
+}
+
+static void serve_reset(struct aggregator *agg)
+{
+	struct reset_request *rq = &agg->reset, req;
+	char msg[sizeof(rq->msg)] = "";
+	int err;
+
+	pthread_mutex_lock(&agg->lock);
+	if (rq->state != RESET_PENDING) {
+		pthread_mutex_unlock(&agg->lock);
 		return;
 	}
-	res->nsegments = n;
-	for (uint32_t i = 0; i < n; i++)
-		pass_segment(agg, &agg->segs[i], &res->segs[i], &agg->stats);
-	res->taken_ns = clock_ns(CLOCK_REALTIME);
-	retire_result(agg, agg->result);
-	agg->result = res;
+	rq->state = RESET_RUNNING;
+	req = *rq;
+	pthread_mutex_unlock(&agg->lock);
+
+	err = do_reset(agg, &req, msg, sizeof(msg));
+	if (err == 0) {
+		/* Stored: agg_reset() may answer now; the refresh only makes it visible. */
+		pthread_mutex_lock(&agg->lock);
+		rq->state = RESET_STORED;
+		pthread_cond_broadcast(&agg->done);
+		pthread_mutex_unlock(&agg->lock);
+		refresh_segment(agg, req.seg);
+	}
+	finish_reset(agg, &req, err, msg);
+}
+
+static int reset_outcome(struct aggregator *agg, struct reset_request *rq)
+{
+	const char *name = agg->segs[rq->seg].decl->name;
+
+	switch (rq->state) {
+	case RESET_PENDING:
+		rq->state = RESET_IDLE;
+		return agent_seterr(ETIMEDOUT,
+		                    "segment %s: reset not started within %d ms (aggregation busy)",
+		                    name, AGG_RESET_WAIT_MS);
+	case RESET_RUNNING:
+		rq->abandoned_in = RESET_RUNNING;
+		return agent_seterr(EINPROGRESS,
+		                    "segment %s: reset still running after %d ms; its outcome "
+		                    "will be logged",
+		                    name, AGG_RESET_WAIT_MS);
+	case RESET_STORED:
+		rq->abandoned_in = RESET_STORED;
+		return 0;
+	default: /* RESET_DONE */
+		rq->state = RESET_IDLE;
+		return rq->err < 0 ? agent_seterr(-rq->err, "%s", rq->msg) : 0;
+	}
+}
+
+int agg_reset(struct aggregator *agg, uint32_t seg, statctr_id first, uint32_t count)
+{
+	struct timespec deadline =
+	    monotonic_at(clock_ns(CLOCK_MONOTONIC) + AGG_RESET_WAIT_MS * 1000000ull);
+	struct reset_request *rq = &agg->reset;
+	int err;
+
+	if (seg >= agg->cfg->nsegments)
+		return agent_seterr(ENOENT, "no segment %u", seg);
+	pthread_mutex_lock(&agg->lock);
+	while (rq->state != RESET_IDLE &&
+	       pthread_cond_timedwait(&agg->done, &agg->lock, &deadline) == 0)
+		;
+	if (rq->state != RESET_IDLE) {
+		pthread_mutex_unlock(&agg->lock);
+		return agent_seterr(EBUSY, "segment %s: an earlier reset is still running",
+		                    agg->segs[seg].decl->name);
+	}
+	*rq = (struct reset_request){
+	    .state = RESET_PENDING, .seg = seg, .first = first, .count = count};
+	pthread_cond_signal(&agg->wake);
+	while (rq->state != RESET_DONE &&
+	       pthread_cond_timedwait(&agg->done, &agg->lock, &deadline) == 0)
+		;
+	err = reset_outcome(agg, rq);
+	pthread_mutex_unlock(&agg->lock);
+	return err;
+}
+
+/* ------------------------------------------------------------------------
+ * Passes and the thread.
+ */
+
+/* Serves a waiting reset; false when the thread must stop. */
+static bool between_segments(struct aggregator *agg)
+{
+	bool stop;
+
+	serve_reset(agg);
+	pthread_mutex_lock(&agg->lock);
+	stop = agg->stop;
+	pthread_mutex_unlock(&agg->lock);
+	return !stop;
+}
+
+/* A pass given up (stop): its snapshots were never published. */
+static void discard(struct aggregator *agg, struct published *p)
+{
+	uint32_t built = agg->built;
+
+	agg->building = NULL;
+	agg->built = 0;
+	pthread_mutex_lock(&agg->lock);
+	for (uint32_t i = 0; i < built; i++)
+		give_back(agg, i, p->segs[i].snap);
+	pthread_mutex_unlock(&agg->lock);
+	free(p);
+}
+
+static void run_pass(struct aggregator *agg)
+{
+	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+	struct published *p = new_result(agg);
+
+	if (!p)
+		return;
+	agg->building = p;
+	agg->built = 0;
+	for (uint32_t i = 0; i < p->res.nsegments; i++) {
+		if (!between_segments(agg)) {
+			discard(agg, p);
+			return;
+		}
+		pass_segment(agg, &agg->segs[i], &p->segs[i]);
+		agg->built = i + 1;
+	}
+	agg->building = NULL;
+	agg->built = 0;
+	p->res.taken_ns = realtime_now();
 	agg->stats.passes++;
 	agg->stats.last_duration_us = (uint32_t)((clock_ns(CLOCK_MONOTONIC) - start) / 1000u);
+	publish(agg, p);
 }
 
-void agg_pass_if_due(struct aggregator *agg)
+/* Sleeps until @due_ns (CLOCK_MONOTONIC), a reset request or stop; false on stop. */
+static bool wait_for_work(struct aggregator *agg, uint64_t due_ns)
 {
-	if (agg->pass_due)
-		agg_pass(agg);
+	struct timespec due = monotonic_at(due_ns);
+	bool stop;
+
+	pthread_mutex_lock(&agg->lock);
+	while (!agg->stop && agg->reset.state != RESET_PENDING &&
+	       pthread_cond_timedwait(&agg->wake, &agg->lock, &due) == 0)
+		;
+	stop = agg->stop;
+	pthread_mutex_unlock(&agg->lock);
+	return !stop;
 }
 
-int agg_create(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp)
+/*
+ * A pass every interval, from one start to the next; a late one starts at
+ * once, and so does the first one of an aggregator that has published none.
+ */
+static void *aggregation_thread(void *arg)
+{
+	struct aggregator *agg = arg;
+	uint64_t due = clock_ns(CLOCK_MONOTONIC) + (agg->current ? agg->interval_ns : 0);
+
+	while (wait_for_work(agg, due)) {
+		uint64_t now;
+
+		serve_reset(agg);
+		if (clock_ns(CLOCK_MONOTONIC) < due)
+			continue;
+		run_pass(agg);
+		now = clock_ns(CLOCK_MONOTONIC);
+		due += agg->interval_ns;
+		if (due < now)
+			due = now;
+	}
+	return NULL;
+}
+
+/* The thread takes no asynchronous signal: SIGHUP and SIGTERM go to the main loop. */
+static void block_async_signals(sigset_t *old)
+{
+	static const int synchronous[] = {SIGBUS,  SIGSEGV, SIGFPE, SIGILL,
+	                                  SIGTRAP, SIGSYS,  SIGABRT};
+	sigset_t set;
+
+	sigfillset(&set);
+	for (size_t i = 0; i < sizeof(synchronous) / sizeof(synchronous[0]); i++)
+		sigdelset(&set, synchronous[i]);
+	pthread_sigmask(SIG_SETMASK, &set, old);
+}
+
+int agg_start(struct aggregator *agg, uint32_t interval_ms, int wake_fd)
+{
+	sigset_t old;
+	int err;
+
+	agg->interval_ns = (uint64_t)interval_ms * 1000000u;
+	agg->wake_fd = wake_fd;
+	agg->threaded = true;
+	block_async_signals(&old);
+	err = pthread_create(&agg->thread, NULL, aggregation_thread, agg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		agg->threaded = false;
+		return agent_seterr(err, "cannot start the aggregation thread: %s", strerror(err));
+	}
+	return 0;
+}
+
+static int init_sync(struct aggregator *agg)
+{
+	pthread_condattr_t attr;
+	int err = pthread_condattr_init(&attr);
+
+	if (!err)
+		err = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (!err)
+		err = pthread_cond_init(&agg->wake, &attr);
+	if (!err)
+		err = pthread_cond_init(&agg->done, &attr);
+	if (!err)
+		err = pthread_mutex_init(&agg->lock, NULL);
+	pthread_condattr_destroy(&attr);
+	return err;
+}
+
+int agg_open(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp)
 {
 	struct aggregator *agg = calloc(1, sizeof(*agg));
 
 	*aggp = NULL;
 	if (agg)
 		agg->segs = calloc(cfg->nsegments ? cfg->nsegments : 1, sizeof(agg->segs[0]));
-	if (!agg || !agg->segs) {
+	if (!agg || !agg->segs || init_sync(agg) != 0) {
+		if (agg)
+			free(agg->segs);
 		free(agg);
 		return agent_seterr(ENOMEM, "out of memory");
 	}
 	agg->cfg = cfg;
 	agg->owner = owner;
+	agg->wake_fd = -1;
 	for (uint32_t i = 0; i < cfg->nsegments; i++)
 		agg->segs[i].decl = &cfg->segments[i];
-	agg_pass(agg);
-	if (!agg->result) {
-		agg_destroy(agg);
+	*aggp = agg;
+	return 0;
+}
+
+int agg_create(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp)
+{
+	int err = agg_open(cfg, owner, aggp);
+
+	if (err)
+		return err;
+	run_pass(*aggp);
+	if (!(*aggp)->current) {
+		agg_destroy(*aggp);
+		*aggp = NULL;
 		return agent_seterr(ENOMEM, "out of memory");
 	}
-	*aggp = agg;
 	return 0;
 }
 
@@ -309,37 +868,26 @@ void agg_destroy(struct aggregator *agg)
 {
 	if (!agg)
 		return;
-	retire_result(agg, agg->result);
+	if (agg->threaded) {
+		pthread_mutex_lock(&agg->lock);
+		agg->stop = true;
+		pthread_cond_signal(&agg->wake);
+		pthread_mutex_unlock(&agg->lock);
+		pthread_join(agg->thread, NULL);
+		agg->threaded = false;
+	}
+	agg_flush_log(agg);
+	if (agg->current)
+		agg->current->refs--;
+	agg->current = NULL;
+	recycle(agg);
 	for (uint32_t i = 0; i < agg->cfg->nsegments; i++) {
 		statctr_snap_free(agg->segs[i].spare);
 		statctr_view_close(agg->segs[i].view);
 	}
+	pthread_cond_destroy(&agg->wake);
+	pthread_cond_destroy(&agg->done);
+	pthread_mutex_destroy(&agg->lock);
 	free(agg->segs);
 	free(agg);
-}
-
-const struct agg_result *agg_result(const struct aggregator *agg)
-{
-	return agg->result;
-}
-
-const struct agg_stats *agg_stats(const struct aggregator *agg)
-{
-	return &agg->stats;
-}
-
-int agg_reset(struct aggregator *agg, uint32_t seg, statctr_id first, uint32_t count)
-{
-	struct seg_state *st;
-	int err;
-
-	if (seg >= agg->cfg->nsegments || !agg->segs[seg].view)
-		return agent_seterr(ENOENT, "segment is not attached");
-	st = &agg->segs[seg];
-	err = statctr_reset_range(st->view, first, count);
-	if (err < 0)
-		return agent_seterr(-err, "segment %s: reset of cells %u..%u: %s", st->decl->name,
-		                    first, first + count - 1, statctr_errmsg());
-	agg->pass_due = true;
-	return 0;
 }

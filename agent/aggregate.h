@@ -1,11 +1,14 @@
 /*
- * aggregate.h - the periodic aggregation pass and its published result.
+ * aggregate.h - the aggregation passes, on their own thread, and the
+ * results they publish.
  *
  * One pass attaches to (or follows, or drops) every configured segment,
  * takes one snapshot of each and publishes them together as an immutable
- * struct agg_result.  SNMP requests answer only from the published result,
- * so a walk that fits in one interval sees one aggregation.  The agent is
- * single-threaded: a result stays valid until the next agg_pass() call.
+ * struct agg_result.  SNMP requests answer only from a published result,
+ * so a walk that fits in one interval sees one aggregation.  After
+ * agg_start() the passes run on the aggregator's thread, which alone uses
+ * the statctr views; the SNMP (main) thread only takes references to
+ * published results and hands resets over.  See docs/agent.md, "Threads".
  */
 #ifndef STATCTR_AGENT_AGGREGATE_H
 #define STATCTR_AGENT_AGGREGATE_H
@@ -44,12 +47,6 @@ struct agg_segment {
 	bool can_reset;       /* attached, compatible, control file writable */
 };
 
-struct agg_result {
-	uint64_t taken_ns; /* CLOCK_REALTIME when the pass completed */
-	uint32_t nsegments;
-	struct agg_segment segs[]; /* configuration order */
-};
-
 struct agg_stats {
 	uint64_t passes;
 	uint32_t last_duration_us;
@@ -58,33 +55,83 @@ struct agg_stats {
 	uint64_t assisted; /* slots copied by their writer on request, all passes */
 };
 
+struct agg_result {
+	uint64_t taken_ns;      /* CLOCK_REALTIME when the pass completed */
+	struct agg_stats stats; /* as of this result's publication */
+	uint32_t nsegments;
+	const struct agg_segment *segs; /* configuration order */
+};
+
 struct aggregator;
 
 /*
- * agg_create() - an aggregator for @cfg (kept by reference); runs a first pass.
+ * agg_open() - an aggregator for @cfg (kept by reference), with no result
+ * yet: agg_start() runs its first pass at once.
  * @owner: the uid every segment and control file must belong to
  * (statctr_view_open_owned()), or (uid_t)-1 to accept any owner.
+ * Returns 0 or a negative errno (cause in agent_errmsg()).
  */
+int agg_open(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp);
+
+/* agg_create() - agg_open(), then a first pass in the calling thread: ready on return. */
 int agg_create(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp);
+
+/*
+ * agg_start() - run a pass every @interval_ms on the aggregator's own
+ * thread from now on.  @wake_fd (non-blocking, or -1) gets a byte whenever
+ * the thread has queued log lines for agg_flush_log(), and when it
+ * publishes its first result.  Returns 0 or a negative errno (cause in
+ * agent_errmsg()).
+ */
+int agg_start(struct aggregator *agg, uint32_t interval_ms, int wake_fd);
+
+/* Whether a result is published: agg_acquire() needs one.  Any thread. */
+bool agg_ready(struct aggregator *agg);
+
+/*
+ * agg_destroy() - stop and join the thread (it gives up a pass between two
+ * segments: at most one snapshot's budget, about 1 s), log what it queued,
+ * free everything.  No result may still be held (agg_acquire()).
+ */
 void agg_destroy(struct aggregator *agg);
 
-/* Runs one pass and publishes its result; the previous result is freed. */
-void agg_pass(struct aggregator *agg);
+/*
+ * agg_acquire() - a reference to the latest published result (the
+ * aggregator must be ready), valid until agg_release().  Never waits for a
+ * pass (a mutex held for a few pointer updates).  Any thread.
+ */
+const struct agg_result *agg_acquire(struct aggregator *agg);
 
-/* Runs a pass if a reset asked for one since the last pass. */
-void agg_pass_if_due(struct aggregator *agg);
+/* Drops a reference from agg_acquire(); the aggregator recycles the result. */
+void agg_release(const struct agg_result *res);
 
+/*
+ * agg_result() - the latest published result, without a reference: only
+ * for a single-threaded user that never called agg_start() (the result is
+ * valid until agg_destroy()).
+ */
 const struct agg_result *agg_result(const struct aggregator *agg);
-const struct agg_stats *agg_stats(const struct aggregator *agg);
+
+/*
+ * agg_flush_log() - log (snmp_log(), so the Net-SNMP thread only) the
+ * lines the aggregator's thread queued, and how many were dropped.
+ */
+void agg_flush_log(struct aggregator *agg);
 
 /*
  * agg_reset() - reset counters @first..@first+@count-1 of segment @seg.
  *
- * Bounded: one statctr_reset_range() (a snapshot and a store of baselines
- * into the control file), no waiting on writers beyond the library's own
- * budget.  Schedules a pass so the next request sees the zeroed values.
- * Returns 0 or a negative errno (cause in agent_errmsg()).
+ * Handed to the aggregator's thread (the owner of the views; agg_start()
+ * must have been called), which runs it between two segments of a pass,
+ * then retakes that segment's snapshot and publishes a result with it, so
+ * the next request sees the zeroed values.  Waits at most
+ * AGG_RESET_WAIT_MS for that.  Returns 0 once the reset is
+ * stored (even if its result is not published yet), -ETIMEDOUT when it
+ * could not start in time (nothing was done), -EINPROGRESS when it started
+ * but did not finish in time (its outcome is logged later), or the
+ * library's negative errno; the cause is in agent_errmsg().
  */
+#define AGG_RESET_WAIT_MS 500
 int agg_reset(struct aggregator *agg, uint32_t seg, statctr_id first, uint32_t count);
 
 #endif /* STATCTR_AGENT_AGGREGATE_H */

@@ -1,14 +1,15 @@
 /*
  * errmsg.c - the agent's last error message.
  *
- * Owns one static buffer; never logs (callers decide what to report).
+ * Owns one buffer per thread (the SNMP thread and the aggregation thread
+ * fail independently); never logs (callers decide what to report).
  */
 #include "agent.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-static char message[1024] = "no error";
+static _Thread_local char message[1024] = "no error";
 
 int agent_seterr(int err, const char *fmt, ...)
 {

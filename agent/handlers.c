@@ -3,10 +3,13 @@
  *
  * Owns the registrations and the conversion of published values to SNMP
  * types (Counter64 halves, Gauge32 latching, TimeStamps, DateAndTime).
- * Answers only from the latest published aggregation; never reads a
- * segment itself.  SETs do no blocking work: RESERVE1 checks everything
- * (setcheck.c), COMMIT checks again and calls agg_reset() (one bounded
- * statctr_reset_range()).
+ * Answers only from a published aggregation: each request (PDU) takes a
+ * reference to the latest result when its first handler runs and keeps it
+ * until Net-SNMP frees the request, so every varbind of a PDU, across
+ * regions, reads one aggregation.  Never reads a segment itself.  SETs do
+ * no blocking work but the reset: RESERVE1 checks everything (setcheck.c),
+ * COMMIT checks again and calls agg_reset(), which hands the reset to the
+ * aggregation thread and waits at most AGG_RESET_WAIT_MS.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -38,6 +41,7 @@ struct handlers {
 	const struct oidmap *map;
 	struct binding *bindings;
 	size_t nbindings;
+	const struct agg_result *res; /* the request being handled holds it */
 };
 
 /* ------------------------------------------------------------------------
@@ -108,7 +112,7 @@ static void set_date(netsnmp_variable_list *vb, uint64_t ns)
 static void set_agent_value(struct handlers *h, const struct agg_result *res,
                             const struct oidmap_instance *inst, netsnmp_variable_list *vb)
 {
-	const struct agg_stats *st = agg_stats(h->agg);
+	const struct agg_stats *st = &res->stats;
 
 	switch (inst->col->what) {
 	case W_VERSION:
@@ -311,7 +315,7 @@ static void set_row_value(struct handlers *h, const struct oidmap_region *region
 static void set_value(struct handlers *h, const struct oidmap_region *region,
                       const struct oidmap_instance *inst, netsnmp_variable_list *vb)
 {
-	const struct agg_result *res = agg_result(h->agg);
+	const struct agg_result *res = h->res;
 
 	switch (inst->col->space) {
 	case SPACE_SCALAR:
@@ -339,7 +343,7 @@ static void do_get(struct binding *b, netsnmp_agent_request_info *reqinfo,
 	netsnmp_variable_list *vb = req->requestvb;
 	struct oidmap_instance inst;
 
-	if (oidmap_get(b->region, agg_result(b->h->agg), vb->name, vb->name_length, &inst))
+	if (oidmap_get(b->region, b->h->res, vb->name, vb->name_length, &inst))
 		set_value(b->h, b->region, &inst, vb);
 	else if (oidmap_is_column(b->region, vb->name, vb->name_length))
 		netsnmp_set_request_error(reqinfo, req, SNMP_NOSUCHINSTANCE);
@@ -356,8 +360,8 @@ static void do_getnext(struct binding *b, netsnmp_request_info *req)
 	oid name[MAX_OID_LEN];
 	size_t len;
 
-	if (!oidmap_next(b->region, agg_result(b->h->agg), vb->name, vb->name_length,
-	                 req->inclusive != 0, &inst))
+	if (!oidmap_next(b->region, b->h->res, vb->name, vb->name_length, req->inclusive != 0,
+	                 &inst))
 		return;
 	len = oidmap_instance_oid(b->region, &inst, name);
 	snmp_set_var_objid(vb, name, len);
@@ -390,7 +394,7 @@ static int check_set(const struct binding *b, const netsnmp_variable_list *vb,
 	const struct setcheck_varbind v = {vb->name, vb->name_length, vb->type, vb->val.string,
 	                                   vb->val_len};
 
-	return setcheck(b->region, agg_result(b->h->agg), b->h->set->allow_reset, &v, inst, action);
+	return setcheck(b->region, b->h->res, b->h->set->allow_reset, &v, inst, action);
 }
 
 static void do_reserve(struct binding *b, netsnmp_agent_request_info *reqinfo,
@@ -426,13 +430,47 @@ static void do_commit(struct binding *b, netsnmp_agent_request_info *reqinfo,
 	}
 }
 
+/* Net-SNMP frees a request's data when it has answered it (Netsnmp_Free_List_Data). */
+static void release_result(void *res)
+{
+	agg_release(res);
+}
+
+#define HELD_RESULT "statctr-agg-result"
+
+/*
+ * The result request @reqinfo answers from: the one its first handler call
+ * acquired, else the latest, held until Net-SNMP frees the request.  NULL
+ * when out of memory.
+ */
+static const struct agg_result *request_result(struct handlers *h,
+                                               netsnmp_agent_request_info *reqinfo)
+{
+	const struct agg_result *res = netsnmp_agent_get_list_data(reqinfo, HELD_RESULT);
+	netsnmp_data_list *held;
+
+	if (res)
+		return res;
+	res = agg_acquire(h->agg);
+	held = netsnmp_create_data_list(HELD_RESULT, (void *)res, release_result);
+	if (!held) {
+		agg_release(res);
+		return NULL;
+	}
+	netsnmp_agent_add_list_data(reqinfo, held); /* released with the request */
+	return res;
+}
+
 static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
                           netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
 	struct binding *b = reg->my_reg_void;
 
-	if (reqinfo->mode == MODE_GET || reqinfo->mode == MODE_GETNEXT)
-		agg_pass_if_due(b->h->agg);
+	b->h->res = request_result(b->h, reqinfo);
+	if (!b->h->res) {
+		netsnmp_request_set_error_all(requests, SNMP_ERR_GENERR);
+		return SNMP_ERR_NOERROR;
+	}
 	for (netsnmp_request_info *req = requests; req; req = req->next) {
 		if (req->processed)
 			continue;

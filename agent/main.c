@@ -2,12 +2,14 @@
  * main.c - statctr-agentx: options, daemon life cycle, signals, main loop.
  *
  * Owns the process: it parses options, daemonizes, sets up Net-SNMP as an
- * AgentX subagent (or, with -M, as its own SNMP master), runs the
- * aggregation alarm and the Net-SNMP main loop, drops root once set up
- * (-u/-g), re-reads the configuration on SIGHUP and exits cleanly on
- * SIGTERM/SIGINT.  Signal handlers only set flags and write to a self-pipe
- * that wakes the loop; all work happens in the loop.  Never reads segments
- * or builds OIDs itself.
+ * AgentX subagent (or, with -M, as its own SNMP master), drops root once
+ * set up (-u/-g), then starts the aggregation thread (aggregate.c) and runs
+ * the Net-SNMP main loop, re-reads the configuration on SIGHUP and exits
+ * cleanly on SIGTERM/SIGINT.  Only this thread calls Net-SNMP: it logs what
+ * the aggregation thread queued.  Signal handlers only set flags and write
+ * to a self-pipe that wakes the loop (so does the aggregation thread when
+ * it queues a log line); all work happens in the loop.  Never reads
+ * segments or builds OIDs itself.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -56,13 +58,14 @@ struct serving {
 	struct oidmap *map;
 	struct aggregator *agg;
 	struct handlers *handlers;
-	unsigned int alarm;
 };
 
 struct agent {
 	struct options opt;
 	struct privileges privs;
 	struct serving cur;
+	/* SIGHUP: read, its first pass under way; next.set NULL: none. */
+	struct serving next;
 	bool connected; /* to the AgentX master */
 	bool told_down; /* "master unreachable" logged since the last connect */
 };
@@ -229,19 +232,8 @@ static void check_master(struct agent *a)
  * Serving one configuration.
  */
 
-static void pass_alarm(unsigned int reg, void *arg)
-{
-	struct agent *a = arg;
-
-	(void)reg;
-	agg_pass(a->cur.agg);
-	check_master(a);
-}
-
 static void serving_stop(struct serving *s)
 {
-	if (s->alarm)
-		snmp_alarm_unregister(s->alarm);
 	handlers_unregister(s->handlers);
 	agg_destroy(s->agg);
 	oidmap_free(s->map);
@@ -249,8 +241,13 @@ static void serving_stop(struct serving *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Builds everything but the registrations; nothing is served yet. */
-static int serving_build(const char *config, struct serving *s)
+/*
+ * Builds everything but the registrations; nothing is served yet.  At start
+ * (@threaded false: before daemon(), whose fork keeps no thread) the first
+ * pass runs here; on SIGHUP the new aggregator's thread runs it while the
+ * old configuration keeps being served.
+ */
+static int serving_build(const char *config, struct serving *s, bool threaded)
 {
 	int err;
 
@@ -258,50 +255,59 @@ static int serving_build(const char *config, struct serving *s)
 	err = settings_load(config, &s->set);
 	if (!err)
 		err = oidmap_create(s->set->cfg, s->set->root, s->set->root_len, &s->map);
-	if (!err)
+	if (!err && threaded)
+		err = agg_open(s->set->cfg, s->set->segment_owner, &s->agg);
+	else if (!err)
 		err = agg_create(s->set->cfg, s->set->segment_owner, &s->agg);
+	if (!err && threaded)
+		err = agg_start(s->agg, s->set->interval_ms, wake_pipe[1]);
 	if (err)
 		serving_stop(s);
 	return err;
 }
 
-static int serving_start(struct agent *a, struct serving *s)
+static int serving_start(struct serving *s)
 {
-	struct timeval tv = {.tv_sec = s->set->interval_ms / 1000,
-	                     .tv_usec = (suseconds_t)(s->set->interval_ms % 1000) * 1000};
 	int err = handlers_register(s->set, s->agg, s->map, &s->handlers);
 
 	if (err)
 		return err;
-	s->alarm = snmp_alarm_register_hr(tv, SA_REPEAT, pass_alarm, a);
 	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
 	                   s->set->ping_interval);
 	return 0;
 }
 
+/* SIGHUP: the new configuration is served once its first pass is published. */
 static void reload(struct agent *a)
 {
-	struct serving next, old = a->cur;
-
-	if (serving_build(a->opt.config, &next) < 0) {
+	if (a->next.set) {
+		serving_stop(&a->next);
+		snmp_log(LOG_INFO, "SIGHUP: the pending reload (in its first pass) dropped\n");
+	}
+	if (serving_build(a->opt.config, &a->next, true) < 0)
 		snmp_log(LOG_ERR, "SIGHUP: %s; still serving the previous configuration\n",
 		         agent_errmsg());
+}
+
+/* The pending configuration replaces the served one, or is dropped if it cannot. */
+static void switch_serving(struct agent *a)
+{
+	struct serving old = a->cur;
+
+	if (!a->next.set || !agg_ready(a->next.agg))
 		return;
-	}
-	if (old.set->master && next.set->master && strcmp(old.set->master, next.set->master))
+	if (old.set->master && a->next.set->master && strcmp(old.set->master, a->next.set->master))
 		snmp_log(LOG_WARNING, "SIGHUP: agent.master changes take effect on restart\n");
-	if (old.alarm)
-		snmp_alarm_unregister(old.alarm);
 	handlers_unregister(old.handlers);
-	old.alarm = 0;
 	old.handlers = NULL;
-	a->cur = next;
-	if (serving_start(a, &a->cur) < 0) {
+	a->cur = a->next;
+	memset(&a->next, 0, sizeof(a->next));
+	if (serving_start(&a->cur) < 0) {
 		snmp_log(LOG_ERR, "SIGHUP: %s; still serving the previous configuration\n",
 		         agent_errmsg());
 		serving_stop(&a->cur);
-		a->cur = old;
-		if (serving_start(a, &a->cur) < 0)
+		a->cur = old; /* its thread never stopped */
+		if (serving_start(&a->cur) < 0)
 			snmp_log(LOG_ERR, "cannot register again: %s\n", agent_errmsg());
 		return;
 	}
@@ -346,6 +352,14 @@ static void setup_roles(struct agent *a)
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
 	if (a->opt.embedded) {
+		/*
+		 * -M serves exactly these addresses.  init_master_agent() also opens
+		 * SMUX (TCP 0.0.0.0:199) unless the module is on the "do not
+		 * initialise" list, which is what snmpd's -I -smux fills.
+		 */
+		char no_smux[] = "-smux";
+
+		add_to_init_list(no_smux);
 		netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS,
 		                      a->opt.embedded);
 		return;
@@ -422,12 +436,14 @@ static int run(struct agent *a)
 
 	timebase_set_state_file(a->cur.set->state_file);
 	if (!err)
-		err = serving_start(a, &a->cur);
+		err = serving_start(&a->cur);
 	if (err)
 		return err;
 	check_master(a);
 	/* Set up: the master was tried, the handlers are registered, the segments mapped. */
 	err = privileges_drop(&a->privs);
+	if (!err) /* after the drop: the thread never runs as root */
+		err = agg_start(a->cur.agg, a->cur.set->interval_ms, wake_pipe[1]);
 	if (err)
 		return err;
 	snmp_log(LOG_INFO, AGENT_NAME " %s serving %s (%u segments) as uid %u gid %u\n",
@@ -435,11 +451,15 @@ static int run(struct agent *a)
 	         (unsigned)getgid());
 	while (!got_term) {
 		agent_check_and_process(1);
+		agg_flush_log(a->cur.agg);
+		if (a->next.agg)
+			agg_flush_log(a->next.agg);
 		if (got_hup) {
 			got_hup = 0;
 			reload(a);
 		}
-		agg_pass_if_due(a->cur.agg);
+		switch_serving(a);
+		check_master(a);
 	}
 	snmp_log(LOG_INFO, "exiting on signal\n");
 	return 0;
@@ -459,7 +479,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setup_logging(&a.opt);
-	if (serving_build(a.opt.config, &a.cur) < 0) {
+	/* As the -u/-g identity: what the first pass opens, the agent can open again later. */
+	if (privileges_assume(&a.privs) < 0 || serving_build(a.opt.config, &a.cur, false) < 0 ||
+	    privileges_unassume(&a.privs) < 0) {
 		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
 		return 1;
 	}
@@ -474,6 +496,7 @@ int main(int argc, char **argv)
 		err = run(&a);
 	if (err)
 		snmp_log(LOG_ERR, "%s\n", agent_errmsg());
+	serving_stop(&a.next);
 	serving_stop(&a.cur);
 	timebase_set_state_file(NULL);
 	/* snmp_shutdown() would free the callbacks' client argument, &a. */

@@ -402,15 +402,23 @@ bool oidmap_get(const struct oidmap_region *reg, const struct agg_result *res, c
 	return true;
 }
 
-bool oidmap_is_column(const struct oidmap_region *reg, const oid *name, size_t len)
+const struct oidmap_column *oidmap_column(const struct oidmap_region *reg, const oid *name,
+                                          size_t len)
 {
 	const oid *rel = NULL;
 	size_t rlen = 0, i;
 
 	if (relative(reg, name, len, &rel, &rlen) != 0)
-		return false;
+		return NULL;
 	i = column_lower_bound(reg, rel, rlen);
-	return i < reg->ncols && cmp_column(&reg->cols[i], rel, rlen) == 0;
+	if (i == reg->ncols || cmp_column(&reg->cols[i], rel, rlen) != 0)
+		return NULL;
+	return &reg->cols[i];
+}
+
+bool oidmap_is_column(const struct oidmap_region *reg, const oid *name, size_t len)
+{
+	return oidmap_column(reg, name, len) != NULL;
 }
 
 size_t oidmap_instance_oid(const struct oidmap_region *reg, const struct oidmap_instance *inst,

@@ -140,7 +140,14 @@ size_t oidmap_instance_oid(const struct oidmap_region *reg, const struct oidmap_
 void oidmap_locate(const struct oidmap *map, uint32_t seg, statctr_id cell, uint32_t *t,
                    uint32_t *r, uint32_t *c);
 
-/* Whether @name is a column of @reg (any instance), for SET error codes. */
+/*
+ * The column of @reg that @name is, or is under (any instance, existing or
+ * not, well-formed or not); NULL when @name is no column of @reg.
+ */
+const struct oidmap_column *oidmap_column(const struct oidmap_region *reg, const oid *name,
+                                          size_t len);
+
+/* Whether @name is a column of @reg (any instance): noSuchInstance rather than noSuchObject. */
 bool oidmap_is_column(const struct oidmap_region *reg, const oid *name, size_t len);
 
 #endif /* STATCTR_AGENT_OIDMAP_H */

@@ -88,16 +88,52 @@ int privileges_resolve(const char *user, const char *group, struct privileges *p
 	return 0;
 }
 
+/* The target's supplementary groups: USER's (initgroups) with -u, else only GROUP. */
+static int set_groups(const struct privileges *p)
+{
+	int err = p->set_uid ? initgroups(p->user, p->gid) : setgroups(1, &p->gid);
+
+	if (err != 0)
+		return agent_seterr(errno, "cannot set the supplementary groups: %s",
+		                    strerror(errno));
+	return 0;
+}
+
+int privileges_assume(const struct privileges *p)
+{
+	int err;
+
+	if ((!p->set_uid && !p->set_gid) || geteuid() != 0)
+		return 0;
+	err = set_groups(p);
+	if (!err && p->set_gid && setegid(p->gid) != 0)
+		err = agent_seterr(errno, "cannot take gid %u: %s", (unsigned)p->gid,
+		                   strerror(errno));
+	if (!err && p->set_uid && seteuid(p->uid) != 0)
+		err = agent_seterr(errno, "cannot take uid %u: %s", (unsigned)p->uid,
+		                   strerror(errno));
+	return err;
+}
+
+int privileges_unassume(const struct privileges *p)
+{
+	if ((!p->set_uid && !p->set_gid) || getuid() != 0)
+		return 0;
+	/* Root's own uid first: only it may change the gid back. */
+	if (seteuid(0) != 0 || setegid(getgid()) != 0)
+		return agent_seterr(errno, "cannot switch back to root: %s", strerror(errno));
+	return 0;
+}
+
 int privileges_drop(const struct privileges *p)
 {
 	if (!p->set_uid && !p->set_gid)
 		return 0;
 	if (geteuid() == 0) {
-		int err = p->set_uid ? initgroups(p->user, p->gid) : setgroups(1, &p->gid);
+		int err = set_groups(p);
 
-		if (err != 0)
-			return agent_seterr(errno, "cannot set the supplementary groups: %s",
-			                    strerror(errno));
+		if (err)
+			return err;
 	}
 	if (p->set_gid && setresgid(p->gid, p->gid, p->gid) != 0)
 		return agent_seterr(errno, "cannot switch to gid %u: %s", (unsigned)p->gid,

@@ -29,12 +29,13 @@ struct setcheck_varbind {
 
 /*
  * setcheck() - the SNMP error status for SETting @vb in @region, checked in
- * RFC 3416 4.2.5 order: noCreation (no such instance in @res), notWritable
- * (read-only object, or !@allow_reset), wrongType (not an INTEGER),
- * wrongLength, wrongValue (not idle(1)/reset(2)), resourceUnavailable (the
- * segment's control file is not writable).  On SNMP_ERR_NOERROR, *@inst is
- * the instance and *@action its new value.  Never reads @vb->val beyond
- * @vb->val_len, never trusts its alignment.
+ * RFC 3416 4.2.5 order: notWritable (no writable object type at that OID,
+ * or !@allow_reset), wrongType (not an INTEGER), wrongLength (not a long),
+ * wrongValue (not idle(1)/reset(2)), noCreation (no such instance in
+ * @res), notWritable (the control file is read-only to this process),
+ * inconsistentValue (reset(2) of a segment that has no values now).  On
+ * SNMP_ERR_NOERROR, *@inst is the instance and *@action its new value.
+ * Never reads @vb->val beyond @vb->val_len, never trusts its alignment.
  */
 int setcheck(const struct oidmap_region *region, const struct agg_result *res, bool allow_reset,
              const struct setcheck_varbind *vb, struct oidmap_instance *inst, long *action);

@@ -13,9 +13,10 @@
  * bytes.  Runs setcheck() (the RESERVE1 validation), oidmap_get() (GET) and
  * oidmap_next() (GETNEXT), and traps when an invariant breaks: an accepted
  * SET is an INTEGER idle(1)/reset(2) of sizeof(long) bytes naming a
- * writable instance; every instance found names exactly the OID it was
- * found by (GET) or one after the request inside the region (GETNEXT), and
- * can be found again by GET.
+ * writable instance; no SET error hides one that RFC 3416 4.2.5 ranks
+ * before it; every instance found names exactly the OID it was found by
+ * (GET) or one after the request inside the region (GETNEXT), and can be
+ * found again by GET.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -146,6 +147,48 @@ static void check_found(const struct oidmap_region *reg, const struct agg_result
 		__builtin_trap(); /* not found again */
 }
 
+/* The errors setcheck() returns, in the order RFC 3416 4.2.5 ranks them. */
+static int rank(int err)
+{
+	static const int order[] = {SNMP_ERR_NOTWRITABLE, SNMP_ERR_WRONGTYPE,
+	                            SNMP_ERR_WRONGLENGTH, SNMP_ERR_WRONGVALUE,
+	                            SNMP_ERR_NOCREATION,  SNMP_ERR_INCONSISTENTVALUE};
+
+	for (int i = 0; i < (int)(sizeof(order) / sizeof(order[0])); i++)
+		if (order[i] == err)
+			return i;
+	if (err != SNMP_ERR_NOERROR)
+		__builtin_trap(); /* an error setcheck() must not return */
+	return (int)(sizeof(order) / sizeof(order[0]));
+}
+
+/*
+ * Every error ranked before @err is absent from @vb: a wrong value never
+ * hides a wrong type, a missing instance never hides a wrong value, etc.
+ * (notWritable of an existing instance, rank 0 again, needs no check.)
+ */
+static void check_order(const struct oidmap_region *reg, const struct agg_result *res,
+                        bool allow_reset, const struct setcheck_varbind *vb, int err)
+{
+	const struct oidmap_column *col = oidmap_column(reg, vb->name, vb->name_len);
+	struct oidmap_instance inst;
+	long value = 0;
+	int r = rank(err);
+
+	if (r > 0 && !(col && col->writable && allow_reset))
+		__builtin_trap(); /* should have been notWritable */
+	if (r > 1 && vb->type != ASN_INTEGER)
+		__builtin_trap(); /* should have been wrongType */
+	if (r > 2 && vb->val_len != sizeof(long))
+		__builtin_trap(); /* should have been wrongLength */
+	if (r > 2)
+		memcpy(&value, vb->val, sizeof(value));
+	if (r > 3 && value != SETCHECK_IDLE && value != SETCHECK_RESET)
+		__builtin_trap(); /* should have been wrongValue */
+	if (r > 4 && !oidmap_get(reg, res, vb->name, vb->name_len, &inst))
+		__builtin_trap(); /* should have been noCreation */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
@@ -187,6 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	res = agg_result(w.agg);
 
 	err = setcheck(reg, res, flags & 1, &vb, &inst, &action);
+	check_order(reg, res, flags & 1, &vb, err);
 	if (err == SNMP_ERR_NOERROR) {
 		if (!(flags & 1) || vb.type != ASN_INTEGER || vb.val_len != sizeof(long) ||
 		    (action != SETCHECK_IDLE && action != SETCHECK_RESET) || !inst.col->writable)
