@@ -14,6 +14,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
+#include <net-snmp/agent/agent_callbacks.h>
 
 #include "handlers.h"
 #include "agent.h"
@@ -33,6 +34,7 @@ struct binding {
 	struct handlers *h;
 	const struct oidmap_region *region;
 	netsnmp_handler_registration *reg;
+	long refused; /* the master's error for its last Register PDU; 0: held */
 };
 
 struct handlers {
@@ -42,6 +44,9 @@ struct handlers {
 	struct binding *bindings;
 	size_t nbindings;
 	const struct agg_result *res; /* the request being handled holds it */
+	bool established;             /* registered: later answers are logged */
+	time_t next_retry;            /* CLOCK_MONOTONIC s: re-send refused regions */
+	uint32_t retry_delay;         /* s: ping_interval, doubled per re-send up to RETRY_MAX */
 };
 
 /* ------------------------------------------------------------------------
@@ -496,30 +501,150 @@ static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registra
 
 /* ------------------------------------------------------------------------
  * Registration.
+ *
+ * Ownership.  snmpd 5.9 removes a registration on any session's Unregister
+ * PDU naming its OID and priority, without checking that the session made it
+ * (RFC 2741 7.2.4.2 says it must answer unknownRegistration).  A subagent
+ * that unregisters a region the master refused it therefore removes the
+ * region of the agent holding it.  So this agent only ever unregisters, at
+ * the master, the regions it holds: a refused region is dropped locally
+ * only, and at exit the master drops what the agent holds with its session.
+ *
+ * Refusals.  netsnmp_register_handler(), and Net-SNMP's re-registration
+ * after a reconnect, do not report the master's answer: a refusal is only
+ * logged ("registering pdu failed: 263!").  So handlers.c hooks the
+ * registry's SNMPD_CALLBACK_REGISTER_OID on both sides of Net-SNMP's AgentX
+ * callback (before: which region is sent; after: what the master said, from
+ * the log line in between) and keeps each region's answer.  A refused region
+ * of a running agent is logged once and its Register PDU re-sent, quietly,
+ * after ping_interval, then twice as long each time up to RETRY_MAX (snmpd
+ * logs each refusal), until the master grants it.
  */
+#define RETRY_MAX 60u /* s */
+
+static struct binding *sending;       /* whose Register PDU is out */
+static long sending_error;            /* the master's refusal of it, from the log */
+static bool dropping;                 /* a refused region is being dropped locally */
+static bool retrying;                 /* handlers_retry() is re-sending */
+static netsnmp_log_handler *muted[8]; /* the output handlers a re-send silenced */
+static size_t nmuted;
+static char not_ours_context[] = "statctr-agentx: dropped locally";
+
+/* The binding of a registration of handlers.c (Net-SNMP puts helpers before its handler). */
+static struct binding *binding_of(const netsnmp_handler_registration *reg)
+{
+	for (const netsnmp_mib_handler *hd = reg ? reg->handler : NULL; hd; hd = hd->next)
+		if (hd->access_method == handle_request)
+			return reg->my_reg_void;
+	return NULL;
+}
 
 /*
- * A subagent's registration reaches the master inside
- * netsnmp_register_handler(), which returns MIB_REGISTERED_OK whatever the
- * master answered: a refusal (another subagent or module already serves the
- * OID) is only logged by Net-SNMP, as "registering pdu failed: 263!".  That
- * line is watched while registering, so a refused region fails the
- * registration (and a SIGHUP rolls back) instead of silently serving nothing.
+ * While a re-sent Register PDU is answered, Net-SNMP's refusal line
+ * ("registering pdu failed") reaches only the log watcher: the agent said
+ * it once already.  after_register() turns the output handlers back on.
  */
-static unsigned refusals;
-static bool watching;
+static void mute_logs(void)
+{
+	for (netsnmp_log_handler *l = get_logh_head(); l && nmuted < 8; l = l->next) {
+		if (!l->enabled || l->type == NETSNMP_LOGHANDLER_CALLBACK)
+			continue;
+		netsnmp_disable_this_loghandler(l);
+		muted[nmuted++] = l;
+	}
+}
+
+static int before_register(int major, int minor, void *serverarg, void *clientarg)
+{
+	const struct register_parameters *rp = serverarg;
+
+	(void)major, (void)minor, (void)clientarg;
+	sending = binding_of(rp->reginfo);
+	sending_error = 0;
+	if (retrying)
+		mute_logs();
+	return SNMP_ERR_NOERROR;
+}
+
+/* The AgentX errors (RFC 2741 6.2.16) a Register PDU can get. */
+static const char *agentx_error_name(long err)
+{
+	switch (err) {
+	case 262:
+		return "unsupportedContext(262)";
+	case 263:
+		return "duplicateRegistration(263)";
+	case 267:
+		return "requestDenied(267)";
+	default:
+		return "an error";
+	}
+}
+
+static void format_oid(const oid *name, size_t len, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < len && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, ".%lu", (unsigned long)name[i]);
+}
+
+/* After Net-SNMP's AgentX callback: the answer is in; a running agent logs changes once. */
+static int after_register(int major, int minor, void *serverarg, void *clientarg)
+{
+	struct binding *b = sending;
+	long was;
+	char name[MAX_OID_LEN * 11];
+
+	(void)major, (void)minor, (void)serverarg, (void)clientarg;
+	sending = NULL;
+	while (nmuted)
+		netsnmp_enable_this_loghandler(muted[--nmuted]);
+	if (!b)
+		return SNMP_ERR_NOERROR;
+	was = b->refused;
+	b->refused = sending_error;
+	if (!b->h->established || !b->refused == !was)
+		return SNMP_ERR_NOERROR;
+	format_oid(b->region->root, b->region->root_len, name, sizeof(name));
+	if (b->refused)
+		snmp_log(LOG_WARNING,
+		         "%s (%s): the AgentX master refused the registration with %s; another "
+		         "agent serves it now; trying again in %d s, then less often\n",
+		         b->region->name, name, agentx_error_name(b->refused),
+		         b->h->set->ping_interval);
+	else
+		snmp_log(LOG_INFO, "%s (%s): registered again\n", b->region->name, name);
+	return SNMP_ERR_NOERROR;
+}
+
+/* A region the master refused is dropped locally: its Unregister PDU names no region. */
+static int before_unregister(int major, int minor, void *serverarg, void *clientarg)
+{
+	struct register_parameters *rp = serverarg;
+
+	(void)major, (void)minor, (void)clientarg;
+	if (dropping)
+		rp->contextName = not_ours_context;
+	return SNMP_ERR_NOERROR;
+}
 
 static int watch_log(int major, int minor, void *serverarg, void *clientarg)
 {
 	const struct snmp_log_message *m = serverarg;
+	const char *failed;
 
 	(void)major, (void)minor, (void)clientarg;
-	if (watching && m && m->msg && strstr(m->msg, "registering pdu failed"))
-		refusals++;
+	if (!sending || !m || !m->msg)
+		return SNMP_ERR_NOERROR;
+	failed = strstr(m->msg, "registering pdu failed: ");
+	if (failed)
+		sending_error = strtol(failed + strlen("registering pdu failed: "), NULL, 10);
 	return SNMP_ERR_NOERROR;
 }
 
-static void watch_refusals(void)
+static void watch_registrations(void)
 {
 	static bool installed;
 
@@ -528,6 +653,26 @@ static void watch_refusals(void)
 	installed = true;
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_ERR);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, watch_log, NULL);
+	/* Net-SNMP's AgentX callbacks have the default priority: these run before and after. */
+	netsnmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_REGISTER_OID,
+	                          before_register, NULL, NETSNMP_CALLBACK_HIGHEST_PRIORITY);
+	netsnmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_REGISTER_OID,
+	                          after_register, NULL, NETSNMP_CALLBACK_LOWEST_PRIORITY);
+	netsnmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_UNREGISTER_OID,
+	                          before_unregister, NULL, NETSNMP_CALLBACK_HIGHEST_PRIORITY);
+}
+
+static int refusal_error(const struct binding *b)
+{
+	char name[MAX_OID_LEN * 11];
+
+	format_oid(b->region->root, b->region->root_len, name, sizeof(name));
+	return agent_seterr(EEXIST,
+	                    "%s (%s): the AgentX master refused the registration with %s: "
+	                    "another subagent serves this OID (a statctr-agentx on the same "
+	                    "configuration?) or an snmpd module does; snmpd's log names it "
+	                    "(\"duplicate registration\")",
+	                    b->region->name, name, agentx_error_name(b->refused));
 }
 
 static int register_one(struct binding *b)
@@ -535,35 +680,25 @@ static int register_one(struct binding *b)
 	const struct oidmap_region *region = b->region;
 	netsnmp_handler_registration *reg = netsnmp_create_handler_registration(
 	    region->name, handle_request, region->root, region->root_len, HANDLER_CAN_RWRITE);
-	unsigned before = refusals;
-	int rc;
 
 	if (!reg)
 		return agent_seterr(ENOMEM, "%s: out of memory", region->name);
 	reg->my_reg_void = b;
-	watching = true;
-	rc = netsnmp_register_handler(reg);
-	watching = false;
-	if (rc != MIB_REGISTERED_OK)
+	if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK)
 		return agent_seterr(EEXIST, "%s: cannot register (already registered?)",
 		                    region->name);
 	b->reg = reg;
-	if (refusals != before)
-		return agent_seterr(EEXIST,
-		                    "%s: the AgentX master refused the registration (another "
-		                    "agent or module serves this OID)",
-		                    region->name);
 	return 0;
 }
 
 int handlers_register(const struct agent_settings *set, struct aggregator *agg,
-                      const struct oidmap *map, struct handlers **hp)
+                      const struct oidmap *map, bool strict, struct handlers **hp)
 {
 	struct handlers *h = calloc(1, sizeof(*h));
 	size_t n = oidmap_nregions(map);
 
 	*hp = NULL;
-	watch_refusals();
+	watch_registrations();
 	if (h)
 		h->bindings = calloc(n, sizeof(h->bindings[0]));
 	if (!h || !h->bindings) {
@@ -581,23 +716,94 @@ int handlers_register(const struct agent_settings *set, struct aggregator *agg,
 		b->region = oidmap_region(map, i);
 		err = register_one(b);
 		if (b->reg)
-			h->nbindings++; /* registered here, if not by the master: unregister it too
-			                 */
+			h->nbindings++;
+		if (!err && b->refused) {
+			err = refusal_error(b);
+			if (!strict) { /* kept, and re-sent by handlers_retry() */
+				snmp_log(LOG_WARNING, "%s; trying again in %d s, then less often\n",
+				         agent_errmsg(), set->ping_interval);
+				err = 0;
+			}
+		}
 		if (err) {
 			handlers_unregister(h);
 			return err;
 		}
 	}
+	h->established = true;
 	*hp = h;
 	return 0;
+}
+
+bool handlers_held(const struct handlers *h)
+{
+	for (size_t i = 0; h && i < h->nbindings; i++)
+		if (h->bindings[i].refused)
+			return false;
+	return h != NULL;
+}
+
+static void send_register(struct binding *b)
+{
+	netsnmp_handler_registration *reg = b->reg;
+	struct register_parameters rp = {
+	    .name = reg->rootoid,
+	    .namelen = reg->rootoid_len,
+	    .priority = reg->priority,
+	    .range_subid = reg->range_subid,
+	    .range_ubound = reg->range_ubound,
+	    .timeout = reg->timeout,
+	    .contextName = reg->contextName,
+	    .reginfo = reg,
+	};
+
+	/* What Net-SNMP's registry does for a new registration: the AgentX callback sends it. */
+	snmp_call_callbacks(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_REGISTER_OID, &rp);
+}
+
+void handlers_retry(struct handlers *h)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!h || handlers_held(h)) {
+		if (h)
+			h->retry_delay = 0; /* the next refusal starts from ping_interval again */
+		return;
+	}
+	if (!h->retry_delay) {
+		h->retry_delay = h->set->ping_interval;
+		h->next_retry = now.tv_sec + h->retry_delay;
+	}
+	if (now.tv_sec < h->next_retry)
+		return;
+	h->retry_delay = h->retry_delay * 2 > RETRY_MAX ? RETRY_MAX : h->retry_delay * 2;
+	if (h->retry_delay < h->set->ping_interval)
+		h->retry_delay = h->set->ping_interval;
+	h->next_retry = now.tv_sec + h->retry_delay;
+	retrying = true;
+	for (size_t i = 0; i < h->nbindings; i++)
+		if (h->bindings[i].refused)
+			send_register(&h->bindings[i]);
+	retrying = false;
 }
 
 void handlers_unregister(struct handlers *h)
 {
 	if (!h)
 		return;
-	for (size_t i = 0; i < h->nbindings; i++)
+	for (size_t i = 0; i < h->nbindings; i++) {
+		dropping = h->bindings[i].refused != 0;
 		netsnmp_unregister_handler(h->bindings[i].reg);
+		dropping = false;
+	}
+	handlers_free(h);
+}
+
+void handlers_free(struct handlers *h)
+{
+	if (!h)
+		return;
 	free(h->bindings);
 	free(h);
 }

@@ -16,14 +16,37 @@ struct handlers;
 
 /*
  * handlers_register() - register every region of @map with the agent.
- * @set, @agg and @map must outlive the registrations.  Returns 0 or a
- * negative errno (cause in agent_errmsg()); on failure nothing stays
- * registered.
+ * @set, @agg and @map must outlive the registrations.  A region the AgentX
+ * master refuses (another agent holds it) fails the call when @strict, and
+ * is otherwise kept and re-sent by handlers_retry().  Returns 0 or a
+ * negative errno (cause, naming the region and its OID, in agent_errmsg());
+ * on failure nothing stays registered and nothing the master refused was
+ * unregistered at the master.
  */
 int handlers_register(const struct agent_settings *set, struct aggregator *agg,
-                      const struct oidmap *map, struct handlers **hp);
+                      const struct oidmap *map, bool strict, struct handlers **hp);
 
-/* Unregisters (an AgentX Unregister PDU each) and frees. */
+/* Whether the master granted every region of @h (false for NULL). */
+bool handlers_held(const struct handlers *h);
+
+/*
+ * Re-sends the Register PDUs of the regions the master refused, at most once
+ * per ping interval; call while connected.  A region granted again is
+ * logged once, as its refusal was.
+ */
+void handlers_retry(struct handlers *h);
+
+/*
+ * Unregisters (an AgentX Unregister PDU for each region the master granted;
+ * a refused region is dropped locally only) and frees.
+ */
 void handlers_unregister(struct handlers *h);
+
+/*
+ * Frees without unregistering: at exit, once snmp_shutdown() has closed the
+ * AgentX session (the master drops what it held) and shutdown_agent() has
+ * emptied the local registry.
+ */
+void handlers_free(struct handlers *h);
 
 #endif /* STATCTR_AGENT_HANDLERS_H */

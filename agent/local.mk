@@ -2,18 +2,19 @@
 sbin_PROGRAMS += agent/statctr-agentx
 agent_statctr_agentx_SOURCES = \
 	agent/agent.h agent/errmsg.c \
-	agent/settings.h agent/settings.c  \
 	agent/aggregate.h agent/aggregate.c \
 	agent/oidmap.h agent/oidmap.c \
 	agent/setcheck.h agent/setcheck.c \
 	agent/timebase.h agent/timebase.c \
 	agent/handlers.h agent/handlers.c \
+	agent/notify.h agent/notify.c \
 	agent/privileges.h agent/privileges.c \
-	tools/conftext.h tools/safefile.h tools/safefile.c \
+	tools/safefile.h tools/safefile.c \
 	agent/main.c
-agent_statctr_agentx_CPPFLAGS = $(AM_CPPFLAGS) \
+agent_statctr_agentx_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib \
 	-DSTATCTR_VERSION='"$(PACKAGE_VERSION)"' \
 	-DSTATCTR_DEFAULT_CONFIG='"$(sysconfdir)/statctr.conf"'
 agent_statctr_agentx_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
-agent_statctr_agentx_LDADD = lib/libstatctr.la $(LIBCONFIG_LIBS) $(SNMP_LIBS)
+agent_statctr_agentx_LDADD = mib/libstatctr_mib.la lib/libstatctr.la $(LIBCONFIG_LIBS) \
+	$(SNMP_LIBS)
 dist_man_MANS += agent/statctr-agentx.8

@@ -19,6 +19,7 @@
 #include "agent.h"
 #include "aggregate.h"
 #include "handlers.h"
+#include "notify.h"
 #include "oidmap.h"
 #include "privileges.h"
 #include "settings.h"
@@ -27,10 +28,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -40,6 +44,10 @@
 
 /* Exported by libnetsnmpagent (agent/mibgroup/mibII/vacm_conf.c), not in an installed header. */
 void init_vacm_conf(void);
+/* Exported by libnetsnmpmibs (mibII/system_mib.c, mibII/sysORTable.c, snmpv3/snmpEngine.c). */
+void init_system_mib(void);
+void init_sysORTable(void);
+void init_snmpEngine(void);
 
 struct options {
 	const char *config;
@@ -50,6 +58,7 @@ struct options {
 	const char *user;  /* -u: run as this user after setup */
 	const char *group; /* -g: and this group */
 	bool foreground;
+	bool check; /* -n, --check-config: validate the configuration and exit */
 };
 
 /* What one configuration produces; replaced whole on SIGHUP. */
@@ -67,7 +76,9 @@ struct agent {
 	/* SIGHUP: read, its first pass under way; next.set NULL: none. */
 	struct serving next;
 	bool connected; /* to the AgentX master */
+	int master_fd;  /* the AgentX session's socket while connected, else -1 */
 	bool told_down; /* "master unreachable" logged since the last connect */
+	bool ready;     /* serving: the service manager and a waiting parent were told */
 };
 
 static volatile sig_atomic_t got_term, got_hup;
@@ -78,8 +89,11 @@ static void usage(FILE *out)
 	fprintf(out,
 	        "usage: " AGENT_NAME
 	        " [-f] [-c CONFIG] [-x AGENTX] [-M ADDRESS] [-L stderr|syslog]\n"
-	        "                      [-p PIDFILE] [-u USER] [-g GROUP] [-h] [-V]\n"
+	        "                      [-p PIDFILE] [-u USER] [-g GROUP] [-n] [-h] [-V]\n"
 	        "  -c CONFIG   configuration file (default " STATCTR_DEFAULT_CONFIG ")\n"
+	        "  -n, --check-config\n"
+	        "              validate CONFIG as a start would, print one line, exit 0 if\n"
+	        "              valid, else 1 (the same verdict as statctl check-config)\n"
 	        "  -x AGENTX   AgentX address of the master (overrides agent.master;\n"
 	        "              default " SETTINGS_DEFAULT_MASTER ", or tcp:HOST:PORT)\n"
 	        "  -M ADDRESS  embedded master: serve SNMP on ADDRESS (e.g. udp:127.0.0.1:1161)\n"
@@ -94,13 +108,20 @@ static void usage(FILE *out)
 
 static int parse_options(int argc, char **argv, struct options *opt)
 {
+	static const struct option longopts[] = {
+	    {"check-config", no_argument, NULL, 'n'},
+	    {NULL, 0, NULL, 0},
+	};
 	int c;
 
 	opt->config = STATCTR_DEFAULT_CONFIG;
-	while ((c = getopt(argc, argv, "c:x:fL:p:M:u:g:hV")) != -1) {
+	while ((c = getopt_long(argc, argv, "c:x:fL:p:M:u:g:nhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			opt->config = optarg;
+			break;
+		case 'n':
+			opt->check = true;
 			break;
 		case 'x':
 			opt->master = optarg;
@@ -200,6 +221,9 @@ static int on_connect(int major, int minor, void *server_arg, void *client_arg)
 
 	(void)major, (void)minor, (void)server_arg;
 	a->connected = true;
+	a->master_fd = -1;
+	if (server_arg) /* the AgentX session (subagent.c passes it) */
+		a->master_fd = snmp_sess_transport(snmp_sess_pointer(server_arg))->sock;
 	a->told_down = false;
 	snmp_log(LOG_INFO, "connected to the AgentX master at %s\n",
 	         a->opt.master ? a->opt.master : a->cur.set->master);
@@ -212,8 +236,9 @@ static int on_disconnect(int major, int minor, void *server_arg, void *client_ar
 
 	(void)major, (void)minor, (void)server_arg;
 	a->connected = false;
-	if (!a->told_down)
-		snmp_log(LOG_WARNING, "lost the AgentX master; reconnecting every %d s\n",
+	a->master_fd = -1;
+	if (!a->told_down && !got_term)
+		snmp_log(LOG_WARNING, "lost the AgentX master; reconnecting every %u s\n",
 		         a->cur.set->ping_interval);
 	a->told_down = true;
 	return SNMPERR_SUCCESS;
@@ -223,7 +248,7 @@ static void check_master(struct agent *a)
 {
 	if (a->opt.embedded || a->connected || a->told_down)
 		return;
-	snmp_log(LOG_WARNING, "AgentX master at %s not reachable; retrying every %d s\n",
+	snmp_log(LOG_WARNING, "AgentX master at %s not reachable; retrying every %u s\n",
 	         a->opt.master ? a->opt.master : a->cur.set->master, a->cur.set->ping_interval);
 	a->told_down = true;
 }
@@ -243,7 +268,7 @@ static void serving_stop(struct serving *s)
 
 /*
  * Builds everything but the registrations; nothing is served yet.  At start
- * (@threaded false: before daemon(), whose fork keeps no thread) the first
+ * (@threaded false: before the daemon's fork, which keeps no thread) the first
  * pass runs here; on SIGHUP the new aggregator's thread runs it while the
  * old configuration keeps being served.
  */
@@ -253,6 +278,8 @@ static int serving_build(const char *config, struct serving *s, bool threaded)
 
 	memset(s, 0, sizeof(*s));
 	err = settings_load(config, &s->set);
+	if (err)
+		agent_seterr(-err, "%s", statctr_errmsg());
 	if (!err)
 		err = oidmap_create(s->set->cfg, s->set->root, s->set->root_len, &s->map);
 	if (!err && threaded)
@@ -266,9 +293,10 @@ static int serving_build(const char *config, struct serving *s, bool threaded)
 	return err;
 }
 
-static int serving_start(struct serving *s)
+/* @strict: a region the master refuses fails the start (else it is retried). */
+static int serving_start(struct serving *s, bool strict)
 {
-	int err = handlers_register(s->set, s->agg, s->map, &s->handlers);
+	int err = handlers_register(s->set, s->agg, s->map, strict, &s->handlers);
 
 	if (err)
 		return err;
@@ -302,12 +330,13 @@ static void switch_serving(struct agent *a)
 	old.handlers = NULL;
 	a->cur = a->next;
 	memset(&a->next, 0, sizeof(a->next));
-	if (serving_start(&a->cur) < 0) {
+	if (serving_start(&a->cur, true) < 0) {
 		snmp_log(LOG_ERR, "SIGHUP: %s; still serving the previous configuration\n",
 		         agent_errmsg());
 		serving_stop(&a->cur);
 		a->cur = old; /* its thread never stopped */
-		if (serving_start(&a->cur) < 0)
+		/* Not strict: a region another agent took in between is retried. */
+		if (serving_start(&a->cur, false) < 0)
 			snmp_log(LOG_ERR, "cannot register again: %s\n", agent_errmsg());
 		return;
 	}
@@ -384,6 +413,15 @@ static int start_netsnmp(struct agent *a)
 	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
 	                   set->ping_interval);
 	if (a->opt.embedded) {
+		/*
+		 * A complete small agent: the system group (sysUpTime, which every
+		 * TimeStamp of STATCTR-MIB counts from), sysORTable and the
+		 * snmpEngine objects, as snmpd serves them; their config tokens
+		 * (sysContact, ...) must exist before init_snmp() reads the files.
+		 */
+		init_system_mib();
+		init_sysORTable();
+		init_snmpEngine();
 		init_vacm_conf();
 		remember("dontLogTCPWrappersConnects", "yes");
 		remember("rocommunity", set->community);
@@ -408,7 +446,7 @@ static int start_netsnmp(struct agent *a)
 /*
  * A daemon keeps no descriptor it did not open: an inherited pipe would keep
  * its writer's reader waiting for end-of-file, an inherited file stays open
- * as long as the agent runs.  0, 1 and 2 stay (daemon() redirects them).
+ * as long as the agent runs.  0, 1 and 2 stay (a daemon redirects them).
  */
 static void close_inherited_fds(void)
 {
@@ -430,13 +468,60 @@ static int write_pidfile(const char *path)
 	return 0;
 }
 
+/* Why a daemon could not connect at start, in one line. */
+static int master_unreachable(const struct agent *a)
+{
+	const char *addr = a->opt.master ? a->opt.master : a->cur.set->master;
+	struct stat st;
+
+	if (addr[0] == '/' && stat(addr, &st) < 0)
+		return agent_seterr(ENOTCONN,
+		                    "cannot connect to the AgentX master at %s: %s (is snmpd "
+		                    "running, with \"master agentx\" and this agentXSocket?)",
+		                    addr, strerror(errno));
+	return agent_seterr(ENOTCONN,
+	                    "cannot connect to the AgentX master at %s (is snmpd running, with "
+	                    "\"master agentx\", and does agentXPerms let this user connect?)",
+	                    addr);
+}
+
+/*
+ * Ready: serving SNMP itself (-M), or connected with every region granted.
+ * Told once, to the service manager (Type=notify) and to a waiting parent.
+ */
+static void check_ready(struct agent *a)
+{
+	char state[512];
+
+	if (a->ready || (!a->opt.embedded && !(a->connected && handlers_held(a->cur.handlers))))
+		return;
+	a->ready = true;
+	snprintf(state, sizeof(state), "READY=1\nSTATUS=serving %s (%u segments)\nMAINPID=%ld",
+	         a->opt.config, a->cur.set->cfg->nsegments, (long)getpid());
+	notify_manager(state);
+	notify_started(NULL);
+}
+
+/* Once a second, in the loop: re-sends the regions the master refused (handlers.c paces it). */
+static void retry_alarm(unsigned int reg, void *arg)
+{
+	struct agent *a = arg;
+
+	(void)reg;
+	if (a->connected)
+		handlers_retry(a->cur.handlers);
+}
+
 static int run(struct agent *a)
 {
 	int err = start_netsnmp(a);
 
 	timebase_set_state_file(a->cur.set->state_file);
 	if (!err)
-		err = serving_start(&a->cur);
+		err = serving_start(&a->cur, true);
+	/* A daemon's exit status says whether it serves: it waits for no master. */
+	if (!err && !a->opt.foreground && !a->opt.embedded && !a->connected)
+		err = master_unreachable(a);
 	if (err)
 		return err;
 	check_master(a);
@@ -449,6 +534,8 @@ static int run(struct agent *a)
 	snmp_log(LOG_INFO, AGENT_NAME " %s serving %s (%u segments) as uid %u gid %u\n",
 	         STATCTR_VERSION, a->opt.config, a->cur.set->cfg->nsegments, (unsigned)getuid(),
 	         (unsigned)getgid());
+	snmp_alarm_register(1, SA_REPEAT, retry_alarm, a);
+	check_ready(a);
 	while (!got_term) {
 		agent_check_and_process(1);
 		agg_flush_log(a->cur.agg);
@@ -460,9 +547,58 @@ static int run(struct agent *a)
 		}
 		switch_serving(a);
 		check_master(a);
+		check_ready(a);
 	}
 	snmp_log(LOG_INFO, "exiting on signal\n");
 	return 0;
+}
+
+/*
+ * Ends the AgentX session from the main loop, outside any Net-SNMP callback:
+ * the agent stops writing (shutdown(SHUT_WR)), the master sees the end of
+ * the stream and drops the session with everything it held, and the agent
+ * reads the master's end of file as a plain disconnect (at most 1 s).  No
+ * Unregister PDU (handlers.c, "Ownership"), and no Close PDU: snmp_shutdown()
+ * would send one from its shutdown callback and wait for the answer, and a
+ * master stopping at the same time then drops the session inside that
+ * callback, where Net-SNMP's disconnect handling trips its callback-lock
+ * assertion ("netsnmp_assert lock_holded < 100 failed").
+ */
+static void close_master_session(struct agent *a)
+{
+	int fd = a->master_fd;
+
+	if (!a->connected || fd < 0)
+		return;
+	/* No reconnection: Net-SNMP then logs "not reconnecting" and arms no retry. */
+	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL, 0);
+	shutdown(fd, SHUT_WR);
+	for (int i = 0; i < 100 && a->connected; i++) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+
+		poll(&p, 1, 10);
+		agent_check_and_process(0);
+	}
+}
+
+/* The served configuration lives until no request can come any more. */
+static void shut_down(struct agent *a)
+{
+	struct handlers *h = a->cur.handlers;
+
+	close_master_session(a);
+	/* snmp_shutdown() would free the callbacks' client argument, a. */
+	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START, on_connect,
+	                         a, 1);
+	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_STOP,
+	                         on_disconnect, a, 1);
+	snmp_shutdown(AGENT_NAME);
+	if (a->opt.embedded)
+		shutdown_master_agent();
+	shutdown_agent(); /* the local registrations, without callbacks */
+	a->cur.handlers = NULL;
+	handlers_free(h);
+	serving_stop(&a->cur);
 }
 
 int main(int argc, char **argv)
@@ -472,8 +608,11 @@ int main(int argc, char **argv)
 
 	close_inherited_fds();
 	memset(&a, 0, sizeof(a));
+	a.master_fd = -1;
 	if (parse_options(argc, argv, &a.opt) < 0)
 		return 2;
+	if (a.opt.check)
+		return settings_check(a.opt.config, stdout, stderr);
 	if (privileges_resolve(a.opt.user, a.opt.group, &a.privs) < 0) {
 		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
 		return 1;
@@ -485,8 +624,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
 		return 1;
 	}
-	if (!a.opt.foreground && daemon(0, 0) < 0) {
-		fprintf(stderr, AGENT_NAME ": daemon: %s\n", strerror(errno));
+	/* The parent exits once the agent serves, or with the reason it cannot (notify.c). */
+	if (!a.opt.foreground && notify_daemonize() < 0) {
+		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
 		return 1;
 	}
 	err = setup_signals();
@@ -494,17 +634,14 @@ int main(int argc, char **argv)
 		err = write_pidfile(a.opt.pidfile);
 	if (!err)
 		err = run(&a);
-	if (err)
+	if (err) {
 		snmp_log(LOG_ERR, "%s\n", agent_errmsg());
-	serving_stop(&a.next);
-	serving_stop(&a.cur);
+		notify_started(agent_errmsg());
+	}
+	notify_manager("STOPPING=1");
+	serving_stop(&a.next); /* built, never registered */
 	timebase_set_state_file(NULL);
-	/* snmp_shutdown() would free the callbacks' client argument, &a. */
-	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START, on_connect,
-	                         &a, 1);
-	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_STOP,
-	                         on_disconnect, &a, 1);
-	snmp_shutdown(AGENT_NAME);
+	shut_down(&a);
 	if (a.opt.pidfile)
 		unlink(a.opt.pidfile);
 	return err ? 1 : 0;

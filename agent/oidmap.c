@@ -6,6 +6,8 @@
  * counter and gauge cell ids of each segment, the column arrays).  Never
  * reads a segment: which instances exist is decided by the configuration
  * and by the published result (a segment without a snapshot has no rows).
+ * Numbers no OID itself: the arcs and columns are mib/oids.h's, the fixed
+ * objects mib_objects[].
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -37,65 +39,12 @@ struct oidmap {
 	struct seg_cells *cells;   /* configuration order */
 	struct oidmap_region *regions;
 	size_t nregions;
-	struct oidmap_column **data_cols; /* one array per data-table region */
+	struct oidmap_column object_cols[MIB_NOBJECTS]; /* the accessible fixed objects */
+	struct oidmap_column **data_cols;               /* one array per data-table region */
 };
 
-#define SCALAR(n, w)                                                                               \
-	{                                                                                          \
-		{1, n}, 2, SPACE_SCALAR, FILTER_ANY, 0, w, 0                                       \
-	}
-#define SEGCOL(n, w, wr)                                                                           \
-	{                                                                                          \
-		{2, 1, n}, 3, SPACE_SEGMENT, FILTER_ANY, wr, w, 0                                  \
-	}
-#define CELLCOL(n, f, w, wr)                                                                       \
-	{                                                                                          \
-		{3, 1, n}, 3, SPACE_CELL, f, wr, w, 0                                              \
-	}
-#define SLOTCOL(n, f, w)                                                                           \
-	{                                                                                          \
-		{4, 1, n}, 3, SPACE_SLOT, f, 0, w, 0                                               \
-	}
-
-/* statctrObjects (R.1), sorted by sub-identifiers as the MIB numbers them. */
-static const struct oidmap_column object_cols[] = {
-    SCALAR(1, W_VERSION),
-    SCALAR(2, W_INTERVAL),
-    SCALAR(3, W_LAST_PASS),
-    SCALAR(4, W_PASS_DURATION),
-    SCALAR(5, W_PASSES),
-    SCALAR(6, W_RETRIES),
-    SCALAR(7, W_BUSY),
-    SCALAR(8, W_ASSISTED),
-    SCALAR(9, W_RESET_ALLOWED),
-    SEGCOL(2, W_SEG_NAME, 0),
-    SEGCOL(3, W_SEG_PATH, 0),
-    SEGCOL(4, W_SEG_STATUS, 0),
-    SEGCOL(5, W_SEG_SLOTS, 0),
-    SEGCOL(6, W_SEG_CELLS, 0),
-    SEGCOL(7, W_SEG_PID, 0),
-    SEGCOL(8, W_SEG_CREATED, 0),
-    SEGCOL(9, W_SEG_DISCONTINUITY, 0),
-    SEGCOL(10, W_SEG_GENERATIONS, 0),
-    SEGCOL(11, W_SEG_BUSY, 0),
-    SEGCOL(12, W_SEG_RESET, 1),
-    CELLCOL(2, FILTER_ANY, W_CELL_TABLE, 0),
-    CELLCOL(3, FILTER_ANY, W_CELL_COLUMN, 0),
-    CELLCOL(4, FILTER_ANY, W_CELL_ROW, 0),
-    CELLCOL(5, FILTER_ANY, W_CELL_KIND, 0),
-    CELLCOL(6, FILTER_ANY, W_CELL_DESCRIPTION, 0),
-    CELLCOL(7, FILTER_ANY, W_CELL_UNITS, 0),
-    CELLCOL(8, FILTER_COUNTER, W_CELL_COUNTER, 0),
-    CELLCOL(9, FILTER_GAUGE, W_CELL_GAUGE32, 0),
-    CELLCOL(10, FILTER_GAUGE, W_CELL_GAUGE64, 0),
-    CELLCOL(11, FILTER_ANY, W_CELL_DISCONTINUITY, 0),
-    CELLCOL(12, FILTER_COUNTER, W_CELL_RESET, 1),
-    SLOTCOL(2, FILTER_COUNTER, W_SLOT_COUNTER),
-    SLOTCOL(3, FILTER_GAUGE, W_SLOT_GAUGE_DELTA),
-};
-
-/* statctrData entry columns before the declared ones (.1.(10+c)). */
-#define DATA_FIRST_VALUE 10
+/* Net-SNMP's OID buffers hold the longest OID the layout allows (mib/oids.h). */
+_Static_assert(MAX_OID_LEN >= MIB_MAX_OID_ARCS, "Net-SNMP holds every OID of the layout");
 
 /* ------------------------------------------------------------------------
  * The index spaces: each level is an ordered set; level_ge() gives its
@@ -485,7 +434,8 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int build_segments(struct oidmap *map)
+/* Segment oids are unique (the library checks it), so bisection finds one. */
+static void build_segments(struct oidmap *map)
 {
 	const struct statctr_config *cfg = map->cfg;
 
@@ -494,17 +444,6 @@ static int build_segments(struct oidmap *map)
 		map->by_oid[i].conf = i;
 	}
 	qsort(map->by_oid, cfg->nsegments, sizeof(map->by_oid[0]), cmp_seg);
-	for (uint32_t i = 1; i < cfg->nsegments; i++) {
-		const struct statctr_segment_decl *a = &cfg->segments[map->by_oid[i - 1].conf];
-		const struct statctr_segment_decl *b = &cfg->segments[map->by_oid[i].conf];
-
-		if (a->oid == b->oid)
-			return agent_seterr(EINVAL,
-			                    "%s:%d: segment %s: oid %u collides with segment %s "
-			                    "(line %d)",
-			                    cfg->file, b->line, b->name, b->oid, a->name, a->line);
-	}
-	return 0;
 }
 
 static const struct statctr_segment_decl *sort_segment; /* qsort has no context */
@@ -565,19 +504,53 @@ static void set_root(struct oidmap_region *reg, const uint32_t *root, size_t roo
 	reg->root_len = root_len + ntail;
 }
 
+/* MIB_FIXED_OBJECTS is in OID order: its accessible rows are sorted as regions need. */
+static size_t object_columns(struct oidmap_column *cols)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < MIB_NOBJECTS; i++) {
+		const struct mib_object *o = &mib_objects[i];
+		uint32_t sub[3];
+
+		if (o->access == MIB_NOT_ACCESSIBLE)
+			continue;
+		cols[n] = (struct oidmap_column){.sublen = (uint8_t)mib_object_oid(o, sub),
+		                                 .space = (uint8_t)o->space,
+		                                 .filter = (uint8_t)o->instances,
+		                                 .writable = o->access == MIB_READ_WRITE,
+		                                 .what = (uint16_t)i};
+		for (size_t k = 0; k < cols[n].sublen; k++)
+			cols[n].sub[k] = sub[k];
+		n++;
+	}
+	return n;
+}
+
+/* The entry columns of a declared table: row name, discontinuity, reset, then its columns. */
 static struct oidmap_column *data_columns(const struct statctr_table_decl *td)
 {
+	static const struct {
+		uint32_t column;
+		uint16_t what;
+	} fixed[3] = {{MIB_DATA_ROW_NAME, W_ROW_NAME},
+	              {MIB_DATA_DISCONTINUITY, W_ROW_DISCONTINUITY},
+	              {MIB_DATA_RESET, W_ROW_RESET}};
 	struct oidmap_column *cols = calloc((size_t)td->ncolumns + 3, sizeof(*cols));
-	static const uint16_t fixed[3] = {W_ROW_NAME, W_ROW_DISCONTINUITY, W_ROW_RESET};
 
 	if (!cols)
 		return NULL;
 	for (uint32_t i = 0; i < 3; i++)
-		cols[i] = (struct oidmap_column){{1, 2 + i}, 2,        SPACE_ROW, FILTER_ANY,
-		                                 i == 2,     fixed[i], 0};
+		cols[i] = (struct oidmap_column){{MIB_ARC_ENTRY, fixed[i].column},
+		                                 2,
+		                                 SPACE_ROW,
+		                                 FILTER_ANY,
+		                                 fixed[i].what == W_ROW_RESET,
+		                                 fixed[i].what,
+		                                 0};
 	for (uint32_t c = 0; c < td->ncolumns; c++)
 		cols[3 + c] = (struct oidmap_column){
-		    {1, DATA_FIRST_VALUE + c},
+		    {MIB_ARC_ENTRY, MIB_DATA_FIRST_VALUE + c},
 		    2,
 		    SPACE_ROW,
 		    td->columns[c].kind == STATCTR_GAUGE ? FILTER_GAUGE : FILTER_COUNTER,
@@ -587,39 +560,23 @@ static struct oidmap_column *data_columns(const struct statctr_table_decl *td)
 	return cols;
 }
 
-static int check_tables(const struct statctr_config *cfg, const struct statctr_segment_decl *d)
-{
-	for (uint32_t t = 1; t < d->ntables; t++)
-		for (uint32_t u = 0; u < t; u++)
-			if (d->tables[t].oid == d->tables[u].oid)
-				return agent_seterr(EINVAL,
-				                    "%s:%d: table %s.%s: oid %u collides with "
-				                    "table %s (line %d)",
-				                    cfg->file, d->tables[t].line, d->name,
-				                    d->tables[t].name, d->tables[t].oid,
-				                    d->tables[u].name, d->tables[u].line);
-	return 0;
-}
-
+/* Table oids are unique within a segment (the library checks it). */
 static int build_regions(struct oidmap *map, const uint32_t *root, size_t root_len)
 {
 	const struct statctr_config *cfg = map->cfg;
 	struct oidmap_region *reg = &map->regions[0];
-	const oid objects[] = {1};
+	const oid objects[] = {MIB_ARC_OBJECTS};
 
 	reg->map = map;
 	snprintf(reg->name, sizeof(reg->name), "statctrObjects");
 	set_root(reg, root, root_len, objects, 1);
-	reg->cols = object_cols;
-	reg->ncols = sizeof(object_cols) / sizeof(object_cols[0]);
+	reg->cols = map->object_cols;
+	reg->ncols = object_columns(map->object_cols);
 	for (uint32_t s = 0; s < cfg->nsegments; s++) {
 		const struct statctr_segment_decl *d = &cfg->segments[s];
-		int err = check_tables(cfg, d);
 
-		if (err)
-			return err;
 		for (uint32_t t = 0; t < d->ntables; t++) {
-			const oid tail[] = {3, d->oid, d->tables[t].oid};
+			const oid tail[] = {MIB_ARC_DATA, d->oid, d->tables[t].oid};
 
 			reg = &map->regions[map->nregions];
 			map->data_cols[map->nregions] = data_columns(&d->tables[t]);
@@ -656,7 +613,7 @@ int oidmap_create(const struct statctr_config *cfg, const uint32_t *root, size_t
 	int err = 0;
 
 	*mapp = NULL;
-	if (root_len + 9 > MAX_OID_LEN)
+	if (root_len > MIB_ROOT_MAX_ARCS)
 		return agent_seterr(EINVAL, "root OID too long (%zu sub-identifiers)", root_len);
 	map = calloc(1, sizeof(*map));
 	if (map) {
@@ -672,7 +629,7 @@ int oidmap_create(const struct statctr_config *cfg, const uint32_t *root, size_t
 	    !map->data_cols)
 		err = agent_seterr(ENOMEM, "out of memory");
 	if (!err)
-		err = build_segments(map);
+		build_segments(map);
 	for (uint32_t s = 0; !err && s < cfg->nsegments; s++) {
 		err = build_cells(&cfg->segments[s], &map->cells[s]);
 		if (!err)

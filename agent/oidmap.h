@@ -1,15 +1,10 @@
 /*
- * oidmap.h - OID <-> cell mapping for STATCTR-MIB.
+ * oidmap.h - OID <-> cell mapping: mib/oids.h's layout applied to a
+ * configuration and a published aggregation.
  *
- * Layout under the root R (statctrMIB, agent.root_oid):
- *   R.1  statctrObjects: one registered region holding the agent scalars
- *        (R.1.1.n.0), statctrSegmentTable (R.1.2.1.col.seg), statctrCellTable
- *        (R.1.3.1.col.seg.cell) and statctrSlotTable (R.1.4.1.col.seg.cell.slot);
- *   R.3  statctrData: one registered region per declared table at
- *        R.3.<segment oid>.<table oid>, columns .1.<col>.<row> (see the MIB).
- * Index values are OID sub-identifiers: seg = the segment's configured oid,
- * cell = cell id + 1, slot = slot + 1 (the last one is the shared slot),
- * row = row + 1.
+ * Registered regions under the root R (statctrMIB, agent.root_oid): R.1
+ * statctrObjects, holding every accessible row of MIB_FIXED_OBJECTS, and
+ * one per declared table at R.3.<segment oid>.<table oid> (statctrData).
  *
  * Lookups never scan a table: the columns of a region and the segments are
  * sorted arrays searched by bisection, the counter and gauge cells of each
@@ -23,55 +18,39 @@
 #include <net-snmp/types.h>
 
 #include "aggregate.h"
+#include "objects.h"
 #include "statctr.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* What a column holds; handlers.c turns it into a value. */
+/*
+ * What a column holds; handlers.c turns it into a value.  The fixed
+ * objects are mib/objects.h's ids, the data columns follow.
+ */
 enum oidmap_what {
-	W_VERSION = 1,
-	W_INTERVAL,
-	W_LAST_PASS,
-	W_PASS_DURATION,
-	W_PASSES,
-	W_RETRIES,
-	W_BUSY,
-	W_ASSISTED,
-	W_RESET_ALLOWED,
-	W_SEG_NAME,
-	W_SEG_PATH,
-	W_SEG_STATUS,
-	W_SEG_SLOTS,
-	W_SEG_CELLS,
-	W_SEG_PID,
-	W_SEG_CREATED,
-	W_SEG_DISCONTINUITY,
-	W_SEG_GENERATIONS,
-	W_SEG_BUSY,
-	W_SEG_RESET,
-	W_CELL_TABLE,
-	W_CELL_COLUMN,
-	W_CELL_ROW,
-	W_CELL_KIND,
-	W_CELL_DESCRIPTION,
-	W_CELL_UNITS,
-	W_CELL_COUNTER,
-	W_CELL_GAUGE32,
-	W_CELL_GAUGE64,
-	W_CELL_DISCONTINUITY,
-	W_CELL_RESET,
-	W_SLOT_COUNTER,
-	W_SLOT_GAUGE_DELTA,
-	W_ROW_NAME,
+#define OIDMAP_WHAT(id, descriptor, space, arc, syntax, access, instances) W_##id = MIB_##id,
+	MIB_FIXED_OBJECTS(OIDMAP_WHAT)
+#undef OIDMAP_WHAT
+	    W_ROW_NAME = MIB_NOBJECTS,
 	W_ROW_DISCONTINUITY,
 	W_ROW_RESET,
 	W_ROW_VALUE,
 };
 
-enum oidmap_space { SPACE_SCALAR, SPACE_SEGMENT, SPACE_CELL, SPACE_SLOT, SPACE_ROW };
-enum oidmap_filter { FILTER_ANY, FILTER_COUNTER, FILTER_GAUGE };
+enum oidmap_space {
+	SPACE_SCALAR = MIB_SPACE_AGENT,
+	SPACE_SEGMENT = MIB_SPACE_SEGMENT,
+	SPACE_CELL = MIB_SPACE_CELL,
+	SPACE_SLOT = MIB_SPACE_SLOT,
+	SPACE_ROW = MIB_NSPACES,
+};
+enum oidmap_filter {
+	FILTER_ANY = MIB_ALL,
+	FILTER_COUNTER = MIB_COUNTERS,
+	FILTER_GAUGE = MIB_GAUGES,
+};
 
 struct oidmap_column {
 	oid sub[3]; /* relative to the region's root */
@@ -108,8 +87,8 @@ struct oidmap_instance {
 };
 
 /*
- * oidmap_create() - build the regions for @cfg under @root.
- * Refuses OIDs that collide (naming the config file:line).
+ * oidmap_create() - build the regions for @cfg (whose OIDs the library
+ * checked unique) under @root (at most MIB_ROOT_MAX_ARCS sub-identifiers).
  */
 int oidmap_create(const struct statctr_config *cfg, const uint32_t *root, size_t root_len,
                   struct oidmap **mapp);

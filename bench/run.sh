@@ -121,7 +121,7 @@ check_csvs() {
 	local spec f bad=0
 	for spec in memory:memory update:update update_ir:update_ir snapshot:snapshot_cost \
 		snapshot:snapshot_consistency snapshot:snapshot_slowdown agent:agent_pass \
-		agent:agent_cpu snmp:snmp_walk snmp:snmp_get; do
+		agent:agent_cpu snmp:snmp_walk snmp:snmp_get snmp:snmp_columns; do
 		f=${spec#*:}
 		case " $SKIPPED $FAILED " in *" ${spec%%:*} "*) continue ;; esac
 		if [ ! -s "$OUT/$f.csv" ] || [ "$(wc -l <"$OUT/$f.csv")" -lt 2 ]; then

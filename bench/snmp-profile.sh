@@ -9,9 +9,11 @@
 # statctr-agentx), then:
 #   1. CPU per varbind of snmpd and of the agent during one snmpbulkwalk
 #      -Cr50 of the table (utime + stime from /proc/PID/stat);
-#   2. AgentX requests the agent receives for one snmpbulkwalk (1 column
-#      per request) and for one snmptable (5 columns per GETBULK), counted
-#      with strace: does snmpd batch the columns of a row?
+#   2. AgentX requests the agent receives for one snmpbulkwalk, for one
+#      snmptable (both send GETBULKs of one varbind) and for one walk by
+#      GETBULKs naming all 5 columns (bench/bench_snmpwalk), counted with
+#      strace: snmpd sends one AgentX request per repetition, holding the
+#      varbinds of the client's request.
 #   3. perf record of both processes during a walk: the share of their CPU
 #      in the kernel, in Net-SNMP, and in statctr's own code.
 # Needs strace, perf (Debian: strace, linux-perf) and root or
@@ -70,11 +72,17 @@ agentx_requests() {
 	wait "$st" 2>/dev/null
 	echo "$(cat "$TMP/count") $(grep -c '^recvfrom' "$TMP/strace.txt")"
 }
+columns() {
+	"$top_builddir/bench/bench_snmpwalk" "udp:127.0.0.1:$PORT" "$COMMUNITY" "$DATA.2" 1 50 \
+		all_columns | awk '{ print $3 }'
+}
 log "2. AgentX requests per client varbind"
 read -r n r < <(agentx_requests bulkwalk)
 echo "   snmpbulkwalk: $n varbinds, $r AgentX requests"
 read -r n r < <(agentx_requests table)
 echo "   snmptable: $n rows x 5 columns, $r AgentX requests"
+read -r n r < <(agentx_requests columns)
+echo "   GETBULKs naming the 5 columns: $n varbinds, $r AgentX requests"
 
 log "3. perf: where the CPU of each process goes during a walk"
 perf record -q -o "$TMP/perf.agent" -p "$AGENT_PID" 2>/dev/null &

@@ -1,5 +1,5 @@
 /*
- * snmpclient.c - Net-SNMP GETs for the benchmarks (see snmpclient.h).
+ * snmpclient.c - Net-SNMP GETs and GETBULKs for the benchmarks (see snmpclient.h).
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -96,4 +96,31 @@ int snmpc_get_text(struct snmpc *c, const char *text, uint64_t *value)
 	struct snmpc_oid o;
 
 	return snmpc_parse(text, &o) == 0 ? snmpc_get(c, &o, value) : -1;
+}
+
+int snmpc_bulk(struct snmpc *c, const struct snmpc_oid *req, size_t n, long reps,
+               struct snmpc_oid *out, size_t max)
+{
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GETBULK), *resp = NULL;
+	const netsnmp_variable_list *v;
+	size_t i;
+	int count = -1;
+
+	pdu->non_repeaters = 0;
+	pdu->max_repetitions = reps;
+	for (i = 0; i < n; i++)
+		snmp_add_null_var(pdu, (const oid *)req[i].sub, req[i].len);
+	if (snmp_sess_synch_response(c->sess, pdu, &resp) == STAT_SUCCESS && resp &&
+	    resp->errstat == SNMP_ERR_NOERROR) {
+		count = 0;
+		for (v = resp->variables; v && (size_t)count < max; v = v->next_variable) {
+			if (v->name_length > sizeof(out->sub) / sizeof(out->sub[0]))
+				break;
+			memcpy(out[count].sub, v->name, v->name_length * sizeof(oid));
+			out[count++].len = v->name_length;
+		}
+	}
+	if (resp)
+		snmp_free_pdu(resp);
+	return count;
 }

@@ -1,5 +1,5 @@
 /*
- * snmpclient.h - the few SNMP GETs the benchmarks make, through Net-SNMP's
+ * snmpclient.h - the few SNMP GETs and GETBULKs the benchmarks make, through Net-SNMP's
  * single-session API (thread-safe: one session per thread).
  */
 #ifndef STATCTR_BENCH_SNMPCLIENT_H
@@ -35,5 +35,15 @@ int snmpc_get(struct snmpc *c, const struct snmpc_oid *o, uint64_t *value);
 
 /* snmpc_get() of a textual OID (parses it: calling thread only). */
 int snmpc_get_text(struct snmpc *c, const char *oid, uint64_t *value);
+
+/*
+ * snmpc_bulk() - one GETBULK naming the @n OIDs of @req (non-repeaters 0,
+ * max-repetitions @reps).  Stores the OIDs of the answer's varbinds in
+ * @out (at most @max, in the order of the answer: repetition by
+ * repetition, @n per repetition) and returns how many, or -1 on a timeout
+ * or an error status.
+ */
+int snmpc_bulk(struct snmpc *c, const struct snmpc_oid *req, size_t n, long reps,
+               struct snmpc_oid *out, size_t max);
 
 #endif /* STATCTR_BENCH_SNMPCLIENT_H */

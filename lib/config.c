@@ -5,7 +5,9 @@
  * defaults and limits, uniqueness, and the derived cell numbering (tables in
  * declared order, row-major).  Every string is copied out of libconfig, so
  * the result owns all it points to.  Errors read "FILE:LINE: SETTING: what",
- * SETTING being the libconfig path ("segments.[0].tables.[1].rows").
+ * SETTING being the libconfig path ("segments.[0].tables.[1].rows").  The
+ * top-level "agent" group is not the library's: it is kept as read, with
+ * the parse tree, for statctr_config_group() (mib/settings.c checks it).
  */
 #include "internal.h"
 
@@ -14,6 +16,7 @@
 #include <fcntl.h>
 #include <libconfig.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,25 +58,24 @@ static size_t setting_path(const config_setting_t *s, char *buf, size_t size)
 	return len + n;
 }
 
-static int fail(const char *path, const config_setting_t *group, const char *name, const char *fmt,
-                ...) STATCTR_PRINTF(4, 5);
-
 /*
- * fail() - set the message for a bad setting and return -EINVAL.
+ * vfail() - set the message for a bad setting and return -@err.
  *
  * Names @group's member @name (which may be absent: a missing setting), or
  * @group itself when @name is NULL.  The line is the member's when it exists,
  * else the group's; the root has none, so it points at the top of the file.
  */
-static int fail(const char *path, const config_setting_t *group, const char *name, const char *fmt,
-                ...)
+static int vfail(int err, const char *path, const config_setting_t *group, const char *name,
+                 const char *fmt, va_list ap) STATCTR_PRINTF(5, 0);
+
+static int vfail(int err, const char *path, const config_setting_t *group, const char *name,
+                 const char *fmt, va_list ap)
 {
 	const config_setting_t *at = name ? config_setting_get_member(group, name) : NULL;
 	char where[256], what[512];
 	const char *file;
 	unsigned line;
 	size_t len;
-	va_list ap;
 
 	if (!at)
 		at = group;
@@ -82,10 +84,23 @@ static int fail(const char *path, const config_setting_t *group, const char *nam
 	len = setting_path(group, where, sizeof(where));
 	if (name)
 		snprintf(where + len, sizeof(where) - len, "%s%s", len ? "." : "", name);
-	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
+	return set_error(err, "%s:%u: %s: %s", file ? file : path, line ? line : 1, where, what);
+}
+
+static int fail(const char *path, const config_setting_t *group, const char *name, const char *fmt,
+                ...) STATCTR_PRINTF(4, 5);
+
+static int fail(const char *path, const config_setting_t *group, const char *name, const char *fmt,
+                ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = vfail(EINVAL, path, group, name, fmt, ap);
 	va_end(ap);
-	return set_error(EINVAL, "%s:%u: %s: %s", file ? file : path, line ? line : 1, where, what);
+	return err;
 }
 
 static int no_memory(void)
@@ -212,7 +227,7 @@ static int check_text(const char *path, const config_setting_t *group, const cha
 	for (i = 0; text[i]; i++) {
 		unsigned char c = text[i];
 
-		if (c < 0x20 || c > 0x7e)
+		if (!text_byte_ok(c))
 			return fail(path, group, key,
 			            "character %zu is not printable ASCII (byte 0x%02x)", i + 1, c);
 	}
@@ -389,7 +404,23 @@ static int parse_row_names(const char *path, const config_setting_t *rows,
 	return check_row_names_unique(path, rows, names, n);
 }
 
-/* rows = N (numbered rows) or rows = [ "name", ... ]. */
+/* rows = { max = N; }: a dynamic table with room for N rows named at run time. */
+static int parse_dynamic_rows(const char *path, const config_setting_t *rows,
+                              struct statctr_table_decl *t)
+{
+	static const char *const dynamic_keys[] = {"max", NULL};
+	const config_setting_t *max;
+	int err = check_keys(path, rows, dynamic_keys);
+
+	if (!err)
+		err = member(path, rows, "max", CONFIG_TYPE_INT, true, &max);
+	if (!err)
+		err = get_uint(path, rows, "max", 1, STATCTR_MAX_CELLS, &t->nrows);
+	t->dynamic = !err;
+	return err;
+}
+
+/* rows = N (numbered), rows = [ "name", ... ] or rows = { max = N; } (dynamic). */
 static int parse_rows(const char *path, const config_setting_t *table, struct statctr_table_decl *t)
 {
 	const config_setting_t *rows = config_setting_get_member(table, "rows");
@@ -402,6 +433,8 @@ static int parse_rows(const char *path, const config_setting_t *table, struct st
 		return get_uint(path, table, "rows", 1, STATCTR_MAX_CELLS, &t->nrows);
 	case CONFIG_TYPE_ARRAY:
 		return parse_row_names(path, rows, t);
+	case CONFIG_TYPE_GROUP:
+		return parse_dynamic_rows(path, rows, t);
 	default:
 		return fail(path, table, "rows",
 		            "expected a number of rows or an array of row names, not %s",
@@ -671,32 +704,10 @@ static int check_segment_unique(const char *path, const config_setting_t *s,
 }
 
 /*
- * The agent and statctl read the "agent" group again with libconfig alone,
- * which keeps only the low 32 bits of an integer written without the
- * suffix L: every integer there must fit in 32 bits, so that they read the
- * value this file states.  The rest of the group is theirs to check.
+ * The top level: "segments", and "agent", which belongs to the agent: the
+ * library hands it over as read (statctr_config_group()) and never looks
+ * inside; mib/settings.c validates it.
  */
-static int check_agent_integers(const char *path, const config_setting_t *root)
-{
-	const config_setting_t *agent = config_setting_get_member(root, "agent");
-	int i;
-
-	for (i = 0; agent && config_setting_is_group(agent) && i < config_setting_length(agent);
-	     i++) {
-		const config_setting_t *s = config_setting_get_elem(agent, i);
-		long long val;
-
-		if (config_setting_type(s) != CONFIG_TYPE_INT64)
-			continue;
-		val = config_setting_get_int64(s);
-		if (val < INT32_MIN || val > INT32_MAX)
-			return fail(path, s, NULL, "%lld is out of range (%d..%d)", val, INT32_MIN,
-			            INT32_MAX);
-	}
-	return 0;
-}
-
-/* The top level: "segments", and "agent", which belongs to the agent (but see above). */
 static int parse_root(const char *path, const config_setting_t *root, struct statctr_config *cfg)
 {
 	struct statctr_segment_decl *segs;
@@ -705,8 +716,6 @@ static int parse_root(const char *path, const config_setting_t *root, struct sta
 	int err;
 
 	err = check_keys(path, root, root_keys);
-	if (!err)
-		err = check_agent_integers(path, root);
 	if (err)
 		return err;
 	err = get_list(path, root, "segments", &list, &n);
@@ -982,38 +991,65 @@ static int read_file(const char *path, config_t *lc)
 	return err;
 }
 
-/* Parses @path into @cfg; libconfig's tree lives only for this call. */
-static int parse_file(const char *path, struct statctr_config *cfg)
-{
+/*
+ * A declaration and the libconfig tree it was parsed from.  The tree lives
+ * as long as the declaration: statctr_config_group() hands groups the
+ * library does not own (the agent's) to their reader, so the file is read
+ * once, with the checks of read_file().
+ */
+struct config_file {
+	struct statctr_config decl; /* first: what users hold points here */
 	config_t lc;
-	int err;
+};
 
-	config_init(&lc);
-	err = read_file(path, &lc);
-	if (!err)
-		err = parse_root(path, config_root_setting(&lc), cfg);
-	config_destroy(&lc);
-	return err;
+static struct config_file *config_file_of(const struct statctr_config *cfg)
+{
+	return (struct config_file *)((const char *)cfg - offsetof(struct config_file, decl));
 }
 
 int statctr_config_load(const char *path, struct statctr_config **cfgp)
 {
-	struct statctr_config *cfg;
+	struct config_file *cf;
 	int err;
 
 	*cfgp = NULL;
-	cfg = calloc(1, sizeof(*cfg));
-	if (!cfg)
+	cf = calloc(1, sizeof(*cf));
+	if (!cf)
 		return no_memory();
-	err = copy_string(path, &cfg->file);
+	config_init(&cf->lc);
+	err = copy_string(path, &cf->decl.file);
 	if (!err)
-		err = parse_file(path, cfg);
+		err = read_file(path, &cf->lc);
+	if (!err)
+		err = parse_root(path, config_root_setting(&cf->lc), &cf->decl);
 	if (err) {
-		statctr_config_free(cfg);
+		statctr_config_free(&cf->decl);
 		return err;
 	}
-	*cfgp = cfg;
+	*cfgp = &cf->decl;
 	return 0;
+}
+
+const void *statctr_config_group(const struct statctr_config *cfg, const char *name)
+{
+	return config_setting_get_member(config_root_setting(&config_file_of(cfg)->lc), name);
+}
+
+int statctr_config_error(const struct statctr_config *cfg, const void *setting, int err,
+                         const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (setting) {
+		err = vfail(err, cfg->file, setting, NULL, fmt, ap);
+	} else {
+		vsnprintf(what, sizeof(what), fmt, ap);
+		err = set_error(err, "%s: %s", cfg->file, what);
+	}
+	va_end(ap);
+	return err;
 }
 
 /* The declaration's strings and arrays are const to users; this module allocated them. */
@@ -1052,7 +1088,8 @@ void statctr_config_free(struct statctr_config *cfg)
 	}
 	free((void *)cfg->segments);
 	free((void *)cfg->file);
-	free(cfg);
+	config_destroy(&config_file_of(cfg)->lc);
+	free(config_file_of(cfg));
 }
 
 const struct statctr_segment_decl *statctr_config_find(const struct statctr_config *cfg,

@@ -76,6 +76,8 @@ static void record_loss(struct statctr_seg *seg, uint32_t bit)
 	atomic_compare_exchange_strong_explicit(
 	    when, &none, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
 	    memory_order_relaxed, memory_order_relaxed);
+	/* Release, the time above first: pairs with the acquire load of lost
+	 * in check_lost() (segment.c), run by any thread of the writer. */
 	atomic_fetch_or_explicit(&seg->lost, bit, memory_order_release);
 	if (bit == WRITER_CTL_LOST) {
 		struct seg_header *h = (void *)seg->base;
@@ -90,6 +92,8 @@ static void record_loss(struct statctr_seg *seg, uint32_t bit)
 /* The registered mapping holding @addr, or NULL.  Async-signal-safe. */
 static struct mapping *find_mapping(uintptr_t addr)
 {
+	/* Pairs with the release CAS in note_used(): an entry counted in
+	 * registry_used shows the start its registration stored. */
 	unsigned i, used = atomic_load_explicit(&registry_used, memory_order_acquire);
 
 	for (i = 0; i < used && i < MAX_MAPPINGS; i++) {
@@ -183,7 +187,8 @@ static void note_used(unsigned n)
 {
 	unsigned used = atomic_load_explicit(&registry_used, memory_order_relaxed);
 
-	/* Release: pairs with the handler's acquire load of registry_used. */
+	/* Release, the entry's start first: pairs with the acquire loads of
+	 * registry_used in find_mapping() and guard_unregister(). */
 	while (used < n &&
 	       !atomic_compare_exchange_weak_explicit(&registry_used, &used, n,
 	                                              memory_order_release, memory_order_relaxed))
@@ -199,13 +204,16 @@ int guard_register(struct statctr_seg *seg, void *base, uint64_t size, enum writ
 		struct mapping *m = &registry[i];
 		bool free_entry = false;
 
+		/* Acquire: pairs with the release store of claimed in
+		 * guard_unregister(): the entry's previous use is over. */
 		if (!atomic_compare_exchange_strong_explicit(
 		        &m->claimed, &free_entry, true, memory_order_acquire, memory_order_relaxed))
 			continue;
 		atomic_store_explicit(&m->end, (uintptr_t)base + size, memory_order_relaxed);
 		atomic_store_explicit(&m->seg, seg, memory_order_relaxed);
 		atomic_store_explicit(&m->kind, (int)kind, memory_order_relaxed);
-		/* Pairs with the handler's acquire load: end, seg and kind first. */
+		/* Pairs with the acquire load of start in find_mapping(): end, seg and
+		 * kind first. */
 		atomic_store_explicit(&m->start, (uintptr_t)base, memory_order_release);
 		note_used(i + 1);
 		return 0;
@@ -216,6 +224,7 @@ int guard_register(struct statctr_seg *seg, void *base, uint64_t size, enum writ
 
 void guard_unregister(const struct statctr_seg *seg)
 {
+	/* Pairs with the release CAS in note_used(). */
 	unsigned i, used = atomic_load_explicit(&registry_used, memory_order_acquire);
 
 	for (i = 0; i < used; i++) {

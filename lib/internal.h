@@ -45,37 +45,73 @@ uint64_t realtime_ns(void);
 
 /*
  * meta.c: a validated, read-only description of a mapped segment, shared by
- * the writer (struct statctr_seg) and readers (struct statctr_view).
+ * the writer (struct statctr_seg) and readers (struct statctr_view).  A
+ * reader's is reference-counted: its snapshots keep the one they were taken
+ * against (row names, the cells of dynamic rows) past a refresh or close
+ * of the view, and never use its mapping.
  */
 struct meta {
 	const uint8_t *base; /* start of the mapping */
 	uint64_t size;
-	uint8_t *copy; /* private copy of [0, slots_off): what the fields below point into */
+	uint8_t *copy; /* private copy of [0, rowdir_off): what the fields below point into */
 	const struct seg_header *hdr;
 	const struct seg_table *tables;
 	const struct seg_column *columns;
 	const uint32_t *rownames;
 	const char *strings;
-	uint8_t *cell_kind; /* ncells entries, enum statctr_kind */
+	uint8_t *cell_kind;    /* ncells entries, enum statctr_kind */
+	uint32_t *table_order; /* table indexes sorted by name: O(log n) lookups */
+	uint32_t *cell_rowdir; /* nrowdir > 0: per cell, its row's directory entry
+	                        * or NO_ROWDIR (static); else NULL */
+	_Atomic uint32_t refs; /* readers: the view and its snapshots */
 };
 
 /* The writer validates the segment it built, from its own mapping at @base. */
 int meta_init(struct meta *m, const void *base, uint64_t size, const char *path);
 /*
- * Readers pread the header and metadata of the @size-byte file @fd into the
- * private copy and validate them before anything is mapped; meta_attach()
- * then names the mapping that meta_slot() and meta_live_header() read.
+ * Readers pread the header and metadata of the @size-byte file @fd into a
+ * new private copy (one reference) and validate them before anything is
+ * mapped; meta_attach() then names the mapping that meta_slot(),
+ * meta_rowdir(), meta_bases() and meta_live_header() read.
  */
-int meta_read(struct meta *m, int fd, uint64_t size, const char *path);
+int meta_read(struct meta **mp, int fd, uint64_t size, const char *path);
 void meta_attach(struct meta *m, const void *base);
 void meta_fini(struct meta *m);
+struct meta *meta_ref(struct meta *m);
+void meta_unref(struct meta *m); /* the last reference frees a meta_read() copy */
 /* Reads exactly @n bytes at @off of @fd; -EPROTO when the file is shorter. */
 int meta_pread(int fd, void *dst, uint64_t n, uint64_t off, const char *path);
 bool meta_state_ok(uint32_t state); /* 1 active or 2 closed */
 const char *meta_string(const struct meta *m, uint32_t off);
 int meta_lookup(const struct meta *m, const char *table, const char *column, uint32_t row,
                 statctr_id *idp);
+/* Index of table @name, or -ENOENT with a message. */
+int meta_table_index(const struct meta *m, const char *name, uint32_t *tp);
 const struct slot_header *meta_slot(const struct meta *m, uint32_t s);
+const struct seg_rowdir *meta_rowdir(const struct meta *m, uint32_t entry);
+const _Atomic uint64_t *meta_bases(const struct meta *m);
+
+/*
+ * The one rule for a byte of a name or text a reader may print: printable
+ * ASCII, space included (config.c checks declared names and texts with it,
+ * rows.c dynamic row names).
+ */
+static inline bool text_byte_ok(unsigned char c)
+{
+	return c >= 0x20 && c <= 0x7e;
+}
+
+/*
+ * rows.c: the rule for a row's name, for the writer of a dynamic row and
+ * its readers: 1..255 bytes for which text_byte_ok() holds, as declared
+ * row names.  At most @len bytes are looked at; a valid name has its NUL
+ * within them.
+ */
+bool row_name_ok(const char *name, size_t len);
+
+/* rows.c, writer side: the dynamic tables' private state (struct rows). */
+int rows_init(struct statctr_seg *seg);
+void rows_fini(struct statctr_seg *seg);
 const struct seg_header *meta_live_header(const struct meta *m);
 
 struct file_id {
@@ -111,6 +147,7 @@ struct statctr_seg {
 	struct ctl_header *ctl;       /* read-write mapping of the control file, ctl_layout.size */
 	struct copy_budget *budget;   /* nslots entries */
 	struct meta meta;
+	struct rows **rows; /* per table: its row state when dynamic, else NULL (rows.c) */
 	/* Stored by the SIGBUS handler (guard.c) when a mapping was replaced. */
 	_Atomic uint32_t lost;                     /* WRITER_CTL_LOST | WRITER_SEG_LOST */
 	_Atomic uint64_t ctl_lost_ns, seg_lost_ns; /* CLOCK_REALTIME of the first fault */
@@ -137,7 +174,7 @@ struct statctr_view {
 	/* Per writer slot: the odd sequence it was found stuck at (budget spent,
 	 * owner live), 0 if none; not waited on again until it moves. */
 	uint64_t *stuck_seq;
-	struct meta meta;
+	struct meta *meta;
 };
 
 int view_ctl_lock(struct statctr_view *view, int byte, unsigned wait_ms);

@@ -1,5 +1,5 @@
 /*
- * layout.h - the on-disk layout of segment and control files, version 1.
+ * layout.h - the on-disk layout of segment and control files, version 2.
  *
  * docs/segment-format.md is the specification; these structs mirror it and
  * the _Static_asserts freeze every offset.  Fields that several processes
@@ -17,10 +17,15 @@
 
 #define SEG_MAGIC      "STCTRSEG"
 #define CTL_MAGIC      "STCTRCTL"
-#define LAYOUT_VERSION 1u
+#define LAYOUT_VERSION 2u /* segment files */
+#define CTL_VERSION    1u /* control files: unchanged by version 2 */
 #define HEADER_SIZE    256u
 #define LINE           64u
 #define NO_ROWNAMES    UINT32_MAX
+#define NO_ROWDIR      UINT32_MAX /* seg_table.first_rowdir of a static table */
+#define TABLE_DYNAMIC  1u         /* seg_table.flags: rows named at run time */
+#define ROWDIR_SIZE    320u
+#define ROWNAME_WORDS  32u /* a row directory name: 256 bytes as 8-byte words */
 
 enum seg_state { SEG_STATE_ACTIVE = 1, SEG_STATE_CLOSED = 2 };
 enum owner_state { OWNER_FREE = 0, OWNER_OWNED = 1 };
@@ -53,7 +58,11 @@ struct seg_header {
 	uint64_t strings_size;
 	uint64_t slots_off;
 	uint64_t slot_stride;
-	uint8_t reserved1[112];
+	uint64_t rowdir_off;
+	uint32_t nrowdir;
+	uint32_t reserved1;
+	uint64_t bases_off;
+	uint8_t reserved2[88];
 };
 
 struct seg_table {
@@ -65,6 +74,23 @@ struct seg_table {
 	uint32_t first_column;
 	uint32_t first_rowname;
 	uint32_t first_cell;
+	uint32_t flags; /* TABLE_DYNAMIC */
+	uint32_t first_rowdir;
+	uint64_t reserved;
+};
+
+/*
+ * A row directory entry (docs/segment-format.md, "Row directory"), stored
+ * by the writer process only, read by readers concurrently: a seqlock per
+ * row whose sequence is `gen`.  The name is stored and loaded as relaxed
+ * 8-byte atomics, as the cells are, so a reader racing a change reads some
+ * bytes (then discarded by the gen check), never undefined behaviour.
+ */
+struct seg_rowdir {
+	_Atomic uint64_t gen; /* odd: present; stored last, with release */
+	_Atomic uint64_t added_ns;
+	uint8_t reserved[48];
+	_Atomic uint64_t name[ROWNAME_WORDS]; /* NUL-terminated, zero-padded */
 };
 
 struct seg_column {
@@ -117,7 +143,16 @@ _Static_assert(offsetof(struct seg_header, oid) == 76, "oid offset");
 _Static_assert(offsetof(struct seg_header, writer_flags) == 84, "writer_flags offset");
 _Static_assert(offsetof(struct seg_header, tables_off) == 88, "tables_off offset");
 _Static_assert(offsetof(struct seg_header, slot_stride) == 136, "slot_stride offset");
-_Static_assert(sizeof(struct seg_table) == 32, "table record size");
+_Static_assert(offsetof(struct seg_header, rowdir_off) == 144, "rowdir_off offset");
+_Static_assert(offsetof(struct seg_header, nrowdir) == 152, "nrowdir offset");
+_Static_assert(offsetof(struct seg_header, bases_off) == 160, "bases_off offset");
+_Static_assert(sizeof(struct seg_table) == 48, "table record size");
+_Static_assert(offsetof(struct seg_table, flags) == 32, "table flags offset");
+_Static_assert(offsetof(struct seg_table, first_rowdir) == 36, "first_rowdir offset");
+_Static_assert(sizeof(struct seg_rowdir) == ROWDIR_SIZE, "row directory entry size");
+_Static_assert(offsetof(struct seg_rowdir, added_ns) == 8, "added_ns offset");
+_Static_assert(offsetof(struct seg_rowdir, name) == 64, "row name offset");
+_Static_assert(ROWNAME_WORDS * 8 == STATCTR_MAX_ROWNAME + 1, "a row name and its NUL");
 _Static_assert(sizeof(struct seg_column) == 16, "column record size");
 _Static_assert(sizeof(struct statctr_slot) == LINE, "slot header is one line");
 _Static_assert(offsetof(struct statctr_slot, owner_start) == 16, "owner_start offset");
@@ -152,20 +187,23 @@ static inline uint64_t slot_stride_for(uint32_t ncells)
  * bounded by the caller, so nothing here overflows 64 bits.
  */
 struct seg_layout {
-	uint64_t tables_off, columns_off, rownames_off, strings_off, slots_off, stride, size;
+	uint64_t tables_off, columns_off, rownames_off, strings_off, rowdir_off, bases_off;
+	uint64_t slots_off, stride, size;
 };
 
 static inline struct seg_layout seg_layout_for(uint32_t ntables, uint32_t ncolumns,
                                                uint32_t nrownames, uint64_t strings_size,
-                                               uint32_t nslots, uint32_t ncells)
+                                               uint32_t nrowdir, uint32_t nslots, uint32_t ncells)
 {
 	struct seg_layout l;
 
 	l.tables_off = HEADER_SIZE;
-	l.columns_off = l.tables_off + (uint64_t)ntables * 32;
-	l.rownames_off = l.columns_off + (uint64_t)ncolumns * 16;
+	l.columns_off = l.tables_off + (uint64_t)ntables * sizeof(struct seg_table);
+	l.rownames_off = l.columns_off + (uint64_t)ncolumns * sizeof(struct seg_column);
 	l.strings_off = l.rownames_off + (uint64_t)nrownames * 4;
-	l.slots_off = round_up_line(l.strings_off + strings_size);
+	l.rowdir_off = round_up_line(l.strings_off + strings_size);
+	l.bases_off = l.rowdir_off + (uint64_t)nrowdir * ROWDIR_SIZE;
+	l.slots_off = l.bases_off + (nrowdir > 0 ? round_up_line((uint64_t)ncells * 8) : 0);
 	l.stride = slot_stride_for(ncells);
 	l.size = l.slots_off + ((uint64_t)nslots + 1) * l.stride;
 	return l;

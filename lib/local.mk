@@ -5,7 +5,7 @@ noinst_LTLIBRARIES += lib/libstatctr_core.la
 lib_libstatctr_core_la_SOURCES = \
 	lib/statctr.h lib/layout.h lib/internal.h \
 	lib/error.c lib/guard.c lib/config.c lib/proc.c lib/meta.c \
-	lib/segment.c lib/slot.c lib/view.c lib/snapshot.c lib/reset.c
+	lib/segment.c lib/slot.c lib/rows.c lib/view.c lib/snapshot.c lib/reset.c
 lib_libstatctr_core_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 lib_libstatctr_core_la_LIBADD = $(LIBCONFIG_LIBS)
 
@@ -14,6 +14,25 @@ include_HEADERS += lib/statctr.h
 lib_libstatctr_la_SOURCES = lib/statctr.h
 lib_libstatctr_la_LIBADD = lib/libstatctr_core.la $(LIBCONFIG_LIBS)
 lib_libstatctr_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^statctr_'
+
+# -export-symbols-regex shapes only the shared object: libtool puts the
+# convenience library's objects into lib/.libs/libstatctr.a as they are,
+# with every internal helper global (set_error, meta_init, ...), free to
+# collide with a static user's own names.  So, once libstatctr.la is built,
+# its archive becomes one object, partially linked (ld -r) from all of them
+# and with every global but statctr_* made local; `make install` copies
+# that archive, and tests/style/exports.sh checks both libraries' symbols.
+OBJCOPY = objcopy
+CLEANFILES += lib/libstatctr-a.stamp
+all-local: lib/libstatctr-a.stamp
+lib/libstatctr-a.stamp: lib/libstatctr.la
+	$(AM_V_GEN)set -e; a=lib/.libs/libstatctr.a; o=lib/.libs/libstatctr-prefix.o; \
+	if test -f $$a; then \
+		rm -f $$o $$a.new; \
+		$(LD) -r -o $$o --whole-archive $$a; \
+		$(OBJCOPY) -w --keep-global-symbol='statctr_*' $$o; \
+		$(AR) cr $$a.new $$o; $(RANLIB) $$a.new; mv -f $$a.new $$a; rm -f $$o; \
+	fi; touch $@
 
 # The installed header and statctr.pc must be enough to build a program
 # (make distcheck runs this against its temporary prefix).

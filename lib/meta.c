@@ -10,6 +10,9 @@
  * and the file size against the canonical layout of the counts, every
  * record and string.  Afterwards offsets, counts and strings come from the
  * copy only; the mapping is read for the live header fields and the slots.
+ * The row directory and the incarnation bases (between the metadata and the
+ * slots) are live, stored by the writer: they are read from the mapping,
+ * by snapshot.c, with the per-row protocol, never copied here.
  * A hostile file yields -EPROTO/-EINVAL with the field and value, never a
  * read outside the copy, and costs at most what a valid segment of its
  * declared shape costs.  This module never writes to a mapping or a file.
@@ -116,6 +119,9 @@ static int check_counts(const struct seg_header *h, const char *path)
 	if (h->nrownames > h->ncells)
 		return set_error(EPROTO, "%s: nrownames %u exceeds ncells (%u)", path, h->nrownames,
 		                 h->ncells);
+	if (h->nrowdir > h->ncells)
+		return set_error(EPROTO, "%s: nrowdir %u exceeds ncells (%u)", path, h->nrowdir,
+		                 h->ncells);
 	if (h->strings_size < 1 || h->strings_size > strings_bound(h))
 		return set_error(EPROTO, "%s: strings_size %llu out of range 1..%llu", path,
 		                 (unsigned long long)h->strings_size,
@@ -127,7 +133,7 @@ static int check_counts(const struct seg_header *h, const char *path)
 static int check_layout(const struct seg_header *h, const char *path)
 {
 	struct seg_layout l = seg_layout_for(h->ntables, h->ncolumns, h->nrownames, h->strings_size,
-	                                     h->nslots, h->ncells);
+	                                     h->nrowdir, h->nslots, h->ncells);
 	const struct {
 		const char *name;
 		uint64_t stored, expected;
@@ -136,6 +142,8 @@ static int check_layout(const struct seg_header *h, const char *path)
 	    {"columns_off", h->columns_off, l.columns_off},
 	    {"rownames_off", h->rownames_off, l.rownames_off},
 	    {"strings_off", h->strings_off, l.strings_off},
+	    {"rowdir_off", h->rowdir_off, l.rowdir_off},
+	    {"bases_off", h->bases_off, l.bases_off},
 	    {"slots_off", h->slots_off, l.slots_off},
 	    {"slot_stride", h->slot_stride, l.stride},
 	    {"file_size", h->file_size, l.size},
@@ -241,6 +249,36 @@ static int check_table_ranges(const struct meta *m, uint32_t t, const char *path
 	return 0;
 }
 
+/*
+ * Table t's dynamic-row fields.  @rowdir is the number of directory entries
+ * the tables before it took: a dynamic table's entries follow them, so the
+ * tables' ranges are disjoint and in table order.
+ */
+static int check_table_rows(const struct meta *m, uint32_t t, uint64_t rowdir, const char *path)
+{
+	const struct seg_table *tb = &m->tables[t];
+	const char *name = m->strings + tb->name;
+
+	if ((tb->flags & ~TABLE_DYNAMIC) != 0 || tb->reserved != 0)
+		return set_error(EPROTO, "%s: table %s: flags 0x%x or reserved 0x%llx not 0", path,
+		                 name, tb->flags, (unsigned long long)tb->reserved);
+	if (!(tb->flags & TABLE_DYNAMIC)) {
+		if (tb->first_rowdir != NO_ROWDIR)
+			return set_error(EPROTO, "%s: static table %s: first_rowdir %u, not 0x%x",
+			                 path, name, tb->first_rowdir, NO_ROWDIR);
+		return 0;
+	}
+	if (tb->first_rowname != NO_ROWNAMES)
+		return set_error(EPROTO, "%s: dynamic table %s has declared row names", path, name);
+	if (tb->first_rowdir != rowdir || rowdir + tb->nrows > m->hdr->nrowdir)
+		return set_error(EPROTO,
+		                 "%s: dynamic table %s: first_rowdir %u..+%u, expected %llu within "
+		                 "nrowdir %u",
+		                 path, name, tb->first_rowdir, tb->nrows,
+		                 (unsigned long long)rowdir, m->hdr->nrowdir);
+	return 0;
+}
+
 /* Marks table t's cells with their kinds; a cell already marked overlaps. */
 static int mark_cells(struct meta *m, uint32_t t, const char *path)
 {
@@ -268,26 +306,46 @@ static int compare_names(const void *a, const void *b, void *arg)
 }
 
 /* Table names are unique: sorted, no two neighbours are equal. */
-static int check_unique_tables(const struct meta *m, const char *path)
+static int check_unique_tables(struct meta *m, const char *path)
 {
 	uint32_t n = m->hdr->ntables, t, *order = malloc((size_t)n * sizeof(*order));
-	int err = 0;
 
 	if (!order)
 		return set_error(ENOMEM, "%s: out of memory for %u tables", path, n);
+	m->table_order = order;
 	for (t = 0; t < n; t++)
 		order[t] = t;
 	qsort_r(order, n, sizeof(*order), compare_names, (void *)m);
-	for (t = 1; t < n && !err; t++)
+	for (t = 1; t < n; t++)
 		if (compare_names(&order[t - 1], &order[t], (void *)m) == 0)
-			err = set_error(EPROTO, "%s: duplicate table name %s", path,
-			                m->strings + m->tables[order[t]].name);
-	free(order);
-	return err;
+			return set_error(EPROTO, "%s: duplicate table name %s", path,
+			                 m->strings + m->tables[order[t]].name);
+	return 0;
+}
+
+/* Per cell of a dynamic row, its directory entry: what snapshots serve by. */
+static int map_dynamic_cells(struct meta *m, const char *path)
+{
+	uint32_t t, r, c;
+
+	m->cell_rowdir = malloc((size_t)m->hdr->ncells * sizeof(*m->cell_rowdir));
+	if (!m->cell_rowdir)
+		return set_error(ENOMEM, "%s: out of memory for %u cells", path, m->hdr->ncells);
+	memset(m->cell_rowdir, 0xff, (size_t)m->hdr->ncells * sizeof(*m->cell_rowdir));
+	for (t = 0; t < m->hdr->ntables; t++) {
+		const struct seg_table *tb = &m->tables[t];
+
+		for (r = 0; (tb->flags & TABLE_DYNAMIC) && r < tb->nrows; r++)
+			for (c = 0; c < tb->ncolumns; c++)
+				m->cell_rowdir[tb->first_cell + r * tb->ncolumns + c] =
+				    tb->first_rowdir + r;
+	}
+	return 0;
 }
 
 static int check_tables(struct meta *m, const char *path)
 {
+	uint64_t rowdir = 0;
 	uint32_t t;
 	int err;
 
@@ -300,11 +358,20 @@ static int check_tables(struct meta *m, const char *path)
 			                 path, t);
 		err = check_table_ranges(m, t, path);
 		if (!err)
+			err = check_table_rows(m, t, rowdir, path);
+		if (!err)
 			err = mark_cells(m, t, path);
 		if (err)
 			return err;
+		rowdir += (tb->flags & TABLE_DYNAMIC) ? tb->nrows : 0;
 	}
-	return check_unique_tables(m, path);
+	if (rowdir != m->hdr->nrowdir)
+		return set_error(EPROTO, "%s: nrowdir %u, but the dynamic tables have %llu rows",
+		                 path, m->hdr->nrowdir, (unsigned long long)rowdir);
+	err = check_unique_tables(m, path);
+	if (!err && m->hdr->nrowdir > 0)
+		err = map_dynamic_cells(m, path);
+	return err;
 }
 
 /* Validates the records of the copy, whose header is already valid. */
@@ -331,9 +398,9 @@ static int check_metadata(struct meta *m, const char *path)
 }
 
 /*
- * Copies and checks the header, then copies [0, slots_off) - only now known
- * to lie inside the file and to be no larger than the declared shape needs -
- * and checks every record.
+ * Copies and checks the header, then copies the metadata [0, rowdir_off) -
+ * only now known to lie inside the file and to be no larger than the
+ * declared shape needs - and checks every record.
  */
 static int meta_load(struct meta *m, const struct source *src, uint64_t size)
 {
@@ -350,12 +417,12 @@ static int meta_load(struct meta *m, const struct source *src, uint64_t size)
 		err = check_header(&h, size, src->path);
 	if (err)
 		return err;
-	m->copy = malloc(h.slots_off);
+	m->copy = malloc(h.rowdir_off);
 	if (!m->copy)
 		return set_error(ENOMEM, "%s: out of memory for %llu bytes of metadata", src->path,
-		                 (unsigned long long)h.slots_off);
+		                 (unsigned long long)h.rowdir_off);
 	m->hdr = (const void *)m->copy;
-	err = fetch(src, m->copy, h.slots_off);
+	err = fetch(src, m->copy, h.rowdir_off);
 	/* The file may have changed since: the records are checked against the
 	 * header that was validated, never against a second reading of it. */
 	memcpy(m->copy, &h, sizeof(h));
@@ -376,11 +443,39 @@ int meta_init(struct meta *m, const void *base, uint64_t size, const char *path)
 	return err;
 }
 
-int meta_read(struct meta *m, int fd, uint64_t size, const char *path)
+int meta_read(struct meta **mp, int fd, uint64_t size, const char *path)
 {
 	struct source src = {.base = NULL, .fd = fd, .path = path};
+	struct meta *m = malloc(sizeof(*m));
+	int err;
 
-	return meta_load(m, &src, size);
+	if (!m)
+		return set_error(ENOMEM, "%s: out of memory", path);
+	err = meta_load(m, &src, size);
+	if (err) {
+		free(m);
+		return err;
+	}
+	atomic_init(&m->refs, 1);
+	*mp = m;
+	return 0;
+}
+
+struct meta *meta_ref(struct meta *m)
+{
+	/* Relaxed: a new reference is taken from one that is already held. */
+	atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+	return m;
+}
+
+void meta_unref(struct meta *m)
+{
+	/* acq_rel: the last holder frees only after every other holder's
+	 * reads of the copy (their release decrement pairs with our acquire). */
+	if (m && atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) == 1) {
+		meta_fini(m);
+		free(m);
+	}
 }
 
 void meta_attach(struct meta *m, const void *base)
@@ -392,8 +487,12 @@ void meta_fini(struct meta *m)
 {
 	free(m->cell_kind);
 	free(m->copy);
+	free(m->table_order);
+	free(m->cell_rowdir);
 	m->cell_kind = NULL;
 	m->copy = NULL;
+	m->table_order = NULL;
+	m->cell_rowdir = NULL;
 	m->hdr = NULL;
 }
 
@@ -418,25 +517,47 @@ const struct slot_header *meta_slot(const struct meta *m, uint32_t s)
 	return (const void *)(m->base + m->hdr->slots_off + (uint64_t)s * m->hdr->slot_stride);
 }
 
-static const struct seg_table *find_table(const struct meta *m, const char *name)
+const struct seg_rowdir *meta_rowdir(const struct meta *m, uint32_t entry)
 {
-	uint32_t t;
+	return (const void *)(m->base + m->hdr->rowdir_off + (uint64_t)entry * ROWDIR_SIZE);
+}
 
-	for (t = 0; t < m->hdr->ntables; t++)
-		if (strcmp(meta_string(m, m->tables[t].name), name) == 0)
-			return &m->tables[t];
-	return NULL;
+const _Atomic uint64_t *meta_bases(const struct meta *m)
+{
+	return (const void *)(m->base + m->hdr->bases_off);
+}
+
+/* Binary search of the tables sorted by name (check_unique_tables()). */
+int meta_table_index(const struct meta *m, const char *name, uint32_t *tp)
+{
+	uint32_t lo = 0, hi = m->hdr->ntables;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2, t = m->table_order[mid];
+		int cmp = strcmp(name, meta_string(m, m->tables[t].name));
+
+		if (cmp == 0) {
+			*tp = t;
+			return 0;
+		}
+		if (cmp < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return set_error(ENOENT, "segment %s has no table %s", meta_string(m, m->hdr->name), name);
 }
 
 int meta_lookup(const struct meta *m, const char *table, const char *column, uint32_t row,
                 statctr_id *idp)
 {
-	const struct seg_table *tb = find_table(m, table);
-	uint32_t c;
+	const struct seg_table *tb;
+	uint32_t c, t;
+	int err = meta_table_index(m, table, &t);
 
-	if (!tb)
-		return set_error(ENOENT, "segment %s has no table %s", meta_string(m, m->hdr->name),
-		                 table);
+	if (err)
+		return err;
+	tb = &m->tables[t];
 	if (row >= tb->nrows)
 		return set_error(ENOENT, "table %s has %u rows; row %u is out of range", table,
 		                 tb->nrows, row);

@@ -10,6 +10,12 @@
  * the layout the view computed at open (ctl_layout_for()), never from the
  * file, which every other resetter may rewrite; the cells stored are
  * bounded by the segment's private copy.
+ *
+ * The discontinuity time is taken before the snapshot whose totals become
+ * the baselines.  A cell of a dynamic row serves its reset baseline only
+ * when the reset is newer than the row's add (snapshot.c): a row added
+ * after that instant counts from its incarnation base, so a reset racing
+ * an add never applies the old incarnation's totals to the new one.
  */
 #include "internal.h"
 
@@ -28,6 +34,7 @@ struct reset_args {
 	const struct statctr_snap *snap;
 	statctr_id first;
 	uint32_t count;
+	uint64_t now; /* CLOCK_REALTIME before the snapshot was taken */
 };
 
 static int store_baselines(void *arg)
@@ -39,14 +46,15 @@ static int store_baselines(void *arg)
 	uint32_t count = a->count;
 	_Atomic uint64_t *baseline = ctl_array(v, v->ctl_layout.baselines_off);
 	_Atomic uint64_t *disc = ctl_array(v, v->ctl_layout.disc_off);
-	uint64_t now = realtime_ns();
+	uint64_t now = a->now;
 	uint64_t seq = atomic_load_explicit(&v->ctl->reset_seq, memory_order_relaxed);
 	statctr_id id;
 
 	/* An odd value means a resetter died mid-way: start from the next even. */
 	seq = (seq + 1) & ~(uint64_t)1;
 	atomic_store_explicit(&v->ctl->reset_seq, seq + 1, memory_order_relaxed);
-	/* Orders the odd reset_seq before the baseline stores. */
+	/* Orders the odd reset_seq before the baseline stores: pairs with the
+	 * acquire fence in read_all() (snapshot.c). */
 	atomic_thread_fence(memory_order_release);
 	for (id = first; id - first < count; id++) {
 		if (statctr_view_cell_kind(v, id) != STATCTR_COUNTER)
@@ -55,7 +63,8 @@ static int store_baselines(void *arg)
 		                      memory_order_relaxed);
 		atomic_store_explicit(&disc[id], now, memory_order_relaxed);
 	}
-	/* Pairs with the readers' acquire load of reset_seq. */
+	/* Pairs with the acquire load of reset_seq at the start of read_all()
+	 * (snapshot.c): the baselines and times above first. */
 	atomic_store_explicit(&v->ctl->reset_seq, seq + 2, memory_order_release);
 	return 0;
 }
@@ -63,20 +72,23 @@ static int store_baselines(void *arg)
 int statctr_reset_range(struct statctr_view *view, statctr_id first, uint32_t count)
 {
 	struct statctr_snap *snap;
+	uint64_t now;
 	int err;
 
-	if (count == 0 || first >= view->meta.hdr->ncells || count > view->meta.hdr->ncells - first)
+	if (count == 0 || first >= view->meta->hdr->ncells ||
+	    count > view->meta->hdr->ncells - first)
 		return set_error(EINVAL, "cells %u..%llu out of range (segment has %u)", first,
-		                 (unsigned long long)first + count - 1, view->meta.hdr->ncells);
+		                 (unsigned long long)first + count - 1, view->meta->hdr->ncells);
 	if (!view->ctl || !view->ctl_writable)
 		return set_error(EACCES, "cannot reset %s: %s is not writable by this process",
 		                 view->path, view->ctl_path);
 	err = view_ctl_lock(view, CTL_LOCK_RESET, RESET_LOCK_WAIT_MS);
 	if (err)
 		return err;
+	now = realtime_ns();
 	err = statctr_snap_take(view, &snap);
 	if (!err) {
-		struct reset_args args = {view, snap, first, count};
+		struct reset_args args = {view, snap, first, count, now};
 
 		err = guard_run(store_baselines, &args, view->ctl_path);
 		statctr_snap_free(snap);

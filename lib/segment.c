@@ -26,7 +26,7 @@
 
 /* Sizes and offsets of a segment for one declaration. */
 struct plan {
-	uint32_t ncolumns, nrownames;
+	uint32_t ncolumns, nrownames, nrowdir;
 	uint64_t strings_size;
 	struct seg_layout seg;
 	struct ctl_layout ctl;
@@ -47,14 +47,16 @@ static void plan_layout(const struct statctr_segment_decl *d, struct plan *p)
 			p->strings_size += strlen(tb->columns[c].name) +
 			                   strlen(tb->columns[c].description) +
 			                   strlen(tb->columns[c].units) + 3;
+		if (tb->dynamic)
+			p->nrowdir += tb->nrows;
 		if (tb->row_names) {
 			p->nrownames += tb->nrows;
 			for (r = 0; r < tb->nrows; r++)
 				p->strings_size += strlen(tb->row_names[r]) + 1;
 		}
 	}
-	p->seg = seg_layout_for(d->ntables, p->ncolumns, p->nrownames, p->strings_size, d->nslots,
-	                        d->ncells);
+	p->seg = seg_layout_for(d->ntables, p->ncolumns, p->nrownames, p->strings_size, p->nrowdir,
+	                        d->nslots, d->ncells);
 	p->ctl = ctl_layout_for(d->nslots, d->ncells);
 }
 
@@ -80,7 +82,7 @@ static void write_metadata(uint8_t *base, const struct statctr_segment_decl *d,
 	uint32_t *rownames = (void *)(base + p->seg.rownames_off);
 	char *strings = (char *)(base + p->seg.strings_off);
 	uint64_t used = 1;
-	uint32_t t, c, r, col = 0, rn = 0;
+	uint32_t t, c, r, col = 0, rn = 0, rowdir = 0;
 
 	h->name = put_string(strings, &used, d->name);
 	for (t = 0; t < d->ntables; t++) {
@@ -95,6 +97,10 @@ static void write_metadata(uint8_t *base, const struct statctr_segment_decl *d,
 		out->first_column = col;
 		out->first_cell = tb->first_cell;
 		out->first_rowname = tb->row_names ? rn : NO_ROWNAMES;
+		/* Row directory entries start absent (gen 0): the file is zeroed. */
+		out->flags = tb->dynamic ? TABLE_DYNAMIC : 0;
+		out->first_rowdir = tb->dynamic ? rowdir : NO_ROWDIR;
+		rowdir += tb->dynamic ? tb->nrows : 0;
 		for (c = 0; c < tb->ncolumns; c++, col++) {
 			columns[col].name = put_string(strings, &used, tb->columns[c].name);
 			columns[col].description =
@@ -143,13 +149,16 @@ static void write_header(uint8_t *base, const struct statctr_segment_decl *d, co
 	h->strings_size = p->strings_size;
 	h->slots_off = p->seg.slots_off;
 	h->slot_stride = p->seg.stride;
+	h->rowdir_off = p->seg.rowdir_off;
+	h->nrowdir = p->nrowdir;
+	h->bases_off = p->seg.bases_off;
 }
 
 static void write_ctl_header(struct ctl_header *c, const struct statctr_segment_decl *d,
                              const struct plan *p, uint64_t generation)
 {
 	memcpy(c->magic, CTL_MAGIC, 8);
-	c->version = LAYOUT_VERSION;
+	c->version = CTL_VERSION;
 	c->header_size = HEADER_SIZE;
 	c->file_size = p->ctl.size;
 	c->generation = generation;
@@ -309,6 +318,8 @@ static int build(struct statctr_seg *seg, const struct statctr_segment_decl *d)
 	write_header(seg->base, d, &p, generation);
 	write_metadata(seg->base, d, &p);
 	err = meta_init(&seg->meta, seg->base, seg->layout.size, tmp);
+	if (!err)
+		err = rows_init(seg);
 	if (err)
 		goto fail;
 	err = file_id_of(ctl_tmp, &seg->ctl_id);
@@ -399,6 +410,7 @@ static void seg_free(struct statctr_seg *seg)
 	if (seg->ctl)
 		munmap(seg->ctl, seg->ctl_layout.size);
 	free(seg->budget);
+	rows_fini(seg);
 	meta_fini(&seg->meta);
 	free(seg->path);
 	free(seg->ctl_path);
@@ -457,6 +469,9 @@ void statctr_seg_destroy(struct statctr_seg *seg)
 	if (!seg)
 		return;
 	h = (void *)seg->base;
+	/* Pairs with the acquire load in load_state() (view.c): a reader that
+	 * sees closed and then snapshots gets every count stored before this
+	 * call (slot users finished before it, see statctr.h). */
 	atomic_store_explicit(&h->state, SEG_STATE_CLOSED, memory_order_release);
 	unlink_if_ours(seg->path, &seg->id);
 	unlink_if_ours(seg->ctl_path, &seg->ctl_id);
@@ -495,11 +510,14 @@ static int check_file(const char *what, const char *path, const struct file_id *
 
 static int check_lost(const struct statctr_seg *seg)
 {
+	/* Pairs with the release fetch_or in record_loss() (guard.c): the
+	 * time of the loss, stored before it, reads as set below. */
 	uint32_t lost = atomic_load_explicit(&seg->lost, memory_order_acquire);
 	char when[64];
 
 	if (lost & WRITER_SEG_LOST) {
-		format_utc(when, sizeof(when), atomic_load(&seg->seg_lost_ns));
+		format_utc(when, sizeof(when),
+		           atomic_load_explicit(&seg->seg_lost_ns, memory_order_relaxed));
 		return set_error(
 		    ESTALE,
 		    "segment %s was truncated under its writer at %s: the writer counts "
@@ -507,7 +525,8 @@ static int check_lost(const struct statctr_seg *seg)
 		    seg->path, when);
 	}
 	if (lost & WRITER_CTL_LOST) {
-		format_utc(when, sizeof(when), atomic_load(&seg->ctl_lost_ns));
+		format_utc(when, sizeof(when),
+		           atomic_load_explicit(&seg->ctl_lost_ns, memory_order_relaxed));
 		return set_error(ESTALE,
 		                 "control file %s was truncated under its writer at %s: no copy "
 		                 "assistance or resets for this generation",

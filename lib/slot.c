@@ -98,6 +98,8 @@ static void close_torn_transaction(struct slot_header *sh)
 {
 	uint64_t seq = atomic_load_explicit(&sh->seq, memory_order_relaxed);
 
+	/* Release, as in statctr_txn_end(): pairs with the acquire load of seq
+	 * in seq_read() (snapshot.c). */
 	if (seq & 1)
 		atomic_store_explicit(&sh->seq, seq + 1, memory_order_release);
 }
@@ -106,12 +108,18 @@ static void close_torn_transaction(struct slot_header *sh)
 static bool claim(struct statctr_seg *seg, uint32_t s, pid_t me, uint64_t my_start)
 {
 	struct slot_header *sh = seg_slot_header(seg, s);
+	/* Pairs with the release store in statctr_slot_release(), as the CAS. */
 	uint32_t tid = atomic_load_explicit(&sh->owner_tid, memory_order_acquire);
 
 	if (tid != 0 && !owner_gone(seg, sh, tid, me, my_start))
 		return false;
+	/* Acquire: pairs with the release store in statctr_slot_release(), so
+	 * the previous owner's stores to the slot (cells, seq, copy_served,
+	 * copy_resume) come before ours.  No release: the claimer has stored
+	 * nothing yet that a reader of owner_tid needs (owner_start follows;
+	 * see owner_gone()). */
 	if (!atomic_compare_exchange_strong_explicit(&sh->owner_tid, &tid, (uint32_t)me,
-	                                             memory_order_acq_rel, memory_order_relaxed))
+	                                             memory_order_acquire, memory_order_relaxed))
 		return false;
 	atomic_store_explicit(&sh->owner_start, my_start, memory_order_relaxed);
 	close_torn_transaction(sh);
@@ -151,7 +159,9 @@ void statctr_slot_release(struct statctr_slot *slot)
 		return;
 	atomic_store_explicit(&slot->owner_state, OWNER_FREE, memory_order_relaxed);
 	atomic_store_explicit(&slot->owner_start, 0, memory_order_relaxed);
-	/* Pairs with the acquire in claim(): the next owner sees our stores. */
+	/* Pairs with the acquires in claim(): the next owner sees our stores;
+	 * and in load_owner() (view.c): a reader that finds the slot free sees
+	 * its final counts. */
 	atomic_store_explicit(&slot->owner_tid, 0, memory_order_release);
 }
 
@@ -165,14 +175,16 @@ static bool copy_to_buffer(struct statctr_seg *seg, struct statctr_slot *slot, u
 	uint32_t i;
 
 	/* Another writer is copying: try again later (a plain load first, so
-	 * a busy buffer costs no locked instruction). */
+	 * a busy buffer costs no locked instruction).  The CAS's acquire pairs
+	 * with the release store of buf_lock that ends the previous copy. */
 	if (atomic_load_explicit(&ctl->buf_lock, memory_order_relaxed) != 0 ||
 	    !atomic_compare_exchange_strong_explicit(&ctl->buf_lock, &expected, index + 1,
 	                                             memory_order_acquire, memory_order_relaxed))
 		return false;
 	bseq = atomic_load_explicit(&ctl->buf_seq, memory_order_relaxed) | 1;
 	atomic_store_explicit(&ctl->buf_seq, bseq, memory_order_relaxed);
-	/* Orders the odd buf_seq before the buffer stores (reader: acquire fence). */
+	/* Orders the odd buf_seq before the buffer stores: pairs with the
+	 * acquire fence in take_buffer() (snapshot.c). */
 	atomic_thread_fence(memory_order_release);
 	for (i = 0; i < seg->ncells; i++)
 		atomic_store_explicit(&buf[i],
@@ -180,10 +192,12 @@ static bool copy_to_buffer(struct statctr_seg *seg, struct statctr_slot *slot, u
 		                      memory_order_relaxed);
 	atomic_store_explicit(&ctl->buf_slot, index, memory_order_relaxed);
 	atomic_store_explicit(&ctl->buf_ticket, ticket, memory_order_relaxed);
+	/* Pairs with the acquire load of buf_seq in take_buffer(): the cells,
+	 * buf_slot and buf_ticket first. */
 	atomic_store_explicit(&ctl->buf_seq, bseq + 1, memory_order_release);
-	/* Pairs with the reader's acquire load of done. */
+	/* Pairs with the acquire load of done in assisted_read() (snapshot.c). */
 	atomic_store_explicit(&request_of(seg, index)->done, ticket, memory_order_release);
-	/* Pairs with the acquire CAS of the next writer to copy. */
+	/* Pairs with the acquire CAS of buf_lock in the next copy_to_buffer(). */
 	atomic_store_explicit(&ctl->buf_lock, 0, memory_order_release);
 	return true;
 }
@@ -221,6 +235,7 @@ void statctr_slot_serve_copy(struct statctr_slot *slot)
 		return;
 	}
 	index = slot_index(seg, slot);
+	/* Relaxed: a request carries nothing but its ticket (assisted_read()). */
 	ticket = atomic_load_explicit(&request_of(seg, index)->req, memory_order_relaxed);
 	slot->copy_resume = seq + CHECK_GAP;
 	if (ticket == slot->copy_served)

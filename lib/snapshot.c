@@ -18,6 +18,11 @@
  *      forever, and a stopped writer costs one budget, not one per snapshot.
  * Baselines are read between two loads of reset_seq; a reset in between
  * makes the whole snapshot start again (bounded).
+ * Dynamic rows (segments with a row directory only; others do none of
+ * this): each row's entry is read before the slots and checked after them
+ * (the per-row protocol in rows.c and docs/segment-format.md).  A row that
+ * changes meanwhile is absent from this snapshot; nothing else is retried,
+ * so a change of one row costs readers of every other row nothing.
  *
  * This module never stores to a segment mapping; in the control file it
  * stores only the request word, the ticket counter and (to recover from a
@@ -55,6 +60,7 @@ static int seq_tries(uint32_t ncells)
 #define SLOT_WAIT_NS  100000000ll  /* assisted-copy budget per slot */
 #define TOTAL_WAIT_NS 1000000000ll /* and per snapshot */
 #define RESET_TRIES   8
+#define ROW_TRIES     4 /* copies of a row directory entry that changed under us */
 
 struct statctr_snap {
 	uint32_t nslots, ncells; /* nslots writer slots + 1 shared slot stored */
@@ -64,6 +70,13 @@ struct statctr_snap {
 	uint64_t *disc;
 	uint64_t created_ns;
 	struct statctr_snap_stats stats;
+	struct meta *meta; /* a reference to the metadata the snapshot was taken against */
+	/* Per row directory entry (nrowdir of them; none without dynamic tables). */
+	uint32_t nrowdir;
+	uint64_t *row_gen;  /* the incarnation present in the snapshot, 0: absent */
+	uint64_t *added_ns; /* its add time */
+	char (*row_names)[STATCTR_MAX_ROWNAME + 1];
+	uint64_t *base; /* per cell: its incarnation base (cells of present rows) */
 };
 
 /* The reader's per-snapshot working state. */
@@ -72,6 +85,7 @@ struct reader {
 	struct statctr_snap *snap;
 	bool copy_locked;
 	int64_t waited_ns;
+	uint32_t rows_changed;
 };
 
 static void nap_us(long us)
@@ -91,7 +105,7 @@ static int64_t monotonic_ns(void)
 
 static const _Atomic uint64_t *slot_cells(const struct statctr_view *v, uint32_t s)
 {
-	return (const void *)((const uint8_t *)meta_slot(&v->meta, s) + LINE);
+	return (const void *)((const uint8_t *)meta_slot(v->meta, s) + LINE);
 }
 
 static void copy_cells(uint64_t *dst, const _Atomic uint64_t *src, uint32_t n)
@@ -105,15 +119,18 @@ static void copy_cells(uint64_t *dst, const _Atomic uint64_t *src, uint32_t n)
 /* One sequence read of slot s into dst; true when it saw no transaction. */
 static bool seq_read(const struct statctr_view *v, uint32_t s, uint64_t *dst)
 {
-	const struct slot_header *sh = meta_slot(&v->meta, s);
+	const struct slot_header *sh = meta_slot(v->meta, s);
 	uint64_t before, after;
 
-	/* Pairs with the writer's release store in txn_end. */
+	/* Pairs with the release store of seq in statctr_txn_end() (and in
+	 * close_torn_transaction(), slot.c). */
 	before = atomic_load_explicit(&sh->seq, memory_order_acquire);
 	if (before & 1)
 		return false;
-	copy_cells(dst, slot_cells(v, s), v->meta.hdr->ncells);
-	/* Pairs with the writer's release fence in txn_begin. */
+	copy_cells(dst, slot_cells(v, s), v->meta->hdr->ncells);
+	/* Pairs with the release fence in statctr_txn_begin(): if a cell load
+	 * above saw a store of a transaction, the re-load below sees at least
+	 * its odd sequence. */
 	atomic_thread_fence(memory_order_acquire);
 	after = atomic_load_explicit(&sh->seq, memory_order_relaxed);
 	return before == after;
@@ -132,7 +149,7 @@ static struct ctl_request *request_of(struct statctr_view *v, uint32_t s)
 
 static uint64_t slot_seq(const struct statctr_view *v, uint32_t s)
 {
-	return atomic_load_explicit(&meta_slot(&v->meta, s)->seq, memory_order_relaxed);
+	return atomic_load_explicit(&meta_slot(v->meta, s)->seq, memory_order_relaxed);
 }
 
 /* Copies the exchange buffer if it holds slot s for our ticket, unchanged. */
@@ -140,13 +157,15 @@ static bool take_buffer(struct statctr_view *v, uint32_t s, uint64_t ticket, uin
 {
 	struct ctl_header *c = v->ctl;
 	const _Atomic uint64_t *buf = ctl_at(v, v->ctl_layout.buf_off);
+	/* Pairs with the release store of the even buf_seq in copy_to_buffer()
+	 * (slot.c). */
 	uint64_t before = atomic_load_explicit(&c->buf_seq, memory_order_acquire);
 
 	if ((before & 1) || atomic_load_explicit(&c->buf_slot, memory_order_relaxed) != s ||
 	    atomic_load_explicit(&c->buf_ticket, memory_order_relaxed) != ticket)
 		return false;
-	copy_cells(dst, buf, v->meta.hdr->ncells);
-	/* Pairs with the writer's release fence after its odd buf_seq. */
+	copy_cells(dst, buf, v->meta->hdr->ncells);
+	/* Pairs with the release fence after the odd buf_seq in copy_to_buffer(). */
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&c->buf_seq, memory_order_relaxed) == before;
 }
@@ -157,7 +176,7 @@ static void clear_dead_buffer_lock(struct reader *rd)
 	struct ctl_header *c = rd->view->ctl;
 	uint64_t holder = atomic_load_explicit(&c->buf_lock, memory_order_relaxed);
 
-	if (holder == 0 || holder > rd->view->meta.hdr->nslots)
+	if (holder == 0 || holder > rd->view->meta->hdr->nslots)
 		return;
 	if (statctr_view_slot_state(rd->view, (uint32_t)holder - 1) != STATCTR_SLOT_LIVE)
 		atomic_compare_exchange_strong_explicit(&c->buf_lock, &holder, 0,
@@ -181,12 +200,16 @@ static bool assisted_read(struct reader *rd, uint32_t s, uint64_t *dst)
 	long nap = 20;
 	bool copied = false;
 
-	atomic_store_explicit(&rq->req, ticket, memory_order_release);
+	/* Relaxed: the writer only compares the ticket with the last it served
+	 * (statctr_slot_serve_copy() loads it relaxed) and reads nothing else
+	 * this reader stored; the answer comes back through done and buf_seq,
+	 * which are ordered. */
+	atomic_store_explicit(&rq->req, ticket, memory_order_relaxed);
 	while (!copied && waited < SLOT_WAIT_NS && rd->waited_ns + waited < TOTAL_WAIT_NS) {
 		nap_us(nap);
 		nap = nap < 1000 ? nap * 2 : 1000;
 		seq = slot_seq(v, s);
-		/* Pairs with the writer's release store of done. */
+		/* Pairs with the release store of done in copy_to_buffer() (slot.c). */
 		copied = (atomic_load_explicit(&rq->done, memory_order_acquire) == ticket &&
 		          take_buffer(v, s, ticket, dst)) ||
 		         (seq == last_seq && !(seq & 1) && seq_read(v, s, dst));
@@ -290,14 +313,16 @@ static bool read_all(struct reader *rd)
 	uint64_t before, after;
 	uint32_t s;
 
-	/* Pairs with the resetter's release store of the even reset_seq. */
+	/* Pairs with the release store of the even reset_seq in
+	 * store_baselines() (reset.c). */
 	before = reset_seq(rd->view, memory_order_acquire);
 	for (s = 0; s < snap->nslots; s++)
 		read_slot(rd, s);
 	copy_cells(snap->slot_values + (uint64_t)snap->nslots * snap->ncells,
 	           slot_cells(rd->view, snap->nslots), snap->ncells);
 	read_baselines(rd->view, snap);
-	/* Pairs with the resetter's release fence after its odd reset_seq. */
+	/* Pairs with the release fence after the odd reset_seq in
+	 * store_baselines() (reset.c). */
 	atomic_thread_fence(memory_order_acquire);
 	after = reset_seq(rd->view, memory_order_relaxed);
 	return !(before & 1) && before == after;
@@ -322,28 +347,55 @@ static void snap_release_buffers(struct statctr_snap *snap)
 	free(snap->sum);
 	free(snap->baseline);
 	free(snap->disc);
+	free(snap->row_gen);
+	free(snap->added_ns);
+	free(snap->row_names);
+	free(snap->base);
+	snap->slot_values = NULL;
+	snap->row_gen = NULL;
+	snap->added_ns = NULL;
+	snap->row_names = NULL;
+	snap->base = NULL;
+}
+
+static bool rowdir_buffers(struct statctr_snap *snap)
+{
+	if (snap->nrowdir == 0)
+		return true;
+	snap->row_gen = malloc(snap->nrowdir * sizeof(uint64_t));
+	snap->added_ns = malloc(snap->nrowdir * sizeof(uint64_t));
+	snap->row_names = malloc(snap->nrowdir * sizeof(*snap->row_names));
+	snap->base = malloc(snap->ncells * sizeof(uint64_t));
+	return snap->row_gen && snap->added_ns && snap->row_names && snap->base;
 }
 
 /*
- * Gives @snap buffers for @v's shape.  Buffers of the same shape are kept:
- * their pages are already faulted in, which is most of a large snapshot's
- * cost.
+ * Gives @snap buffers for @v's shape, and a reference to @v's metadata.
+ * Buffers of the same shape are kept: their pages are already faulted in,
+ * which is most of a large snapshot's cost.
  */
 static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
 {
-	uint32_t nslots = v->meta.hdr->nslots, ncells = v->meta.hdr->ncells;
+	uint32_t nslots = v->meta->hdr->nslots, ncells = v->meta->hdr->ncells;
+	uint32_t nrowdir = v->meta->hdr->nrowdir;
 	size_t n = ncells;
 
-	if (snap->slot_values && snap->nslots == nslots && snap->ncells == ncells)
+	if (snap->meta != v->meta) {
+		meta_unref(snap->meta);
+		snap->meta = meta_ref(v->meta);
+	}
+	if (snap->slot_values && snap->nslots == nslots && snap->ncells == ncells &&
+	    snap->nrowdir == nrowdir)
 		return 0;
 	snap_release_buffers(snap);
 	snap->nslots = nslots;
 	snap->ncells = ncells;
+	snap->nrowdir = nrowdir;
 	snap->slot_values = malloc((nslots + 1ull) * n * sizeof(uint64_t));
 	snap->sum = malloc(n * sizeof(uint64_t));
 	snap->baseline = malloc(n * sizeof(uint64_t));
 	snap->disc = malloc(n * sizeof(uint64_t));
-	if (snap->slot_values && snap->sum && snap->baseline && snap->disc)
+	if (snap->slot_values && snap->sum && snap->baseline && snap->disc && rowdir_buffers(snap))
 		return 0;
 	return set_error(ENOMEM, "out of memory for a snapshot of %s", v->path);
 }
@@ -360,23 +412,109 @@ static int check_sizes(const struct statctr_view *v)
 	return 0;
 }
 
+/*
+ * Copies row @r of dynamic table @tb (entry @e) into the snapshot: its
+ * incarnation if present and unchanged across the copy, else 0.
+ */
+static uint64_t read_entry(struct reader *rd, const struct seg_table *tb, uint32_t r, uint32_t e)
+{
+	const struct meta *m = rd->view->meta;
+	struct statctr_snap *snap = rd->snap;
+	const struct seg_rowdir *entry = meta_rowdir(m, e);
+	const _Atomic uint64_t *bases = meta_bases(m);
+	statctr_id first = tb->first_cell + r * tb->ncolumns;
+	uint64_t gen, word;
+	uint32_t i;
+	int tries;
+
+	for (tries = 0; tries < ROW_TRIES; tries++) {
+		/* Pairs with the release store of the odd gen in publish() (rows.c). */
+		gen = atomic_load_explicit(&entry->gen, memory_order_acquire);
+		if (!(gen & 1))
+			return 0;
+		snap->added_ns[e] = atomic_load_explicit(&entry->added_ns, memory_order_relaxed);
+		for (i = 0; i < ROWNAME_WORDS; i++) {
+			word = atomic_load_explicit(&entry->name[i], memory_order_relaxed);
+			memcpy(snap->row_names[e] + 8 * i, &word, 8);
+		}
+		copy_cells(snap->base + first, bases + first, tb->ncolumns);
+		/* Pairs with the release fence in publish() (rows.c): a copy that
+		 * saw a store of a later add sees gen moved on below. */
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&entry->gen, memory_order_relaxed) == gen)
+			return gen;
+	}
+	rd->rows_changed++;
+	return 0;
+}
+
+/* Before the slots: every dynamic row's entry (no work for static tables). */
+static void read_rowdir(struct reader *rd)
+{
+	const struct meta *m = rd->view->meta;
+	uint32_t t, r;
+
+	for (t = 0; t < m->hdr->ntables; t++) {
+		const struct seg_table *tb = &m->tables[t];
+
+		for (r = 0; (tb->flags & TABLE_DYNAMIC) && r < tb->nrows; r++)
+			rd->snap->row_gen[tb->first_rowdir + r] =
+			    read_entry(rd, tb, r, tb->first_rowdir + r);
+	}
+}
+
+/*
+ * After the slots: a row is present only if its gen did not move while
+ * they were read, and only with a valid name (checked in our copy).
+ */
+static void check_rowdir(struct reader *rd)
+{
+	const struct meta *m = rd->view->meta;
+	struct statctr_snap *snap = rd->snap;
+	uint32_t e;
+
+	/* Pairs with the release fence in statctr_txn_begin() (statctr.h):
+	 * counts of a transaction on a re-added row, seen in the slots, come
+	 * with the gen the re-add stored before them. */
+	atomic_thread_fence(memory_order_acquire);
+	snap->stats.rows_changed = rd->rows_changed;
+	for (e = 0; e < snap->nrowdir; e++) {
+		if (snap->row_gen[e] == 0)
+			continue;
+		if (atomic_load_explicit(&meta_rowdir(m, e)->gen, memory_order_relaxed) !=
+		    snap->row_gen[e]) {
+			snap->row_gen[e] = 0;
+			snap->stats.rows_changed++;
+		} else if (!row_name_ok(snap->row_names[e], sizeof(snap->row_names[e]))) {
+			snap->row_gen[e] = 0;
+			snap->stats.rows_corrupt++;
+		} else {
+			snap->stats.rows_present++;
+		}
+	}
+}
+
 /* The guarded part of a snapshot: every read of the live mappings. */
 static int read_consistently(void *arg)
 {
 	struct reader *rd = arg;
 	uint32_t state =
-	    atomic_load_explicit(&meta_live_header(&rd->view->meta)->state, memory_order_relaxed);
+	    atomic_load_explicit(&meta_live_header(rd->view->meta)->state, memory_order_relaxed);
 	int tries;
 
 	if (!meta_state_ok(state))
 		return set_error(EPROTO, "%s: state %u, expected 1 (active) or 2 (closed)",
 		                 rd->view->path, state);
+	if (rd->snap->nrowdir > 0)
+		read_rowdir(rd);
 	for (tries = 0; tries < RESET_TRIES; tries++) {
 		memset(&rd->snap->stats, 0, sizeof(rd->snap->stats));
 		if (read_all(rd))
 			break;
 		nap_us(100);
 	}
+	if (rd->snap->nrowdir > 0)
+		check_rowdir(rd);
 	return 0;
 }
 
@@ -396,9 +534,9 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap)
 	free(rd);
 	if (err)
 		return err;
-	snap->created_ns = view->meta.hdr->created_ns;
+	snap->created_ns = view->meta->hdr->created_ns;
 	sum_slots(snap);
-	snap->stats.generation = view->meta.hdr->generation;
+	snap->stats.generation = view->meta->hdr->generation;
 	snap->stats.taken_ns = realtime_ns();
 	snap->stats.nslots = snap->nslots;
 	snap->stats.ncells = snap->ncells;
@@ -436,6 +574,7 @@ void statctr_snap_free(struct statctr_snap *snap)
 	if (!snap)
 		return;
 	snap_release_buffers(snap);
+	meta_unref(snap->meta);
 	free(snap);
 }
 
@@ -444,14 +583,44 @@ uint64_t statctr_snap_counter_raw(const struct statctr_snap *snap, statctr_id id
 	return id < snap->ncells ? snap->sum[id] : 0;
 }
 
+/* The row directory entry of cell @id (< ncells), or NO_ROWDIR: a static cell. */
+static uint32_t entry_of(const struct statctr_snap *snap, statctr_id id)
+{
+	return snap->nrowdir > 0 ? snap->meta->cell_rowdir[id] : NO_ROWDIR;
+}
+
+/*
+ * The value a cell of a dynamic row counts from: its reset baseline when
+ * the reset is newer than the row's add, else its incarnation base
+ * (docs/segment-format.md, "Incarnation bases").
+ */
+static uint64_t dynamic_baseline(const struct statctr_snap *snap, statctr_id id, uint32_t e)
+{
+	return snap->disc[id] > snap->added_ns[e] ? snap->baseline[id] : snap->base[id];
+}
+
 uint64_t statctr_snap_counter(const struct statctr_snap *snap, statctr_id id)
 {
-	return id < snap->ncells ? snap->sum[id] - snap->baseline[id] : 0;
+	uint32_t e;
+
+	if (id >= snap->ncells)
+		return 0;
+	e = entry_of(snap, id);
+	if (e == NO_ROWDIR)
+		return snap->sum[id] - snap->baseline[id];
+	return snap->row_gen[e] ? snap->sum[id] - dynamic_baseline(snap, id, e) : 0;
 }
 
 int64_t statctr_snap_gauge(const struct statctr_snap *snap, statctr_id id)
 {
-	return id < snap->ncells ? (int64_t)snap->sum[id] : 0;
+	uint32_t e;
+
+	if (id >= snap->ncells)
+		return 0;
+	e = entry_of(snap, id);
+	if (e == NO_ROWDIR)
+		return (int64_t)snap->sum[id];
+	return snap->row_gen[e] ? (int64_t)(snap->sum[id] - snap->base[id]) : 0;
 }
 
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id)
@@ -463,9 +632,34 @@ uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, st
 
 uint64_t statctr_snap_discontinuity(const struct statctr_snap *snap, statctr_id id)
 {
+	uint64_t since;
+	uint32_t e;
+
 	if (id >= snap->ncells)
 		return 0;
-	return snap->disc[id] > snap->created_ns ? snap->disc[id] : snap->created_ns;
+	since = snap->disc[id] > snap->created_ns ? snap->disc[id] : snap->created_ns;
+	e = entry_of(snap, id);
+	if (e != NO_ROWDIR && snap->row_gen[e] && snap->added_ns[e] > since)
+		since = snap->added_ns[e];
+	return since;
+}
+
+const char *statctr_snap_row_name(const struct statctr_snap *snap, uint32_t table, uint32_t row)
+{
+	const struct meta *m = snap->meta;
+	const struct seg_table *tb;
+	uint32_t e;
+
+	if (!m || table >= m->hdr->ntables || row >= m->tables[table].nrows)
+		return NULL;
+	tb = &m->tables[table];
+	if (tb->flags & TABLE_DYNAMIC) {
+		e = tb->first_rowdir + row;
+		return snap->row_gen[e] ? snap->row_names[e] : NULL;
+	}
+	if (tb->first_rowname == NO_ROWNAMES)
+		return NULL;
+	return meta_string(m, m->rownames[tb->first_rowname + row]);
 }
 
 void statctr_snap_stats(const struct statctr_snap *snap, struct statctr_snap_stats *stats)

@@ -53,6 +53,69 @@
  * time; readers report total - baseline.  Counts arriving during or after a
  * reset are never lost.
  *
+ * Dynamic rows (statctr_row_add()): each row of a dynamic table has an
+ * incarnation number `gen` in the row directory, odd while present.  The
+ * writer (under the table's mutex) changes a row's name, add time and
+ * incarnation bases only while gen is even, after a release fence, then
+ * publishes with a release store of gen + 1.  A reader acquire-loads gen
+ * before the slots, copies name, time and bases, acquire fence, loads gen
+ * again; after the slots an acquire fence and a third load.  A row whose
+ * gen was odd and equal in all three is present with that name and those
+ * values; any other is absent from the snapshot.  A counter's new counts
+ * become visible to that third load through the release fence of the
+ * writer's statctr_txn_begin(): counts added to a re-added row outside a
+ * transaction are ordered only by the hardware (x86-64: always).  No
+ * global epoch: a change of one row costs readers of other rows nothing.
+ *
+ * USAGE CONSTRAINTS (what the guarantees above assume)
+ *
+ * No use after destroy: a slot handle points into the writer's mapping.
+ *   Every thread must be done with its slots (joined, or past its last
+ *   statctr_add() and statctr_txn_end()) before statctr_seg_destroy(), which
+ *   unmaps them; a later update writes to unmapped memory (SIGSEGV) or to
+ *   whatever was mapped there since.  The same holds for a view and the
+ *   snapshots taken from it after statctr_view_close()/statctr_snap_free().
+ *
+ * fork(): the child shares both mappings (MAP_SHARED), the descriptors and
+ *   the flock() that makes its parent the only writer.  A slot handle in the
+ *   child names the parent's slot: updating it makes two threads write one
+ *   slot and loses counts.  The child must not update through inherited
+ *   slots, must not acquire slots of its parent's segment (its threads are
+ *   not threads of the creator process, so readers take them for dead and
+ *   read their cells as final) and must not call statctr_seg_destroy() on the
+ *   inherited handle (it would close and remove the parent's files).  It
+ *   may create a segment of its own under another name, or exec (every
+ *   statctr descriptor is close-on-exec).  Until it execs or exits, it holds
+ *   the writer lock too, so a restarted parent gets -EEXIST.  A view used in
+ *   the child and the parent at once is a view used by two threads (its
+ *   open-file-description locks are shared): open a new one in the child.
+ *
+ * Signal handlers: statctr_add() is a load and a store, not a
+ *   read-modify-write.  A handler that updates the slot of the thread it
+ *   interrupted may lose the interrupted update (or its own), and a
+ *   transaction opened in the handler while the thread is inside one breaks
+ *   the sequence protocol (readers see a closed transaction that is not).
+ *   In a handler use statctr_shared_add()/statctr_shared_gauge_add(): a
+ *   lock-free atomic add, async-signal-safe.  Nothing else is
+ *   async-signal-safe (reader calls allocate; segment calls take locks and
+ *   do I/O).
+ *
+ * A writer preempted (or stopped) inside a transaction: its slot reads odd,
+ *   and it cannot serve copy requests until it closes the transaction.  A
+ *   snapshot then spends, on that slot, 4 sequence reads (1 for a slot of
+ *   more than 512 cells), then - with a copy request raised - naps starting
+ *   at 20 us and doubling to about 1 ms while watching the sequence, for at
+ *   most 100 ms per slot and 1 s per snapshot (all slots together); a
+ *   writer that resumes within that budget is read whole (by a sequence
+ *   read or its copy).  Past it, or at once for a reader that may not write
+ *   the control file, the slot is included as last read (possibly part of
+ *   a transaction) and counted in busy_slots, and the view does not wait on
+ *   it again until its sequence moves: a stopped writer costs one budget,
+ *   not one per snapshot.  A writer that dies inside a transaction costs no
+ *   wait: its slot is read as final and counted in dead_torn_slots.
+ *   Readers cost the writer at most ~5% of its time, whatever they do
+ *   (the copy budget above).
+ *
  * Errors: calls returning int return 0 (or a documented positive value) on
  * success and a negative errno on failure; statctr_errmsg() then describes
  * the cause (with file:line for configuration errors).
@@ -124,10 +187,11 @@ struct statctr_column_decl {
 
 struct statctr_table_decl {
 	const char *name;
-	const char *description; /* "" when not given */
-	uint32_t oid;            /* sub-identifier under the segment; unique */
-	uint32_t nrows;
-	const char *const *row_names; /* nrows names, or NULL for rows = N */
+	const char *description;      /* "" when not given */
+	uint32_t oid;                 /* sub-identifier under the segment; unique */
+	uint32_t nrows;               /* dynamic: the rows it has room for (max) */
+	const char *const *row_names; /* nrows names, or NULL for rows = N or dynamic */
+	int dynamic;                  /* rows = { max = N; }: rows named at run time */
 	uint32_t ncolumns;
 	const struct statctr_column_decl *columns;
 	statctr_id first_cell; /* cell of row 0, column 0; row-major */
@@ -162,12 +226,35 @@ struct statctr_config {
  * file as bytes").  Reads every integer in 64 bits.  Rejects syntax errors,
  * unknown settings, wrong types, unknown kinds, duplicate names or OIDs,
  * zero rows, too many cells and out-of-range integers, naming file:line and
- * the setting (file:line:column for a byte).  Of the top-level "agent"
- * group it checks only that its integers fit in 32 bits.  Thread-safe.
- * Returns 0 or -EINVAL/-ENOENT/-ELOOP/-EISDIR/-EFBIG/-ENOMEM.
+ * the setting (file:line:column for a byte).  The top-level "agent" group
+ * is accepted unread: statctr_config_group() hands it to its reader.
+ * Thread-safe.  Returns 0 or -EINVAL/-ENOENT/-ELOOP/-EISDIR/-EFBIG/-ENOMEM.
  */
 int statctr_config_load(const char *path, struct statctr_config **cfgp);
 void statctr_config_free(struct statctr_config *cfg);
+
+/**
+ * statctr_config_group() - the top-level setting @name of the file @cfg was
+ * read from, as parsed by statctr_config_load() (every integer in 64 bits),
+ * or NULL when the file has none.
+ *
+ * For the reader of the "agent" group, the one top-level setting besides
+ * "segments" the library does not read (statctr-agentx and statctl,
+ * through mib/settings.c), so that the file is read once, with the
+ * library's checks.  The result is a libconfig `const config_setting_t *`
+ * (void here: this header does not include libconfig.h), valid until
+ * statctr_config_free(@cfg).  Read-only; thread-safe.
+ */
+const void *statctr_config_group(const struct statctr_config *cfg, const char *name);
+
+/**
+ * statctr_config_error() - report a bad setting of such a group in the
+ * library's words: statctr_errmsg() becomes "FILE:LINE: PATH: <fmt...>"
+ * (PATH as "agent.interval_ms"), or "FILE: <fmt...>" when @setting (a
+ * libconfig setting of @cfg's file) is NULL.  Returns -@err.  Thread-safe.
+ */
+int statctr_config_error(const struct statctr_config *cfg, const void *setting, int err,
+                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /** The declaration of segment @name, or NULL (and a message) if absent. */
 const struct statctr_segment_decl *statctr_config_find(const struct statctr_config *cfg,
@@ -185,13 +272,25 @@ const struct statctr_segment_decl *statctr_config_find(const struct statctr_conf
  * left by a writer that died is replaced (readers see a new generation); one
  * whose creator is alive gives -EEXIST.  Files are created O_EXCL|O_NOFOLLOW
  * with the configured modes and group.  Not thread-safe against itself.
+ *
+ * To judge a file already at the path, the writer goes through the reader
+ * API, as any reader would: statctr_view_open() (with all its checks) and
+ * statctr_view_info() of the old segment.  A live creator gives -EEXIST
+ * naming its pid; a file that does not open as a valid segment (corrupt,
+ * planted, a symlink) gives -EEXIST and is left for the operator to remove;
+ * a segment whose creator died or closed it is replaced.  That is the only
+ * reader call the writer makes.  The process-wide SIGBUS handler readers
+ * use is installed by every creation, replacing or not (see
+ * statctr_seg_health()).
  */
 int statctr_seg_create(const char *config_path, const char *segment, struct statctr_seg **segp);
 
 /**
  * statctr_seg_destroy() - mark the segment closed, unmap it, remove its files.
  *
- * No statctr call on @seg or its slots may run concurrently or follow.
+ * No statctr call on @seg or its slots may run concurrently or follow: slot
+ * handles dangle once it returns (USAGE CONSTRAINTS above).  Readers that
+ * still map the segment see it closed, with its final counts.
  */
 void statctr_seg_destroy(struct statctr_seg *seg);
 
@@ -225,6 +324,62 @@ int statctr_seg_health(const struct statctr_seg *seg);
  */
 int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const char *column,
                        uint32_t row, statctr_id *idp);
+
+/*
+ * Dynamic rows.  A table declared with rows = { max = N; } has room for N
+ * rows, none present at creation; the writer names rows at run time (an
+ * interface, a VF, a tenant).  statctr_seg_lookup() gives a dynamic row's
+ * cells as for any row, and the fast path updates them as any cell.  Each
+ * row has its own incarnation number in the segment's row directory
+ * (docs/segment-format.md): readers see a row's name and its values from
+ * the same incarnation, and a change to one row never makes a reader of
+ * another row or table retry, relist or wait.  None of these calls is on
+ * the fast path; each takes the table's mutex and costs O(1) (expected:
+ * a hash of the name) plus O(columns x slots) for an add
+ * (docs/PERFORMANCE.md).
+ *
+ * Writers must stop updating a row before it is removed.  The library
+ * cannot check that on the fast path; counts a thread adds to a removed
+ * row are served under no name while it is absent and are absorbed into
+ * the row's incarnation base at the next add of that index, so they
+ * appear under another name only if the thread is still updating when the
+ * index comes back (first-in first-out: after every other free index).
+ */
+
+/**
+ * statctr_row_add() - add row @name to dynamic table @table.
+ *
+ * Takes the free index of the table that has been free longest
+ * (first-in, first-out: an index comes back only after every other free
+ * index has been used), records the row's current totals as its
+ * incarnation base, so readers see it start at zero with the add as its
+ * discontinuity time, then publishes it.  @name: 1..255 bytes of
+ * printable ASCII (0x20..0x7e, as declared row names), unique among the table's
+ * present rows.  Sets *@rowp to the row.  Writer process; thread-safe;
+ * not on the fast path.  Returns 0, -EEXIST (@name is present), -ENOSPC
+ * (every row of the table is present), -EINVAL (a static table or a bad
+ * name), -ENOENT (no table @table).
+ */
+int statctr_row_add(struct statctr_seg *seg, const char *table, const char *name, uint32_t *rowp);
+
+/**
+ * statctr_row_remove() - remove row @row of dynamic table @table.
+ *
+ * Readers stop seeing it from their next snapshot (a snapshot taken
+ * meanwhile shows it whole or not at all); its index goes to the back of
+ * the table's free list.  Stop updating the row first (above).  Writer
+ * process; thread-safe.  Returns 0, -ENOENT (no such present row, or no
+ * table @table), -EINVAL (a static table).
+ */
+int statctr_row_remove(struct statctr_seg *seg, const char *table, uint32_t row);
+
+/**
+ * statctr_row_find() - the present row named @name of dynamic table
+ * @table, in *@rowp.  Writer process; thread-safe.  Returns 0, -ENOENT (no
+ * such row or table), -EINVAL (a static table).
+ */
+int statctr_row_find(const struct statctr_seg *seg, const char *table, const char *name,
+                     uint32_t *rowp);
 
 /**
  * statctr_slot_acquire() - take a free slot for the calling thread.
@@ -301,31 +456,35 @@ static inline void statctr_gauge_add(struct statctr_slot *slot, statctr_id id, i
  * statctr_txn_begin() - open a transaction on @slot.
  *
  * Owning thread only; transactions do not nest.  Stores the odd sequence,
- * then a release fence orders it before the transaction's cell stores (a
- * reader's acquire fence pairs with it).  Keep transactions short: readers
- * retry while one is open.
+ * then a release fence orders it before the transaction's cell stores (the
+ * acquire fence in the reader's seq_read() pairs with it).  Keep
+ * transactions short: readers retry while one is open, and a writer
+ * preempted inside one costs readers their wait budget (USAGE CONSTRAINTS).
  */
 static inline void statctr_txn_begin(struct statctr_slot *slot)
 {
 	uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
 
 	atomic_store_explicit(&slot->seq, seq + 1, memory_order_relaxed);
+	/* Pairs with the acquire fence in seq_read() (lib/snapshot.c). */
 	atomic_thread_fence(memory_order_release);
 }
 
 /**
  * statctr_txn_end() - close the transaction opened by statctr_txn_begin().
  *
- * The even sequence is stored with release: readers that acquire it see
- * every cell store of the transaction.  Every 16th transaction it then
- * compares the sequence with copy_resume, in the slot's own line; once it
- * is reached, the out-of-line call looks for a reader's copy request and
- * sets the next copy_resume by the writer's copy budget.
+ * The even sequence is stored with release: readers that acquire it (the
+ * first load in seq_read()) see every cell store of the transaction.
+ * Every 16th transaction it then compares the sequence with copy_resume,
+ * in the slot's own line; once it is reached, the out-of-line call looks
+ * for a reader's copy request and sets the next copy_resume by the
+ * writer's copy budget.
  */
 static inline void statctr_txn_end(struct statctr_slot *slot)
 {
 	uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed) + 1;
 
+	/* Pairs with the acquire load of seq in seq_read() (lib/snapshot.c). */
 	atomic_store_explicit(&slot->seq, seq, memory_order_release);
 	if (__builtin_expect((seq & STATCTR_COPY_CHECK_MASK) == 0 && seq >= slot->copy_resume, 0))
 		statctr_slot_serve_copy(slot);
@@ -410,11 +569,16 @@ int statctr_view_refresh(struct statctr_view *view);
 int statctr_view_lookup(const struct statctr_view *view, const char *table, const char *column,
                         uint32_t row, statctr_id *idp);
 
+/*
+ * A segment's status, in the words statctl prints and STATCTR-MIB uses
+ * (docs/statctl.md, "Segment status"; a missing file, "absent", is -ENOENT
+ * from statctr_view_open()).
+ */
 enum statctr_seg_status {
-	STATCTR_SEG_ACTIVE = 1, /* creator process alive */
-	STATCTR_SEG_CLOSED = 2, /* creator destroyed it (file still mapped) */
-	STATCTR_SEG_GONE = 3,   /* creator process died without closing */
-	STATCTR_SEG_STALE = 4,  /* the file shrank under the mapping: refresh */
+	STATCTR_SEG_ACTIVE = 1, /* "active": creator process alive */
+	STATCTR_SEG_CLOSED = 2, /* "closed": creator destroyed it (file still mapped) */
+	STATCTR_SEG_GONE = 3,   /* "gone": creator died without closing (MIB writerGone) */
+	STATCTR_SEG_STALE = 4,  /* "stale": changed under the mapping, or corrupt: refresh */
 };
 
 struct statctr_seg_info {
@@ -449,9 +613,10 @@ struct statctr_table_info {
 	const char *name;
 	const char *description;
 	uint32_t oid;
-	uint32_t nrows;
+	uint32_t nrows; /* dynamic: rows it has room for, present or not */
 	uint32_t ncolumns;
 	statctr_id first_cell; /* row r, column c is first_cell + r * ncolumns + c */
+	int dynamic;           /* rows named at run time: statctr_snap_row_name() */
 };
 
 struct statctr_column_info {
@@ -469,7 +634,8 @@ int statctr_view_table(const struct statctr_view *view, uint32_t t,
 int statctr_view_column(const struct statctr_view *view, uint32_t t, uint32_t c,
                         struct statctr_column_info *info);
 
-/** Name of row @r of table @t, or NULL when the table's rows are numbered. */
+/** Name of row @r of table @t, or NULL when the table's rows are numbered or
+ * dynamic (a dynamic row's name is a snapshot's: statctr_snap_row_name()). */
 const char *statctr_view_row_name(const struct statctr_view *view, uint32_t t, uint32_t r);
 
 /** The kind of cell @id (0 when out of range). */
@@ -516,13 +682,20 @@ int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp);
 int statctr_snap_retake(struct statctr_view *view, struct statctr_snap **snapp);
 void statctr_snap_free(struct statctr_snap *snap);
 
-/** Counter value: (sum over slots - baseline) mod 2^64. */
+/**
+ * Counter value: (sum over slots - baseline) mod 2^64.  For a cell of a
+ * dynamic row present in the snapshot, the baseline is the row's
+ * incarnation base (its totals when it was added: it starts at zero),
+ * or the cell's reset baseline when the reset is newer than the add; for
+ * a dynamic row absent from the snapshot, 0.
+ */
 uint64_t statctr_snap_counter(const struct statctr_snap *snap, statctr_id id);
 
 /** Counter value ignoring any reset (the raw sum over slots). */
 uint64_t statctr_snap_counter_raw(const struct statctr_snap *snap, statctr_id id);
 
-/** Gauge level: the signed sum over slots of their deltas. */
+/** Gauge level: the signed sum over slots of their deltas (for a present
+ * dynamic row, since its add; for an absent one, 0). */
 int64_t statctr_snap_gauge(const struct statctr_snap *snap, statctr_id id);
 
 /** Slot @s's own raw value of cell @id (@s == nslots: the shared slot). */
@@ -530,9 +703,23 @@ uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, st
 
 /**
  * Time (CLOCK_REALTIME ns) since which cell @id has counted without a
- * discontinuity: its last reset, else the segment's creation.
+ * discontinuity: the latest of its last reset, the segment's creation
+ * and, for a cell of a dynamic row present in the snapshot, the row's add.
  */
 uint64_t statctr_snap_discontinuity(const struct statctr_snap *snap, statctr_id id);
+
+/**
+ * statctr_snap_row_name() - row @row of table @table (indexes as in
+ * statctr_view_table()) in this snapshot.
+ *
+ * For a dynamic table: the row's name, read in the same instant as the
+ * row's values (a removed and re-added index never shows one incarnation's
+ * name with another's counts), or NULL when the row is absent from the
+ * snapshot.  For a static table: the declared name, or NULL for numbered
+ * rows.  Valid until the snapshot is freed or retaken (it outlives a
+ * refresh or close of the view).
+ */
+const char *statctr_snap_row_name(const struct statctr_snap *snap, uint32_t table, uint32_t row);
 
 struct statctr_snap_stats {
 	uint64_t generation; /* of the segment the snapshot was taken from */
@@ -543,6 +730,9 @@ struct statctr_snap_stats {
 	uint32_t assisted_slots;  /* slots copied by their writer on request */
 	uint32_t busy_slots;      /* slots not read consistently (live writer) */
 	uint32_t dead_torn_slots; /* dead writers' slots left mid-transaction */
+	uint32_t rows_present;    /* dynamic rows present in the snapshot */
+	uint32_t rows_changed;    /* dynamic rows added or removed while read: absent */
+	uint32_t rows_corrupt;    /* dynamic rows with an invalid name: absent */
 };
 
 void statctr_snap_stats(const struct statctr_snap *snap, struct statctr_snap_stats *stats);

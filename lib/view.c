@@ -126,12 +126,12 @@ static int check_ctl_layout(const struct statctr_view *v, const struct ctl_heade
 
 static int check_ctl(const struct statctr_view *v, const struct ctl_header *c, uint64_t size)
 {
-	const struct seg_header *h = v->meta.hdr;
+	const struct seg_header *h = v->meta->hdr;
 
-	if (memcmp(c->magic, CTL_MAGIC, 8) != 0 || c->version != LAYOUT_VERSION ||
+	if (memcmp(c->magic, CTL_MAGIC, 8) != 0 || c->version != CTL_VERSION ||
 	    c->header_size != HEADER_SIZE || c->file_size != size)
 		return set_error(EPROTO, "%s: not a version-%u control file of %llu bytes",
-		                 v->ctl_path, LAYOUT_VERSION, (unsigned long long)size);
+		                 v->ctl_path, CTL_VERSION, (unsigned long long)size);
 	if (c->generation != h->generation)
 		return set_error(EAGAIN, "%s: belongs to another generation of %s", v->ctl_path,
 		                 v->path);
@@ -197,7 +197,7 @@ static int map_ctl(struct statctr_view *v)
 {
 	int err;
 
-	v->ctl_layout = ctl_layout_for(v->meta.hdr->nslots, v->meta.hdr->ncells);
+	v->ctl_layout = ctl_layout_for(v->meta->hdr->nslots, v->meta->hdr->ncells);
 	err = map_ctl_checked(v);
 	if (err)
 		unmap_ctl(v);
@@ -221,14 +221,14 @@ static int open_segment(struct statctr_view *v)
 		return err;
 	v->size = (uint64_t)st.st_size;
 	file_id_set(&v->id, &st);
-	v->stuck_seq = calloc(v->meta.hdr->nslots, sizeof(*v->stuck_seq));
+	v->stuck_seq = calloc(v->meta->hdr->nslots, sizeof(*v->stuck_seq));
 	if (!v->stuck_seq)
 		return set_error(ENOMEM, "out of memory");
 	base = mmap(NULL, v->size, PROT_READ, MAP_SHARED, v->fd, 0);
 	if (base == MAP_FAILED)
 		return set_error(errno, "cannot map %s: %s", v->path, strerror(errno));
 	v->base = base;
-	meta_attach(&v->meta, base);
+	meta_attach(v->meta, base);
 	return 0;
 }
 
@@ -246,7 +246,8 @@ static void close_mappings(struct statctr_view *v)
 		munmap((void *)v->base, v->size);
 	if (v->fd >= 0)
 		close(v->fd);
-	meta_fini(&v->meta);
+	meta_unref(v->meta);
+	v->meta = NULL;
 	free(v->stuck_seq);
 	v->stuck_seq = NULL;
 	v->base = NULL;
@@ -330,7 +331,7 @@ static bool header_intact(const struct statctr_view *v)
 	if (meta_pread(v->fd, &now, sizeof(now), 0, v->path) != 0 ||
 	    !meta_state_ok(atomic_load_explicit(&now.state, memory_order_relaxed)))
 		return false;
-	memcpy(&then, v->meta.hdr, sizeof(then));
+	memcpy(&then, v->meta->hdr, sizeof(then));
 	atomic_store_explicit(&now.state, 0, memory_order_relaxed);
 	atomic_store_explicit(&then.state, 0, memory_order_relaxed);
 	atomic_store_explicit(&now.writer_flags, 0, memory_order_relaxed);
@@ -411,13 +412,15 @@ int statctr_view_refresh(struct statctr_view *view)
 int statctr_view_lookup(const struct statctr_view *view, const char *table, const char *column,
                         uint32_t row, statctr_id *idp)
 {
-	return meta_lookup(&view->meta, table, column, row, idp);
+	return meta_lookup(view->meta, table, column, row, idp);
 }
 
 static int load_state(void *arg)
 {
 	const struct meta *m = arg;
 
+	/* Pairs with the release store of closed in statctr_seg_destroy()
+	 * (segment.c). */
 	return (int)atomic_load_explicit(&meta_live_header(m)->state, memory_order_acquire);
 }
 
@@ -433,12 +436,12 @@ static int load_writer_flags(void *arg)
 
 void statctr_view_info(const struct statctr_view *view, struct statctr_seg_info *info)
 {
-	const struct seg_header *h = view->meta.hdr;
-	int state = guard_run(load_state, (void *)&view->meta, view->path);
-	int flags = guard_run(load_writer_flags, (void *)&view->meta, view->path);
+	const struct seg_header *h = view->meta->hdr;
+	int state = guard_run(load_state, (void *)view->meta, view->path);
+	int flags = guard_run(load_writer_flags, (void *)view->meta, view->path);
 
 	memset(info, 0, sizeof(*info));
-	info->name = meta_string(&view->meta, h->name);
+	info->name = meta_string(view->meta, h->name);
 	info->path = view->path;
 	info->generation = h->generation;
 	info->created_ns = h->created_ns;
@@ -462,7 +465,7 @@ void statctr_view_info(const struct statctr_view *view, struct statctr_seg_info 
 
 int statctr_view_table(const struct statctr_view *view, uint32_t t, struct statctr_table_info *info)
 {
-	const struct meta *m = &view->meta;
+	const struct meta *m = view->meta;
 	const struct seg_table *tb;
 
 	if (t >= m->hdr->ntables)
@@ -474,13 +477,14 @@ int statctr_view_table(const struct statctr_view *view, uint32_t t, struct statc
 	info->nrows = tb->nrows;
 	info->ncolumns = tb->ncolumns;
 	info->first_cell = tb->first_cell;
+	info->dynamic = (tb->flags & TABLE_DYNAMIC) != 0;
 	return 0;
 }
 
 int statctr_view_column(const struct statctr_view *view, uint32_t t, uint32_t c,
                         struct statctr_column_info *info)
 {
-	const struct meta *m = &view->meta;
+	const struct meta *m = view->meta;
 	const struct seg_column *col;
 
 	if (t >= m->hdr->ntables || c >= m->tables[t].ncolumns)
@@ -495,7 +499,7 @@ int statctr_view_column(const struct statctr_view *view, uint32_t t, uint32_t c,
 
 const char *statctr_view_row_name(const struct statctr_view *view, uint32_t t, uint32_t r)
 {
-	const struct meta *m = &view->meta;
+	const struct meta *m = view->meta;
 	const struct seg_table *tb;
 
 	if (t >= m->hdr->ntables)
@@ -508,9 +512,9 @@ const char *statctr_view_row_name(const struct statctr_view *view, uint32_t t, u
 
 enum statctr_kind statctr_view_cell_kind(const struct statctr_view *view, statctr_id id)
 {
-	if (id >= view->meta.hdr->ncells)
+	if (id >= view->meta->hdr->ncells)
 		return 0;
-	return (enum statctr_kind)view->meta.cell_kind[id];
+	return (enum statctr_kind)view->meta->cell_kind[id];
 }
 
 struct owner {
@@ -524,6 +528,9 @@ static int load_owner(void *arg)
 	struct owner *o = arg;
 	const struct slot_header *sh = meta_slot(o->meta, o->slot);
 
+	/* Pairs with the release store of owner_tid in statctr_slot_release()
+	 * (slot.c): a slot seen free shows its last owner's final counts,
+	 * which read_slot() (snapshot.c) may then copy as final. */
 	o->tid = atomic_load_explicit(&sh->owner_tid, memory_order_acquire);
 	o->start = atomic_load_explicit(&sh->owner_start, memory_order_relaxed);
 	return 0;
@@ -531,15 +538,15 @@ static int load_owner(void *arg)
 
 enum statctr_slot_state statctr_view_slot_state(const struct statctr_view *view, uint32_t s)
 {
-	struct owner o = {.meta = &view->meta, .slot = s};
+	struct owner o = {.meta = view->meta, .slot = s};
 
-	if (s >= view->meta.hdr->nslots)
+	if (s >= view->meta->hdr->nslots)
 		return STATCTR_SLOT_FREE;
 	if (guard_run(load_owner, &o, view->path) != 0)
 		return STATCTR_SLOT_DEAD; /* the file is gone from under us */
 	if (o.tid == 0)
 		return STATCTR_SLOT_FREE;
-	if (proc_alive((pid_t)view->meta.hdr->creator_pid, (pid_t)o.tid, o.start))
+	if (proc_alive((pid_t)view->meta->hdr->creator_pid, (pid_t)o.tid, o.start))
 		return STATCTR_SLOT_LIVE;
 	return STATCTR_SLOT_DEAD;
 }

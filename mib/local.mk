@@ -1,3 +1,14 @@
+# libstatctr_mib: declaration -> SNMP, linked by statctr-agentx and statctl
+# (and the fuzz targets): the OID layout and the fixed objects (oids.h), the
+# agent group's settings and check-config (settings.c), the SMI names of a
+# configuration's objects (names.c) and the generated module (gen.c).  No
+# Net-SNMP; it reads the libconfig tree libstatctr parsed, never the file.
+noinst_LTLIBRARIES += mib/libstatctr_mib.la
+mib_libstatctr_mib_la_SOURCES = \
+	mib/oids.h mib/objects.h mib/objects.c mib/settings.h mib/settings.c \
+	mib/names.h mib/names.c mib/gen.h mib/gen.c
+mib_libstatctr_mib_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
+
 # STATCTR-MIB: installed in configure's --with-mibdir (default
 # $(datadir)/snmp/mibs, Net-SNMP's own directory when the prefix is /usr);
 # linted by tests/integration.

@@ -1,13 +1,15 @@
 #!/bin/sh
 # Installs the Debian 12 packages statctr needs to build, test and demo;
 # debhelper, lintian and systemd (systemd-analyze, systemd-sysusers) are for
-# tests/packaging/debs.sh.
+# tests/packaging/debs.sh; prometheus, prometheus-snmp-exporter and curl for
+# tests/fleet; bash-completion for tests/tools/completion.sh.
 # Runs apt-get as root (through sudo when not root).
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config
   libconfig-dev libcunit1-dev libsnmp-dev snmpd snmp smitools
   gnuplot-nox libpcp-mmv1-dev libpcp3-dev clang libclang-rt-14-dev python3-pysnmp4 jq python3 procps psmisc valgrind cppcheck clang-format
-  debhelper lintian systemd"
+  debhelper lintian systemd
+  prometheus prometheus-snmp-exporter curl bash-completion"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
@@ -16,4 +18,11 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recomme
 if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet snmpd 2>/dev/null; then
 	$SUDO systemctl stop snmpd || true
 fi
+# So do the Prometheus packages (a server on :9090, an exporter on :9116):
+# tests/fleet runs its own on private loopback ports and data directories.
+for unit in prometheus prometheus-snmp-exporter; do
+	if command -v systemctl >/dev/null 2>&1 && systemctl is-enabled --quiet "$unit" 2>/dev/null; then
+		$SUDO systemctl disable --now "$unit" || true
+	fi
+done
 echo "install-deps: done"

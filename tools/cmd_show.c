@@ -14,11 +14,37 @@
 static const char show_help[] =
     "  -s, --slots          add each slot's own raw value (the shared slot last)\n"
     "  -r, --raw            ignore reset baselines: totals since the segment's creation\n"
+    "  -o, --output=FILE    write to FILE instead of stdout, atomically (a new file in\n"
+    "                       FILE's directory, fsync()ed, renamed over FILE): for\n"
+    "                       node_exporter's textfile collector\n"
     "\nSEGMENT is a name (/dev/shm/statctr.NAME, or as CONFIG declares it) or a path;\n"
     "without it every segment found is shown.\n";
 
-static const char list_help[] = "\nSegments are the files /dev/shm/statctr.* and, with -c, the\n"
-                                "ones the configuration declares (status 'gone' when absent).\n";
+static const char list_help[] =
+    "\nSegments are the files /dev/shm/statctr.* and, with -c, the ones the\n"
+    "configuration declares.  Status: active (writer running), closed, gone\n"
+    "(writer died; values final), stale (unreadable: refresh), absent (no file).\n";
+
+/* What show renders, for write_output(). */
+struct show_job {
+	const struct renderer *r;
+	const struct walk_opts *wopts;
+	struct source *srcs;
+	size_t nsrcs;
+	const char *table;
+	int status;
+};
+
+/* Always 0: like stdout, the file gets what could be rendered; status says the rest. */
+static int fill_show(FILE *f, void *arg)
+{
+	struct show_job *job = arg;
+
+	if (job->nsrcs > 0 &&
+	    walk_render(f, job->r, job->wopts, job->srcs, job->nsrcs, job->table) < 0)
+		job->status = EXIT_FAIL;
+	return 0;
+}
 
 static int snap_all(struct source *srcs, size_t n)
 {
@@ -35,42 +61,51 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"slots", no_argument, NULL, 's'},
 	    {"raw", no_argument, NULL, 'r'},
+	    {"output", required_argument, NULL, 'o'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct common_opts opts = *common;
 	struct cmd_parser p = {.cmd = "show",
-	                       .shortopts = "sr",
+	                       .shortopts = "sro:",
 	                       .longopts = longopts,
 	                       .help = show_help,
 	                       .common = &opts};
 	struct walk_opts wopts = {.raw = false, .slots = false, .width = 0};
-	struct source *srcs = NULL;
-	size_t nsrcs = 0;
-	int c, status;
+	struct show_job job = {.wopts = &wopts, .table = NULL};
+	const char *out = NULL;
+	int c;
 
 	while ((c = cmd_getopt(&p, argc, argv)) != -1) {
 		if (c == '?')
 			return p.status;
 		if (c == 's')
 			wopts.slots = true;
-		else
+		else if (c == 'r')
 			wopts.raw = true;
+		else
+			out = optarg;
 	}
 	if (argc - optind > 2)
 		return usage_error("show", "too many arguments");
-	status = sources_open(opts.config, optind < argc ? argv[optind] : NULL, &srcs, &nsrcs);
-	if (snap_all(srcs, nsrcs) != EXIT_OK)
-		status = EXIT_FAIL;
-	if (nsrcs > 0 && walk_render(stdout, renderer_for(opts.format), &wopts, srcs, nsrcs,
-	                             optind + 1 < argc ? argv[optind + 1] : NULL) < 0)
-		status = EXIT_FAIL;
-	sources_close(srcs, nsrcs);
-	return status;
+	job.status =
+	    sources_open(opts.config, optind < argc ? argv[optind] : NULL, &job.srcs, &job.nsrcs);
+	if (snap_all(job.srcs, job.nsrcs) != EXIT_OK)
+		job.status = EXIT_FAIL;
+	job.r = renderer_for(opts.format);
+	job.table = optind + 1 < argc ? argv[optind + 1] : NULL;
+	/* A collector reading FILE keeps the last complete answer rather
+	 * than a partial one: FILE is replaced only after a clean snapshot. */
+	if (out && job.status != EXIT_OK)
+		error_msg("%s: not replaced: a segment could not be read", out);
+	else if (write_output(out, fill_show, &job) < 0)
+		job.status = EXIT_FAIL;
+	sources_close(job.srcs, job.nsrcs);
+	return job.status;
 }
 
 const char *list_status(const struct list_item *item)
 {
-	return item->present ? status_name(item->info.status) : "gone";
+	return item->present ? status_name(item->info.status) : "absent";
 }
 
 static int list_one(struct list_item *item, const struct seg_entry *entry,

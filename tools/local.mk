@@ -5,30 +5,32 @@ tools_statctl_SOURCES = \
 	tools/statctl.h tools/statctl.c tools/escape.c tools/discover.c \
 	tools/walk.c tools/render_text.c tools/render_json.c tools/render_prom.c \
 	tools/cmd_show.c tools/watch.c tools/cmd_reset.c tools/cmd_config.c \
-	tools/agentconf.c tools/mibnames.h tools/mibnames.c tools/mibgen.c \
-	tools/conftext.h tools/safefile.h tools/safefile.c
+	tools/safefile.h tools/safefile.c tools/cmd_exporter.c
+tools_statctl_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib
 tools_statctl_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
-tools_statctl_LDADD = lib/libstatctr.la $(LIBCONFIG_LIBS)
+tools_statctl_LDADD = mib/libstatctr_mib.la lib/libstatctr.la $(LIBCONFIG_LIBS)
 
 dist_man_MANS += docs/man/statctl.1 docs/man/statctr.3 docs/man/statctr.conf.5
+
+# Where bash-completion loads completions on demand (pkg-config
+# bash-completion's completionsdir, under $(datadir) so that distcheck
+# stays inside its prefix).
+bashcompletiondir = $(datadir)/bash-completion/completions
+dist_bashcompletion_DATA = dist/bash-completion/statctl
 
 # Tests of statctl (tests/tools/*.sh), run from the top build directory.
 TOOLS_TESTS = \
 	tests/tools/cli.sh tests/tools/show.sh tests/tools/reset.sh \
 	tests/tools/watch.sh tests/tools/check_config.sh tests/tools/mib.sh \
-	tests/tools/snmptable.sh
+	tests/tools/verdicts.sh \
+	tests/tools/snmptable.sh tests/tools/textfile.sh tests/tools/exporter_config.sh \
+	tests/tools/completion.sh tests/tools/rows.sh
 TESTS += $(TOOLS_TESTS)
 dist_check_SCRIPTS += $(TOOLS_TESTS)
 EXTRA_DIST += \
-	tests/tools/lib.sh tests/tools/formats.py tests/tools/watch_tty.py \
-	tests/tools/bad/agent-not-group.conf tests/tools/bad/bad-name.conf \
-	tests/tools/bad/duplicate-name.conf tests/tools/bad/duplicate-oid.conf \
-	tests/tools/bad/mib-module.conf tests/tools/bad/root-oid.conf \
-	tests/tools/bad/slots-range.conf tests/tools/bad/syntax.conf \
-	tests/tools/bad/too-many-cells.conf tests/tools/bad/unknown-kind.conf \
-	tests/tools/bad/unknown-setting.conf tests/tools/bad/wrong-type.conf \
-	tests/tools/bad/zero-rows.conf \
-	docs/statctl.md dist/statctr-agentx.service.in
+	tests/tools/lib.sh tests/tools/formats.py tests/tools/watch_tty.py tests/tools/corpus \
+	tests/tools/tricky.conf \
+	docs/statctl.md docs/fleet.md dist/statctr-agentx.service.in
 
 # The agent's systemd unit, with the configured paths.  Installed under
 # $(prefix) so that `make distcheck` stays inside its prefix; packagers set

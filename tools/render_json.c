@@ -152,11 +152,11 @@ static void json_row_slots(FILE *out, const struct table_view *tv, uint32_t row)
 	fputc('}', out);
 }
 
-static void json_row(FILE *out, const struct table_view *tv, uint32_t row)
+static void json_row(FILE *out, const struct table_view *tv, uint32_t row, bool first)
 {
-	const char *name = statctr_view_row_name(tv->src->view, tv->index, row);
+	const char *name = table_row_name(tv, row);
 
-	fprintf(out, "%s{\"index\":%" PRIu32 ",\"name\":", row ? "," : "", row);
+	fprintf(out, "%s{\"index\":%" PRIu32 ",\"name\":", first ? "" : ",", row);
 	if (name != NULL)
 		json_string(out, name);
 	else
@@ -180,10 +180,12 @@ static void json_table(FILE *out, const struct table_view *tv)
 	json_kv_str(out, "description", tv->info.description, true);
 	json_kv_u64(out, "oid", tv->info.oid, true);
 	json_kv_u64(out, "nrows", tv->info.nrows, true);
+	fprintf(out, ",\"dynamic\":%s", tv->info.dynamic ? "true" : "false");
 	json_columns(out, tv);
 	fputs(",\"rows\":[", out);
-	for (uint32_t r = 0; r < tv->info.nrows; r++)
-		json_row(out, tv, r);
+	for (uint32_t r = 0, shown = 0; r < tv->info.nrows; r++)
+		if (table_row_present(tv, r))
+			json_row(out, tv, r, shown++ == 0);
 	fputs("]}", out);
 }
 

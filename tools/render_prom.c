@@ -2,7 +2,9 @@
  * render_prom.c - the Prometheus text exposition format (version 0.0.4),
  * e.g. for node_exporter's textfile collector.  One metric family per
  * declared column, named statctr_<segment>_<table>_<column> in snake case,
- * "_total" for counters; one sample per row, labelled segment/table/row.
+ * "_total" for counters; one sample per row, labelled segment/table/row
+ * (a dynamic table's present rows only, labelled by name: a series follows
+ * an interface, and its re-add starting at zero is an ordinary counter reset).
  * Families are printed whole (all rows of a column), as the format requires.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
@@ -86,6 +88,8 @@ static void column_family(FILE *out, const struct table_view *tv, uint32_t col)
 
 	family_header(out, tv, col, "", "");
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
+		if (!table_row_present(tv, r))
+			continue;
 		table_cell(tv, r, col, &cell);
 		sample_start(out, tv, r, col, "");
 		fputc('}', out);
@@ -100,6 +104,8 @@ static void slot_family(FILE *out, const struct table_view *tv, uint32_t col)
 
 	family_header(out, tv, col, "_by_slot", "Raw per-slot values (resets ignored): ");
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
+		if (!table_row_present(tv, r))
+			continue;
 		for (uint32_t s = 0; s < nslots; s++) {
 			uint64_t v = table_slot_value(tv, s, r, col);
 
@@ -142,7 +148,7 @@ static const struct {
 	const char *name;
 	const char *help;
 } list_metrics[] = {
-    [METRIC_UP] = {"statctr_segment_up", "1 when the segment's writer process is alive"},
+    [METRIC_UP] = {"statctr_segment_up", "1 when the segment is active (its writer is running)"},
     [METRIC_SLOTS] = {"statctr_segment_slots", "Writer slots of the segment"},
     [METRIC_CELLS] = {"statctr_segment_cells", "Cells (counters and gauges) per slot"},
     [METRIC_PID] = {"statctr_segment_writer_pid", "Process that created the segment"},

@@ -1,7 +1,8 @@
 /*
  * render_text.c - aligned text for people: a table per declared table (one
- * line per row, one column per declared column) for show, and one line per
- * cell with delta and rate for watch (fits narrow terminals).  Builds each
+ * line per row, one column per declared column; a dynamic table's present
+ * rows only) for show, and one line per cell with delta and rate for watch
+ * (fits narrow terminals).  Builds each
  * table as a grid of strings first, so widths fit the widest value.  Every
  * string from a segment goes through text_escape(): never raw to a terminal.
  */
@@ -156,9 +157,25 @@ static void add_row(struct grid *g, const struct table_view *tv, uint32_t row)
 		add_slot_rows(g, tv, row);
 }
 
+/* "name - description", and for a dynamic table how many of its rows are present. */
+static void table_title(FILE *out, const struct table_view *tv, uint32_t npresent)
+{
+	const char *desc = tv->info.description;
+
+	fputc('\n', out);
+	text_print(out, "%s", tv->info.name);
+	if (desc[0] != '\0')
+		text_print(out, " - %s", desc);
+	if (tv->info.dynamic)
+		text_print(out, "%s%" PRIu32 " of %" PRIu32 " rows present", desc[0] ? "; " : " - ",
+		           npresent, tv->info.nrows);
+	fputc('\n', out);
+}
+
 static void text_table(FILE *out, const struct table_view *tv)
 {
 	uint32_t per_row = tv->opts->slots ? table_nslots(tv) + 1 : 1;
+	uint32_t npresent = 0;
 	struct grid g;
 
 	if (!grid_init(&g, 1 + tv->info.nrows * per_row, tv->info.ncolumns + 1)) {
@@ -166,17 +183,17 @@ static void text_table(FILE *out, const struct table_view *tv)
 		error_msg("out of memory");
 		return;
 	}
-	fputc('\n', out);
-	text_print(out, "%s", tv->info.name);
-	if (tv->info.description[0] != '\0')
-		text_print(out, " - %s", tv->info.description);
-	fputc('\n', out);
 	grid_set(&g, 0, "row");
 	for (uint32_t c = 0; c < tv->info.ncolumns; c++)
 		grid_set(&g, c + 1, "%s", tv->columns[c].name);
 	g.nrows++;
-	for (uint32_t r = 0; r < tv->info.nrows; r++)
+	for (uint32_t r = 0; r < tv->info.nrows; r++) {
+		if (!table_row_present(tv, r))
+			continue;
 		add_row(&g, tv, r);
+		npresent++;
+	}
+	table_title(out, tv, npresent);
 	grid_print(out, &g, tv->opts->width);
 	grid_free(&g);
 }
@@ -264,6 +281,8 @@ static void long_table(FILE *out, const struct table_view *tv)
 	grid_set(&g, 3, "per second");
 	g.nrows++;
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
+		if (!table_row_present(tv, r))
+			continue;
 		for (uint32_t c = 0; c < tv->info.ncolumns; c++, g.nrows++) {
 			table_cell(tv, r, c, &cell);
 			grid_set(&g, 0, "  %s.%s", table_row_label(tv, r, buf),

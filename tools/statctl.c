@@ -8,6 +8,7 @@
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
+#include "safefile.h"
 #include "statctl.h"
 
 #include <ctype.h>
@@ -27,13 +28,16 @@ struct command {
 
 static const struct command commands[] = {
     {"list", "list [-c CONFIG]", "list segments with their writer and state", cmd_list},
-    {"show", "show [--slots] [--raw] [SEGMENT [TABLE]]", "print tables of counters", cmd_show},
+    {"show", "show [--slots] [--raw] [-o FILE] [SEGMENT [TABLE]]", "print tables of counters",
+     cmd_show},
     {"watch", "watch [-i SECONDS] [-n COUNT] [SEGMENT [TABLE]]", "live view with deltas and rates",
      cmd_watch},
     {"reset", "reset SEGMENT [TABLE [ROW [COLUMN]]]", "reset counters through baselines",
      cmd_reset},
     {"check-config", "check-config FILE", "validate a configuration file", cmd_check_config},
     {"mib", "mib FILE [-o OUT]", "generate the SMIv2 MIB module of a configuration", cmd_mib},
+    {"exporter-config", "exporter-config FILE [-o OUT]",
+     "generate the snmp_exporter generator.yml module of a configuration", cmd_exporter_config},
 };
 
 static const char common_help[] =
@@ -90,6 +94,19 @@ bool parse_u32(const char *arg, uint32_t *out)
 		return false;
 	*out = (uint32_t)v;
 	return true;
+}
+
+int write_output(const char *path, int (*fill)(FILE *f, void *arg), void *arg)
+{
+	const char *why;
+	int err;
+
+	if (path == NULL)
+		return fill(stdout, arg);
+	err = safefile_write(path, 0644, fill, arg, &why);
+	if (err < 0)
+		error_msg("%s: %s: %s", path, why, strerror(-err));
+	return err;
 }
 
 static const struct command *find_command(const char *name)
@@ -159,7 +176,7 @@ static void print_main_help(void)
 	printf("Usage: statctl [-c CONFIG] [-f FORMAT] COMMAND [ARGS]\n"
 	       "Read, reset and describe statctr counter segments.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		printf("  %-14s %s\n", commands[i].name, commands[i].summary);
+		printf("  %-16s %s\n", commands[i].name, commands[i].summary);
 	printf("\nOptions (also accepted after the command):\n%s"
 	       "  -V, --version        show the version\n"
 	       "\n'statctl COMMAND --help' describes a command.  Exit status: 0 success,\n"

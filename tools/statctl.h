@@ -9,6 +9,7 @@
 #ifndef STATCTL_H
 #define STATCTL_H
 
+#include "gen.h"
 #include "statctr.h"
 
 #include <getopt.h>
@@ -50,6 +51,14 @@ int cmd_watch(const struct common_opts *common, int argc, char **argv);
 int cmd_reset(const struct common_opts *common, int argc, char **argv);
 int cmd_check_config(const struct common_opts *common, int argc, char **argv);
 int cmd_mib(const struct common_opts *common, int argc, char **argv);
+int cmd_exporter_config(const struct common_opts *common, int argc, char **argv);
+
+/*
+ * statctl.c: what @fill writes goes to stdout, or with -o to @path through
+ * safefile_write() (a new file renamed over @path: never half written,
+ * never through a link).  Returns 0 or a negative errno, the cause printed.
+ */
+int write_output(const char *path, int (*fill)(FILE *f, void *arg), void *arg);
 
 /*
  * Per-command option parsing (statctl.c): getopt_long over @argv with the
@@ -121,6 +130,14 @@ struct table_view {
 };
 
 void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct cell *out);
+/*
+ * Whether row @row is shown: every row of a static table, and the rows of a
+ * dynamic table present in the snapshot (renderers skip the others: an
+ * absent row has no name and no values).
+ */
+bool table_row_present(const struct table_view *tv, uint32_t row);
+/* Row @row's name in the snapshot, or NULL for a numbered row. */
+const char *table_row_name(const struct table_view *tv, uint32_t row);
 /* Row @row's name, or its number (from 0) written into @buf. */
 const char *table_row_label(const struct table_view *tv, uint32_t row, char buf[static 16]);
 uint32_t table_nslots(const struct table_view *tv); /* writer slots + the shared one */
@@ -181,17 +198,19 @@ char *text_escape(const char *s);
 void text_vprint(FILE *out, const char *fmt, va_list ap);
 void text_print(FILE *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
-/* agentconf.c: the settings of the configuration's "agent" group statctl reads. */
-struct mib_settings {
-	char *module;   /* mib_module, or NULL for the derived name */
-	char *root_oid; /* root_oid, or the default */
-};
-#define STATCTR_DEFAULT_ROOT_OID "1.3.6.1.4.1.8072.9999.9999.4242"
-int mib_settings_load(const char *path, struct mib_settings *s);
+/* cmd_config.c: frees what load_all() filled in (struct mib_settings: mib/gen.h). */
 void mib_settings_free(struct mib_settings *s);
 
-/* mibgen.c */
-int mib_generate(FILE *out, const struct statctr_config *cfg, const struct mib_settings *s,
-                 long long revision_time);
+/*
+ * cmd_config.c: a command "CMD FILE [-o OUT]" that writes what it generates
+ * from a configuration (mib, exporter-config): parses the options, reads
+ * FILE once as statctr-agentx does (mib/settings.c), errors printed, then
+ * returns @generate's verdict as an exit status.  @generate writes through
+ * write_output(out, ...) and returns 0 or a negative errno.
+ */
+typedef int generate_fn(const char *out, const char *file, const struct statctr_config *cfg,
+                        const struct mib_settings *set);
+int generate_command(const struct common_opts *common, int argc, char **argv, const char *cmd,
+                     const char *help, generate_fn *generate);
 
 #endif /* STATCTL_H */

@@ -18,17 +18,19 @@ const char *kind_name(enum statctr_kind kind)
 	return kind == STATCTR_GAUGE ? "gauge" : "counter";
 }
 
+/* The one status vocabulary of the library, statctl, the MIB and the docs
+ * (docs/statctl.md, "Segment status"); list_status() adds "absent". */
 const char *status_name(enum statctr_seg_status status)
 {
 	switch (status) {
 	case STATCTR_SEG_ACTIVE:
-		return "alive";
+		return "active";
 	case STATCTR_SEG_CLOSED:
 		return "closed";
 	case STATCTR_SEG_GONE:
-		return "stale";
+		return "gone";
 	case STATCTR_SEG_STALE:
-		return "corrupt";
+		return "stale";
 	}
 	return "unknown";
 }
@@ -157,8 +159,13 @@ static uint64_t counter_value(const struct statctr_snap *snap, statctr_id id, bo
 	return raw ? statctr_snap_counter_raw(snap, id) : statctr_snap_counter(snap, id);
 }
 
-/* Deltas only between snapshots of one generation and one counting period. */
-static bool comparable(const struct table_view *tv, statctr_id id)
+/*
+ * Deltas only between snapshots of one generation and one counting period.
+ * A dynamic row must be the same incarnation in both, raw or not: its add
+ * time is part of its discontinuity, so an index removed and re-added in
+ * between (another interface, perhaps) never yields a delta.
+ */
+static bool comparable(const struct table_view *tv, uint32_t row, statctr_id id)
 {
 	const struct statctr_snap *prev = tv->src->prev;
 	struct statctr_snap_stats ps;
@@ -168,15 +175,18 @@ static bool comparable(const struct table_view *tv, statctr_id id)
 	statctr_snap_stats(prev, &ps);
 	if (ps.generation != tv->src->stats.generation)
 		return false;
-	return tv->opts->raw || statctr_snap_discontinuity(prev, id) ==
-	                            statctr_snap_discontinuity(tv->src->snap, id);
+	if (tv->info.dynamic && statctr_snap_row_name(prev, tv->index, row) == NULL)
+		return false;
+	return (tv->opts->raw && !tv->info.dynamic) ||
+	       statctr_snap_discontinuity(prev, id) ==
+	           statctr_snap_discontinuity(tv->src->snap, id);
 }
 
-static void fill_delta(const struct table_view *tv, statctr_id id, struct cell *c)
+static void fill_delta(const struct table_view *tv, uint32_t row, statctr_id id, struct cell *c)
 {
 	const struct statctr_snap *prev = tv->src->prev;
 
-	c->has_delta = comparable(tv, id);
+	c->has_delta = comparable(tv, row, id);
 	if (!c->has_delta)
 		return;
 	if (c->kind == STATCTR_GAUGE) {
@@ -201,12 +211,23 @@ void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct 
 		out->gauge = statctr_snap_gauge(snap, id);
 	else
 		out->counter = counter_value(snap, id, tv->opts->raw);
-	fill_delta(tv, id, out);
+	fill_delta(tv, row, id, out);
+}
+
+bool table_row_present(const struct table_view *tv, uint32_t row)
+{
+	return !tv->info.dynamic || statctr_snap_row_name(tv->src->snap, tv->index, row) != NULL;
+}
+
+/* The snapshot's name: a dynamic row's is read with its values (one incarnation). */
+const char *table_row_name(const struct table_view *tv, uint32_t row)
+{
+	return statctr_snap_row_name(tv->src->snap, tv->index, row);
 }
 
 const char *table_row_label(const struct table_view *tv, uint32_t row, char buf[static 16])
 {
-	const char *name = statctr_view_row_name(tv->src->view, tv->index, row);
+	const char *name = table_row_name(tv, row);
 
 	if (name != NULL)
 		return name;

@@ -16,7 +16,7 @@ fx_writer -t 2 -r 2000
 fx_agent
 fx_wait_pass
 regions=$(fx_registrations)
-[ "$regions" = 4 ] || fail "$regions registrations at start, expected 4 (statctrObjects + 3 tables)"
+[ "$regions" = 5 ] || fail "$regions registrations at start, expected 5 (statctrObjects + 4 tables)"
 fds0=$(fx_fd_count "$AGENT_PID")
 log "agent pid $AGENT_PID: $fds0 descriptors, $regions registrations"
 poller_start "$DATA.3.1.10.1" "$ROOT.1.1.5.0"
@@ -34,7 +34,7 @@ for i in $(seq "$RESTARTS"); do
 	[ "$took" -gt "$worst" ] && worst=$took
 	kill -0 "$AGENT_PID" 2>/dev/null || fail "restart $i: the agent died"
 	regions=$(fx_registrations)
-	[ "$regions" = 4 ] || fail "restart $i: $regions registrations in snmpd, expected 4"
+	[ "$regions" = 5 ] || fail "restart $i: $regions registrations in snmpd, expected 5"
 	fds=$(fx_fd_count "$AGENT_PID")
 	[ "$fds" -le "$fds0" ] || fail "restart $i: $fds descriptors, $fds0 at start"
 	log "restart $i (SIG$sig, down ${down}s): answered after ${took} ms, $fds fds, $regions registrations"

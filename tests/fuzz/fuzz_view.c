@@ -108,6 +108,14 @@ static void take_snapshot(struct statctr_view *view, const struct statctr_seg_in
 		for (uint32_t s = 0; s < min_walk(info->nslots + 2); s++)
 			sink += statctr_snap_slot_value(snap, s, id);
 	}
+	/* Row names as of the snapshot: declared, dynamic (present) or none. */
+	for (uint32_t t = 0; t < min_walk(info->ntables + 1); t++)
+		for (uint32_t r = 0; r < MAX_WALK; r += 1 + r / 8) {
+			const char *row = statctr_snap_row_name(snap, t, r);
+
+			if (row)
+				sink += strlen(row);
+		}
 	(void)sink;
 	statctr_snap_free(snap);
 }

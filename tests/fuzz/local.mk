@@ -11,10 +11,9 @@ EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/make_view_seeds.sh tests/fuzz/lsan.su
 	tests/fuzz/corpus
 
 FUZZ_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
-FUZZ_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/agent
-FUZZ_LDADD = lib/libstatctr_core.la $(LIBCONFIG_LIBS) $(SNMP_LIBS)
-FUZZ_AGENT = agent/agent.h agent/errmsg.c agent/settings.h agent/settings.c \
-	agent/oidmap.h agent/oidmap.c
+FUZZ_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/agent -I$(srcdir)/mib
+FUZZ_LDADD = mib/libstatctr_mib.la lib/libstatctr_core.la $(LIBCONFIG_LIBS) $(SNMP_LIBS)
+FUZZ_AGENT = agent/agent.h agent/errmsg.c agent/oidmap.h agent/oidmap.c
 tests_fuzz_replay_config_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_config.c $(FUZZ_AGENT)
 tests_fuzz_replay_config_CPPFLAGS = $(FUZZ_CPPFLAGS)
 tests_fuzz_replay_config_CFLAGS = $(FUZZ_CFLAGS)

@@ -50,4 +50,56 @@ seed header-only "$tmp/header"
 sed -e 's/slots = 4;/slots = 1;/' -e 's/rows = 64;/rows = 1;/' "$tmp/a.conf" >"$tmp/b.conf"
 write "$tmp/b.conf" dataplane -t 1 -n 10
 seed one-slot "$tmp/dataplane.seg" "$tmp/dataplane.ctlcopy"
+
+# A segment with a dynamic table: rows added, one removed and its index
+# reused, counts on present rows; the writer copies its own files.
+cat >"$tmp/dyn.conf" <<CONF
+segments = ( { name = "dyn"; path = "$tmp/dyn"; slots = 2; tables = (
+  { name = "ports"; rows = [ "p0", "p1" ]; columns = ( { name = "rx"; kind = "counter"; } ); },
+  { name = "tunnels"; rows = { max = 3; }; columns = ( { name = "rx"; kind = "counter"; },
+    { name = "depth"; kind = "gauge"; } ); } ); } );
+CONF
+cat >"$tmp/dyn.c" <<'PROGRAM'
+#include <statctr.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void copy(const char *from, const char *to)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
+	if (system(cmd) != 0)
+		exit(1);
+}
+static void add_counted(struct statctr_seg *seg, const char *name, uint64_t n)
+{
+	uint32_t row;
+	statctr_id rx;
+	if (statctr_row_add(seg, "tunnels", name, &row) != 0 ||
+	    statctr_seg_lookup(seg, "tunnels", "rx", row, &rx) != 0)
+		exit(1);
+	statctr_shared_add(seg, rx, n);
+}
+int main(int argc, char **argv)
+{
+	struct statctr_seg *seg;
+	char ctl[512];
+	if (argc != 5 || statctr_seg_create(argv[1], "dyn", &seg) != 0)
+		return 1;
+	add_counted(seg, "vxlan1", 4);
+	add_counted(seg, "vxlan2", 9);
+	statctr_row_remove(seg, "tunnels", 1);
+	add_counted(seg, "gre7", 0);
+	add_counted(seg, "gre8", 5); /* index 1 again */
+	statctr_shared_add(seg, 0, 3);
+	snprintf(ctl, sizeof(ctl), "%s.ctl", argv[2]);
+	copy(argv[2], argv[3]);
+	copy(ctl, argv[4]);
+	statctr_seg_destroy(seg);
+	return 0;
+}
+PROGRAM
+"${CC:-cc}" -I"$top_srcdir/lib" -o "$tmp/dynwriter" "$tmp/dyn.c" -L"$build/lib/.libs" -lstatctr \
+	-Wl,-rpath,"$build/lib/.libs"
+"$tmp/dynwriter" "$tmp/dyn.conf" "$tmp/dyn" "$tmp/dyn.seg" "$tmp/dyn.ctlcopy"
+seed dynamic-rows "$tmp/dyn.seg" "$tmp/dyn.ctlcopy"
 ls -l "$out"

@@ -44,10 +44,11 @@ printf '#define _GNU_SOURCE 1\n' >"$work/config.h"
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror $SAN \
-	-I$work -I$top_srcdir/lib -I$top_srcdir/agent $(pkg-config --cflags libconfig)"
+	-I$work -I$top_srcdir/lib -I$top_srcdir/agent -I$top_srcdir/mib $(pkg-config --cflags libconfig)"
 LIBS="$(pkg-config --libs libconfig) $(net-snmp-config --libs) -pthread"
-LIB_SRC="error guard config proc meta segment slot view snapshot reset"
-AGENT_SRC="errmsg settings oidmap aggregate setcheck"
+LIB_SRC="error guard config proc meta segment slot rows view snapshot reset"
+AGENT_SRC="errmsg oidmap aggregate setcheck"
+MIB_SRC="objects settings"
 
 echo "=== building the fuzz targets with $($CC --version | head -1)"
 # compile SOURCE OBJECT-NAME: instrumented for coverage, not yet linked with libFuzzer.
@@ -63,6 +64,10 @@ for f in $AGENT_SRC; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 	compile "$top_srcdir/agent/$f.c" "agent_$f" &
 done
+for f in $MIB_SRC; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	compile "$top_srcdir/mib/$f.c" "mib_$f" &
+done
 for _ in $(jobs -p); do wait -n; done # each compile's status: set -e stops on a failure
 objs() { for f in "$@"; do printf '%s ' "$work/obj/$f.o"; done; }
 # shellcheck disable=SC2046,SC2086 # word lists on purpose
@@ -71,9 +76,9 @@ agent_objs_names=$(printf 'agent_%s ' $AGENT_SRC)
 # shellcheck disable=SC2086
 for t in $targets; do
 	case $t in
-	config) extra=$(objs agent_errmsg agent_settings agent_oidmap) ;;
+	config) extra=$(objs agent_errmsg agent_oidmap mib_objects mib_settings) ;;
 	view | mutate) extra="" ;;
-	set) extra=$(objs $agent_objs_names) ;;
+	set) extra=$(objs $agent_objs_names mib_objects mib_settings) ;;
 	*) echo "unknown target $t (config, view, set, mutate)" >&2; exit 2 ;;
 	esac
 	# shellcheck disable=SC2086

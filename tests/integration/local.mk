@@ -6,7 +6,9 @@ INTEGRATION_TESTS = \
 	tests/integration/values.sh \
 	tests/integration/reset.sh \
 	tests/integration/restart.sh \
-	tests/integration/embedded.sh
+	tests/integration/embedded.sh \
+	tests/integration/standalone.sh \
+	tests/integration/ops.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += \

@@ -34,7 +34,7 @@ assert_counting() {
 	# (statctl list would also scan other users' /dev/shm/statctr.*: show ours.)
 	sec_bounded 10 "${AS_RES[@]}" "$TMP/bin/statctl" show "$SEGMENT" >"$TMP/show.out" 2>&1 ||
 		fail "statctl show failed $1: $(cat "$TMP/show.out")"
-	grep -q "writer [0-9]* alive" "$TMP/show.out" || fail "statctl show does not say the writer is alive $1"
+	grep -q "writer [0-9]* active" "$TMP/show.out" || fail "statctl show does not say the segment is active $1"
 	log "counting $1: $t0 -> $t1"
 }
 

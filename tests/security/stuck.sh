@@ -169,7 +169,7 @@ fx_writer -t 2 -r 2000
 fx_agent
 fx_wait_pass
 regs0=$(fx_registrations)
-[ "$regs0" = $((1 + 3 * (NSTUCK + 1))) ] || fail "$regs0 registrations at start, expected $((1 + 3 * (NSTUCK + 1)))"
+[ "$regs0" = $((1 + 4 * (NSTUCK + 1))) ] || fail "$regs0 registrations at start, expected $((1 + 4 * (NSTUCK + 1)))"
 
 # check_gets LOG: fails unless every GET of the agent in LOG was answered in
 # time: within LIMIT_MS, or (16 writers starting at once can slow the whole

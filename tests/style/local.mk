@@ -1,3 +1,11 @@
 # The style gate: clang-format and cppcheck over every C source.
 TESTS += tests/style/style.sh
 dist_check_SCRIPTS += tests/style/style.sh
+
+# The installed libraries export only statctr_* (lib/local.mk).
+TESTS += tests/style/exports.sh
+dist_check_SCRIPTS += tests/style/exports.sh
+
+# README.md's API snippet compiles as a writer and a reader and works.
+TESTS += tests/style/readme_api.sh
+dist_check_SCRIPTS += tests/style/readme_api.sh

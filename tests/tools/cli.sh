@@ -1,7 +1,8 @@
 #!/bin/sh
 # statctl's command line: exit codes (0 ok, 1 operational, 2 usage), --help
 # for every command, and list in each format (a live segment, a declared
-# one that is gone).
+# one that is absent, then the live one after its writer died).  The status
+# words are the vocabulary of docs/statctl.md, "Segment status".
 . "${srcdir:-.}/tests/tools/lib.sh"
 need_command jq
 
@@ -37,14 +38,14 @@ open(path, "w").write(text.replace("segments = (", gone))
 PY
 
 check_status "list" 0 "$STATCTL" list -c "$config"
-check "live segment listed alive" 1 \
-	"$(printf "%s\n" "$out" | grep -c "^$segment  *alive  *$writer_pid  *4 ")"
-check "declared absent segment listed gone" 1 "$(printf "%s\n" "$out" | grep -c "^${segment}_gone  *gone ")"
+check "live segment listed active" 1 \
+	"$(printf "%s\n" "$out" | grep -c "^$segment  *active  *$writer_pid  *4 ")"
+check "declared missing segment listed absent" 1 "$(printf "%s\n" "$out" | grep -c "^${segment}_gone  *absent ")"
 check_status "list json" 0 "$STATCTL" -c "$config" -f json list
 check "json schema" '"statctr-list" 1' "$(printf "%s\n" "$out" | jq -c '.schema, .version' | tr '\n' ' ' | sed 's/ $//')"
-check "json: our segment" "alive $writer_pid 4 155" \
+check "json: our segment" "active $writer_pid 4 411" \
 	"$(printf "%s\n" "$out" | jq -r ".segments[] | select(.name == \"$segment\") | \"\(.status) \(.creator_pid) \(.nslots) \(.ncells)\"")"
-check "json: gone segment" "gone true" \
+check "json: missing segment" "absent true" \
 	"$(printf "%s\n" "$out" | jq -r ".segments[] | select(.name == \"${segment}_gone\") | \"\(.status) \(.declared)\"")"
 check_status "list prometheus" 0 "$STATCTL" list -c "$config" -f prometheus
 printf "%s\n" "$out" >"$workdir/list.prom"
@@ -57,10 +58,33 @@ e = formats.Exposition().parse(sys.argv[2])
 assert e.type["statctr_segment_up"] == "gauge"
 print(len(e.samples))' "$TOOLS_TESTDIR" "$workdir/list.prom" >"$workdir/n" && valid=yes
 check "list prometheus is valid" yes "$valid"
-check "up is 1 for ours" 1 "$(grep -c "^statctr_segment_up{segment=\"$segment\",.*status=\"alive\"} 1$" "$workdir/list.prom")"
-check "up is 0 for the gone one" 1 "$(grep -c "^statctr_segment_up{segment=\"${segment}_gone\",.*status=\"gone\"} 0$" "$workdir/list.prom")"
+check "up is 1 for ours" 1 "$(grep -c "^statctr_segment_up{segment=\"$segment\",.*status=\"active\"} 1$" "$workdir/list.prom")"
+check "up is 0 for the missing one" 1 "$(grep -c "^statctr_segment_up{segment=\"${segment}_gone\",.*status=\"absent\"} 0$" "$workdir/list.prom")"
 
 check_status "show through the config's name" 0 "$STATCTL" -c "$config" show "$segment" totals
 check_status "show by path" 0 "$STATCTL" show "/dev/shm/statctr.$segment" totals
 check "path and name agree" 1 "$(printf "%s\n" "$out" | grep -c '^all  *100  ')"
+check "show says the writer is active" 1 \
+	"$(printf "%s\n" "$out" | grep -c "^segment $segment (.*): writer $writer_pid active, 4 slots")"
+
+# The writer killed without closing: the segment stays, its status is gone
+# (the MIB's writerGone), its values final.
+dead_pid=$writer_pid
+kill -KILL "$writer_pid"
+wait "$writer_pid" 2>/dev/null || true
+writer_pid=
+shm=/dev/shm/statctr.$segment
+trap 'rm -f "$shm" "$shm.ctl" "$shm.lock"; cleanup' EXIT
+check_status "list after the writer died" 0 "$STATCTL" list -c "$config"
+check "dead writer's segment listed gone" 1 \
+	"$(printf "%s\n" "$out" | grep -c "^$segment  *gone  *$dead_pid  *4 ")"
+check_status "list json after the writer died" 0 "$STATCTL" -c "$config" -f json list
+check "json: dead writer's segment" "gone $dead_pid" \
+	"$(printf "%s\n" "$out" | jq -r ".segments[] | select(.name == \"$segment\") | \"\(.status) \(.creator_pid)\"")"
+check_status "list prometheus after the writer died" 0 "$STATCTL" list -c "$config" -f prometheus
+check "up is 0, status gone" 1 \
+	"$(printf "%s\n" "$out" | grep -c "^statctr_segment_up{segment=\"$segment\",.*status=\"gone\"} 0$")"
+check_status "show a gone segment" 0 "$STATCTL" show "$segment" totals
+check "show says the writer is gone, values final" "1 1" \
+	"$(printf "%s\n" "$out" | grep -c "^segment $segment (.*): writer $dead_pid gone, ") $(printf "%s\n" "$out" | grep -c '^all  *100  ')"
 finish

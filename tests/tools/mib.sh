@@ -79,7 +79,7 @@ long=$(grep -o '^aVeryLong[A-Za-z0-9]*Entry' "$gen/$t.txt" | head -1)
 check "shortened entry still ends in Entry" "Entry" "$(echo "$long" | grep -o 'Entry$')"
 check "shortened names resolve" .1.3.6.1.4.1.99999.7.3.5.3.1 "$(oid $t "$long")"
 
-check_status "mib of a bad config" 1 "$STATCTL" mib "$srcdir/tests/tools/bad/root-oid.conf"
+check_status "mib of a bad config" 1 "$STATCTL" mib "$srcdir/tests/tools/corpus/root-oid.conf"
 check "error names file:line" 1 "$(printf "%s\n" "$err" | grep -c 'root-oid.conf:3:')"
 check_status "mib without FILE" 2 "$STATCTL" mib
 check_status "mib -o into a missing directory" 1 "$STATCTL" mib "$srcdir/conf/statctr.conf" -o "$workdir/no/such/x.txt"

@@ -7,13 +7,15 @@ UNIT_TESTS = \
 	tests/unit/test_reset \
 	tests/unit/test_corrupt \
 	tests/unit/test_stress \
-	tests/unit/test_hostile
+	tests/unit/test_hostile \
+	tests/unit/test_rows \
+	tests/unit/test_mib
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 UNIT_LDADD = lib/libstatctr_core.la $(CUNIT_LIBS)
 tests_unit_test_config_SOURCES = tests/unit/test_config.c tests/unit/testutil.h
-tests_unit_test_config_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_config_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_unit_test_config_LDADD = $(UNIT_LDADD)
 tests_unit_test_segment_SOURCES = tests/unit/test_segment.c tests/unit/testutil.h
 tests_unit_test_segment_CFLAGS = $(UNIT_CFLAGS)
@@ -36,6 +38,15 @@ tests_unit_test_stress_LDADD = $(UNIT_LDADD)
 tests_unit_test_hostile_SOURCES = tests/unit/test_hostile.c tests/unit/testutil.h
 tests_unit_test_hostile_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_hostile_LDADD = $(UNIT_LDADD)
+tests_unit_test_rows_SOURCES = tests/unit/test_rows.c tests/unit/testutil.h
+tests_unit_test_rows_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_rows_LDADD = $(UNIT_LDADD)
+
+# mib/: the fixed-object table against STATCTR-MIB.txt, the agent group's keys.
+tests_unit_test_mib_SOURCES = tests/unit/test_mib.c tests/unit/testutil.h
+tests_unit_test_mib_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib
+tests_unit_test_mib_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_mib_LDADD = mib/libstatctr_mib.la $(UNIT_LDADD)
 
 # statctr.h from C++23: the fast path and a snapshot, against the shared library.
 check_PROGRAMS += tests/unit/test_cxx

@@ -17,38 +17,55 @@
 static const char *seg_path;
 static uint8_t *image; /* bytes of a valid segment: tables "named" and "t" */
 static size_t image_size;
+/* A valid segment with a static table "s" and dynamic tables "d1" (max 2)
+ * and "d2" (max 3); with_dynamic_image() makes it the image patched. */
+static uint8_t *dyn_image;
+static size_t dyn_image_size;
 
 /* 300 bytes: too long for a name (63) and for a row name (255). */
 #define TEXT_60   "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh"
 #define LONG_TEXT TEXT_60 TEXT_60 TEXT_60 TEXT_60 TEXT_60
 
-/* Captures the bytes of a freshly created segment (runs before CUnit). */
-static int make_image(void)
+/* Captures the bytes of a freshly created segment of @tables. */
+static int capture(const char *tables, uint8_t **imagep, size_t *sizep)
 {
 	struct statctr_seg *seg;
+	uint8_t *bytes = NULL;
 	FILE *f;
-	const char *conf = tu_config(
-	    2,
-	    "{ name = \"named\"; rows = [\"a\", \"b\"]; description = \"" LONG_TEXT
-	    "\"; columns = ( { name = \"c\"; kind = \"counter\"; } ); }, " TU_SIMPLE_TABLE(3),
-	    &seg_path);
 
-	if (statctr_seg_create(conf, "seg", &seg) != 0)
+	if (statctr_seg_create(tu_config(2, tables, &seg_path), "seg", &seg) != 0)
 		return -1;
 	f = fopen(seg_path, "rb");
 	if (f && fseek(f, 0, SEEK_END) == 0) {
-		image_size = (size_t)ftell(f);
+		*sizep = (size_t)ftell(f);
 		rewind(f);
-		image = malloc(image_size);
-		if (image && fread(image, 1, image_size, f) != image_size) {
-			free(image);
-			image = NULL;
+		bytes = malloc(*sizep);
+		if (bytes && fread(bytes, 1, *sizep, f) != *sizep) {
+			free(bytes);
+			bytes = NULL;
 		}
 	}
 	if (f)
 		fclose(f);
 	statctr_seg_destroy(seg);
-	return image ? 0 : -1;
+	*imagep = bytes;
+	return bytes ? 0 : -1;
+}
+
+/* The reference segments (built before CUnit runs). */
+static int make_image(void)
+{
+	if (capture(
+	        "{ name = \"named\"; rows = [\"a\", \"b\"]; description = \"" LONG_TEXT
+	        "\"; columns = ( { name = \"c\"; kind = \"counter\"; } ); }, " TU_SIMPLE_TABLE(3),
+	        &image, &image_size) != 0)
+		return -1;
+	return capture(
+	    "{ name = \"s\"; rows = 2; columns = ( { name = \"c\"; kind = \"counter\"; } ); "
+	    "}, { name = \"d1\"; rows = { max = 2; }; columns = ( { name = \"c\"; kind = "
+	    "\"counter\"; }, { name = \"g\"; kind = \"gauge\"; } ); }, { name = \"d2\"; "
+	    "rows = { max = 3; }; columns = ( { name = \"c\"; kind = \"counter\"; } ); }",
+	    &dyn_image, &dyn_image_size);
 }
 
 /* Writes @size bytes of @bytes as a segment file and opens a view of it. */
@@ -153,8 +170,8 @@ static void header_fields_are_checked(void)
 {
 	CU_ASSERT_EQUAL(open_patched(0, 0x4b4b4b4b, 4), -EPROTO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "bad magic"));
-	CU_ASSERT_EQUAL(open_patched(8, 2, 4), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "version 2"));
+	CU_ASSERT_EQUAL(open_patched(8, 1, 4), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "version 1"));
 	CU_ASSERT_EQUAL(open_patched(12, 128, 4), -EPROTO);
 	CU_ASSERT_EQUAL(open_patched(16, image_size + 64, 8), -EPROTO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "file_size"));
@@ -258,7 +275,8 @@ static void sparse_file_is_refused_before_any_bulk_read(void)
 	memcpy(copy, image, image_size);
 	memcpy(&h, image, sizeof(h));
 	h.nslots = STATCTR_MAX_SLOTS;
-	l = seg_layout_for(h.ntables, h.ncolumns, h.nrownames, h.strings_size, h.nslots, h.ncells);
+	l = seg_layout_for(h.ntables, h.ncolumns, h.nrownames, h.strings_size, h.nrowdir, h.nslots,
+	                   h.ncells);
 	h.file_size = l.size;
 	memcpy(copy, &h, sizeof(h));
 	snprintf(path, sizeof(path), "%s/sparse", tu_tmpdir());
@@ -277,7 +295,7 @@ static void sparse_file_is_refused_before_any_bulk_read(void)
 static void magic_version_and_header_size_are_exact(void)
 {
 	expect_patched(FIELD(seg_header, magic), 0x4b4b4b4b, 4, -EPROTO, "bad magic");
-	expect_patched(FIELD(seg_header, version), 2, 4, -EINVAL, "version 2");
+	expect_patched(FIELD(seg_header, version), 1, 4, -EINVAL, "version 1");
 	expect_patched(FIELD(seg_header, header_size), 128, 4, -EPROTO, "header_size 128");
 }
 
@@ -463,6 +481,101 @@ static void row_name_is_a_string_of_1_to_255_bytes(void)
 	expect_bad_names(ref()->rownames_off + 4, "row-name record 1");
 }
 
+/* ---- Dynamic tables: the row directory's rules. ---- */
+
+/* Runs @checks against the dynamic reference image instead of the static one. */
+static void with_dynamic_image(void (*checks)(void))
+{
+	uint8_t *saved = image;
+	size_t saved_size = image_size;
+
+	image = dyn_image;
+	image_size = dyn_image_size;
+	checks();
+	image = saved;
+	image_size = saved_size;
+}
+
+static void dynamic_image_opens_with_its_row_directory(void)
+{
+	CU_ASSERT_EQUAL(ref()->nrowdir, 5);
+	CU_ASSERT_EQUAL(ref()->bases_off, ref()->rowdir_off + 5 * ROWDIR_SIZE);
+	CU_ASSERT_EQUAL(ref()->slots_off, ref()->bases_off + LINE * 2); /* 9 cells */
+	CU_ASSERT_EQUAL(open_bytes(image, image_size), 0);
+}
+
+static void nrowdir_is_at_most_ncells(void)
+{
+	expect_patched(FIELD(seg_header, nrowdir), ref()->ncells + 1, 4, -EPROTO,
+	               "nrowdir 10 exceeds ncells");
+}
+
+static void row_directory_and_bases_are_where_the_layout_says(void)
+{
+	expect_patched(FIELD(seg_header, rowdir_off), ref()->rowdir_off + LINE, 8, -EPROTO,
+	               "rowdir_off");
+	expect_patched(FIELD(seg_header, bases_off), ref()->bases_off - LINE, 8, -EPROTO,
+	               "bases_off");
+}
+
+static void table_flags_have_only_the_dynamic_bit_and_reserved_is_0(void)
+{
+	expect_patched(table_field(0, FIELD(seg_table, flags)), 2, 4, -EPROTO, "flags 0x2");
+	expect_patched(table_field(1, FIELD(seg_table, reserved)), 1, 8, -EPROTO, "reserved 0x1");
+}
+
+static void static_table_has_no_row_directory(void)
+{
+	expect_patched(table_field(0, FIELD(seg_table, first_rowdir)), 0, 4, -EPROTO,
+	               "static table s: first_rowdir 0");
+}
+
+static void dynamic_tables_take_disjoint_entries_in_table_order(void)
+{
+	expect_patched(table_field(1, FIELD(seg_table, first_rowdir)), 1, 4, -EPROTO,
+	               "dynamic table d1: first_rowdir 1..+2, expected 0");
+	expect_patched(table_field(2, FIELD(seg_table, first_rowdir)), 0, 4, -EPROTO,
+	               "dynamic table d2: first_rowdir 0..+3, expected 2");
+}
+
+/* Table d2 made static: the directory holds entries no table owns. */
+static void nrowdir_equals_the_rows_of_the_dynamic_tables(void)
+{
+	uint8_t *copy = malloc(image_size);
+	uint32_t flags = 0, none = NO_ROWDIR;
+
+	memcpy(copy, image, image_size);
+	memcpy(copy + table_field(2, FIELD(seg_table, flags)), &flags, 4);
+	memcpy(copy + table_field(2, FIELD(seg_table, first_rowdir)), &none, 4);
+	CU_ASSERT_EQUAL(open_bytes(copy, image_size), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(statctr_errmsg(), "nrowdir 5, but the dynamic tables have 2"));
+	free(copy);
+}
+
+static void dynamic_rules(void)
+{
+	dynamic_image_opens_with_its_row_directory();
+	nrowdir_is_at_most_ncells();
+	row_directory_and_bases_are_where_the_layout_says();
+	table_flags_have_only_the_dynamic_bit_and_reserved_is_0();
+	static_table_has_no_row_directory();
+	dynamic_tables_take_disjoint_entries_in_table_order();
+	nrowdir_equals_the_rows_of_the_dynamic_tables();
+}
+
+static void row_directory_rules_are_checked(void)
+{
+	with_dynamic_image(dynamic_rules);
+}
+
+/* "named" made dynamic keeps its row names: refused. */
+static void dynamic_table_has_no_declared_row_names(void)
+{
+	expect_patched(table_field(0, FIELD(seg_table, flags)), TABLE_DYNAMIC, 4, -EPROTO,
+	               "dynamic table named has declared row names");
+}
+
 static void truncated_files_are_rejected(void)
 {
 	size_t cut[] = {0, 1, 100, HEADER_SIZE, HEADER_SIZE + 40, image_size / 2, image_size - 1};
@@ -530,7 +643,7 @@ static int read_first_cell(void *arg)
 	const struct statctr_view *view = arg;
 
 	return (int)atomic_load(
-	    (const _Atomic uint64_t *)(view->base + view->meta.hdr->slots_off + LINE));
+	    (const _Atomic uint64_t *)(view->base + view->meta->hdr->slots_off + LINE));
 }
 
 /* A writer that creates the segment and exits (its files stay). */
@@ -975,6 +1088,8 @@ int main(void)
 	     column_description_and_units_are_valid_strings},
 	    {"column_kind_is_counter_or_gauge", column_kind_is_counter_or_gauge},
 	    {"row_name_is_a_string_of_1_to_255_bytes", row_name_is_a_string_of_1_to_255_bytes},
+	    {"row_directory_rules_are_checked", row_directory_rules_are_checked},
+	    {"dynamic_table_has_no_declared_row_names", dynamic_table_has_no_declared_row_names},
 	    {"state_outside_1_2_makes_the_view_report_corruption",
 	     state_outside_1_2_makes_the_view_report_corruption},
 	    {"control_header_must_match_the_segment_and_its_layout",
@@ -998,5 +1113,6 @@ int main(void)
 	}
 	rc = tu_run("corrupt", cases);
 	free(image);
+	free(dyn_image);
 	return rc;
 }

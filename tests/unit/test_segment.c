@@ -169,7 +169,7 @@ static void read_only_mapping_faults_on_write(void)
 	pid = fork();
 	if (pid == 0) {
 		volatile uint8_t *cell =
-		    (volatile uint8_t *)view->base + view->meta.hdr->slots_off + LINE;
+		    (volatile uint8_t *)view->base + view->meta->hdr->slots_off + LINE;
 
 		signal(SIGSEGV, SIG_DFL);
 		*cell = 1;
@@ -236,7 +236,7 @@ static void cell_layout_is_dense_and_line_aligned(void)
 
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
 	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
-	h = view->meta.hdr;
+	h = view->meta->hdr;
 	CU_ASSERT_EQUAL(h->slots_off % 64, 0);
 	CU_ASSERT_EQUAL(h->slot_stride, 64 + round_up_line(19 * 8));
 	CU_ASSERT_EQUAL(h->file_size, h->slots_off + 4 * h->slot_stride);

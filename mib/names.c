@@ -1,12 +1,14 @@
 /*
- * mibnames.c - SMIv2 names derived from configuration names: module names
+ * names.c - SMIv2 names derived from configuration names: module names
  * ("STATCTR-DATAPLANE-MIB") and descriptors ("dataplaneIfStatsRxPackets"),
  * valid (letters and digits, lowercase first, at most 64 characters) and
- * unique within one module.
+ * unique within one module; and the one set of descriptors of a
+ * configuration's module that the MIB (gen.c) and the snmp_exporter
+ * module (cmd_exporter.c) both name their objects with.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
-#include "mibnames.h"
+#include "names.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -113,12 +115,20 @@ void mib_names_free(struct mib_names *reg)
 	reg->n = 0;
 }
 
-/* "STATCTR-<SEGMENT>-<SEGMENT>-MIB", uppercase, single hyphens, <= 64. */
-void mib_module_name(const struct statctr_config *cfg, char *buf, size_t size)
+/*
+ * @configured (agent.mib_module) when set, else
+ * "STATCTR-<SEGMENT>-<SEGMENT>-MIB", uppercase, single hyphens, <= 64.
+ */
+void mib_module_name(const struct statctr_config *cfg, const char *configured, char *buf,
+                     size_t size)
 {
-	size_t len = (size_t)snprintf(buf, size, "STATCTR");
-	size_t limit = size - sizeof("-MIB") < 64 - 4 ? size - sizeof("-MIB") : 64 - 4;
+	size_t len, limit = size - sizeof("-MIB") < 64 - 4 ? size - sizeof("-MIB") : 64 - 4;
 
+	if (configured != NULL) {
+		snprintf(buf, size, "%s", configured);
+		return;
+	}
+	len = (size_t)snprintf(buf, size, "STATCTR");
 	for (uint32_t i = 0; i < cfg->nsegments; i++) {
 		for (const char *p = cfg->segments[i].name; *p && len < limit; p++) {
 			bool alnum = is_alnum((unsigned char)*p);
@@ -133,4 +143,68 @@ void mib_module_name(const struct statctr_config *cfg, char *buf, size_t size)
 	while (buf[len - 1] == '-')
 		len--;
 	snprintf(buf + len, size - len, "-MIB");
+}
+
+/* ---- the descriptors of one module ------------------------------------ */
+
+static bool table_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
+                             const struct statctr_table_decl *t, struct mib_table_names *n)
+{
+	n->table = mib_name(reg, 3, seg->name, t->name, "Table");
+	n->entry = mib_name(reg, 3, seg->name, t->name, "Entry");
+	n->group = mib_name(reg, 3, seg->name, t->name, "Group");
+	n->row_index = mib_name(reg, 3, seg->name, t->name, "RowIndex");
+	n->row_name = mib_name(reg, 3, seg->name, t->name, "RowName");
+	n->disc = mib_name(reg, 3, seg->name, t->name, "Discontinuity");
+	n->reset = mib_name(reg, 3, seg->name, t->name, "Reset");
+	n->columns = calloc(t->ncolumns, sizeof(*n->columns));
+	if (n->columns == NULL)
+		return false;
+	for (uint32_t c = 0; c < t->ncolumns; c++) {
+		n->columns[c] = mib_name(reg, 3, seg->name, t->name, t->columns[c].name);
+		if (n->columns[c] == NULL)
+			return false;
+	}
+	return n->table && n->entry && n->group && n->row_index && n->row_name && n->disc &&
+	       n->reset;
+}
+
+bool mib_module_names_init(struct mib_module_names *n, const struct statctr_config *cfg)
+{
+	const char *first = cfg->segments[0].name;
+
+	*n = (struct mib_module_names){.reg = {NULL, 0}};
+	n->segs = calloc(cfg->nsegments, sizeof(*n->segs));
+	/* Reserve what the module imports. */
+	if (n->segs == NULL || !mib_name(&n->reg, 1, "statctrData") ||
+	    !mib_name(&n->reg, 1, "statctrMIB"))
+		return false;
+	n->modid = mib_name(&n->reg, 2, first, "MIB");
+	n->compliances = mib_name(&n->reg, 2, first, "MIBCompliances");
+	n->groups = mib_name(&n->reg, 2, first, "MIBGroups");
+	n->compliance = mib_name(&n->reg, 2, first, "MIBCompliance");
+	for (uint32_t s = 0; s < cfg->nsegments; s++) {
+		const struct statctr_segment_decl *seg = &cfg->segments[s];
+
+		n->segs[s].node = mib_name(&n->reg, 2, seg->name, "Segment");
+		n->segs[s].tables = calloc(seg->ntables, sizeof(*n->segs[s].tables));
+		if (n->segs[s].node == NULL || n->segs[s].tables == NULL)
+			return false;
+		for (uint32_t t = 0; t < seg->ntables; t++)
+			if (!table_names_init(&n->reg, seg, &seg->tables[t], &n->segs[s].tables[t]))
+				return false;
+	}
+	return n->modid && n->compliances && n->groups && n->compliance;
+}
+
+void mib_module_names_free(struct mib_module_names *n, const struct statctr_config *cfg)
+{
+	for (uint32_t s = 0; n->segs != NULL && s < cfg->nsegments; s++) {
+		for (uint32_t t = 0; n->segs[s].tables && t < cfg->segments[s].ntables; t++)
+			free(n->segs[s].tables[t].columns);
+		free(n->segs[s].tables);
+	}
+	free(n->segs);
+	n->segs = NULL;
+	mib_names_free(&n->reg);
 }

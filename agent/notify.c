@@ -1,0 +1,131 @@
+/*
+ * notify.c - start-up and readiness reports: to the service manager and to
+ * the parent of a daemon.
+ *
+ * Owns two one-way messages.  The service manager's (systemd Type=notify,
+ * sd_notify(3)): a datagram of "KEY=value" lines to the unix socket named
+ * by $NOTIFY_SOCKET (a path, or an abstract name after '@').  That protocol
+ * is a documented, stable interface of systemd and fits in one sendto(), so
+ * the agent speaks it itself instead of linking libsystemd: one dependency
+ * less for a package that must also build where systemd is absent.  And
+ * the daemon's: the parent of a forked agent waits on a pipe for one line,
+ * empty when the agent serves, else the reason it could not start, and
+ * exits with that outcome.  Never blocks, never logs: a lost datagram only
+ * loses the report.
+ */
+#include "notify.h"
+#include "agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int start_fd = -1; /* the daemon's pipe to its waiting parent */
+
+void notify_manager(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@'))
+		return;
+	len = strlen(path);
+	if (len >= sizeof(sun.sun_path))
+		return;
+	memcpy(sun.sun_path, path, len);
+	if (path[0] == '@')
+		sun.sun_path[0] = '\0'; /* abstract namespace: no terminating NUL counted */
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&sun,
+	           (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0) {
+		/* the manager is gone or its queue is full: the report is lost */
+	}
+	close(fd);
+}
+
+/* The parent: the child's line, else how the child ended. */
+static int parent_wait(int fd, pid_t child)
+{
+	char buf[1100];
+	size_t used = 0;
+	ssize_t n;
+	int status;
+
+	while (used < sizeof(buf) - 1 && (n = read(fd, buf + used, sizeof(buf) - 1 - used)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	buf[used] = '\0';
+	if (used == 1 && buf[0] == '\n')
+		return 0;
+	if (used) {
+		fprintf(stderr, AGENT_NAME ": %s", buf);
+		return 1;
+	}
+	if (waitpid(child, &status, 0) == child && WIFSIGNALED(status))
+		fprintf(stderr, AGENT_NAME ": the agent was killed by signal %d while starting\n",
+		        WTERMSIG(status));
+	else
+		fprintf(stderr, AGENT_NAME ": the agent exited while starting (status %d)\n",
+		        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 1;
+}
+
+int notify_daemonize(void)
+{
+	int fds[2], null;
+	pid_t pid;
+
+	if (pipe(fds) < 0)
+		return agent_seterr(errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return agent_seterr(errno, "fork: %s", strerror(errno));
+	if (pid > 0) {
+		close(fds[1]);
+		exit(parent_wait(fds[0], pid));
+	}
+	close(fds[0]);
+	start_fd = fds[1];
+	/* What daemon(0, 0) does: a new session, no terminal, cwd /, stdio on /dev/null. */
+	if (setsid() < 0 || chdir("/") < 0)
+		return agent_seterr(errno, "daemon: %s", strerror(errno));
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0)
+		return agent_seterr(errno, "/dev/null: %s", strerror(errno));
+	for (int std = 0; std < 3; std++)
+		dup2(null, std);
+	if (null > 2)
+		close(null);
+	return 0;
+}
+
+void notify_started(const char *error)
+{
+	char line[1100];
+	int len;
+
+	if (start_fd < 0)
+		return;
+	len = snprintf(line, sizeof(line), "%s\n", error ? error : "");
+	if (write(start_fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1) <
+	    0) {
+		/* the parent is gone: nobody waits for the outcome */
+	}
+	close(start_fd);
+	start_fd = -1;
+}

@@ -1,0 +1,53 @@
+/*
+ * names.h - SMIv2 module names and descriptors derived from a
+ * configuration (names.c).
+ */
+#ifndef STATCTR_MIB_NAMES_H
+#define STATCTR_MIB_NAMES_H
+
+#include "statctr.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The descriptors given out so far in one module; owns their storage. */
+struct mib_names {
+	char **v;
+	size_t n;
+};
+
+/* A new descriptor from @nparts strings; NULL when out of memory. */
+const char *mib_name(struct mib_names *reg, int nparts, ...);
+void mib_names_free(struct mib_names *reg);
+void mib_module_name(const struct statctr_config *cfg, const char *configured, char *buf,
+                     size_t size);
+
+/* The descriptors of one declared table in the generated module. */
+struct mib_table_names {
+	const char *table, *entry, *group;
+	const char *row_index, *row_name, *disc, *reset;
+	const char **columns; /* one per declared column */
+};
+
+struct mib_seg_names {
+	const char *node;
+	struct mib_table_names *tables; /* one per declared table */
+};
+
+/*
+ * Every descriptor of the module of @cfg (statctl mib) and of the
+ * snmp_exporter module naming it (statctl exporter-config), given out in
+ * one fixed order so that both agree; names given out later (the root
+ * chain) cannot change them.  mib_module_names_init() returns false when
+ * out of memory; mib_module_names_free() frees what it made either way.
+ */
+struct mib_module_names {
+	struct mib_names reg;
+	struct mib_seg_names *segs; /* one per declared segment */
+	const char *modid, *compliances, *groups, *compliance;
+};
+
+bool mib_module_names_init(struct mib_module_names *n, const struct statctr_config *cfg);
+void mib_module_names_free(struct mib_module_names *n, const struct statctr_config *cfg);
+
+#endif /* STATCTR_MIB_NAMES_H */

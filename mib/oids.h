@@ -1,0 +1,139 @@
+/*
+ * oids.h - every number of the OID layout, named once: from a configuration
+ * to the OID of each value statctr-agentx serves and `statctl mib` names.
+ *
+ *   R                      root_oid: statctrMIB (default MIB_ROOT_DEFAULT)
+ *   R.1                    statctrObjects: the fixed objects of STATCTR-MIB
+ *     R.1.1.n.0              the agent's scalars (MIB_FIXED_OBJECTS, AGENT)
+ *     R.1.T.1.n.<index>      column n of fixed table T (MIB_FIXED_TABLES)
+ *   R.2                    statctrConformance (STATCTR-MIB's groups)
+ *   R.3                    statctrData: the declared tables
+ *     R.3.S.T                table T (its `oid`) of segment S (its `oid`)
+ *     R.3.S.T.1              its entry
+ *     R.3.S.T.1.c.(row+1)    column c: MIB_DATA_ROW_INDEX .. MIB_DATA_RESET,
+ *                            then declared column i at MIB_DATA_FIRST_VALUE + i
+ *     R.3.S.0                the generated module's MODULE-IDENTITY (first
+ *                            segment), its compliances at .1, groups at .2
+ *
+ * Index values of the fixed tables: a segment is its `oid`, a cell its id
+ * + 1, a slot its number + 1 (the last one is the shared slot).  Segment
+ * and table `oid`s are checked by the library (lib/config.c: 1..2^31-1,
+ * unique); root_oid by mib/settings.c (MIB_ROOT_MAX_ARCS).
+ * mib/STATCTR-MIB.txt defines the fixed part; tests/unit/test_mib.c checks
+ * that it and the tables below agree, object by object.
+ */
+#ifndef STATCTR_MIB_OIDS_H
+#define STATCTR_MIB_OIDS_H
+
+/* Net-SNMP's netSnmpPlaypen.4242, where mib/STATCTR-MIB.txt puts statctrMIB. */
+#define MIB_ROOT_DEFAULT "1.3.6.1.4.1.8072.9999.9999.4242"
+
+/*
+ * SNMP names at most 128 sub-identifiers (RFC 2578, 3.5); the deepest OID
+ * below the root is a slot: R.1.T.1.n.segment.cell.slot, 7 more.  100 keeps
+ * room to spare for managers with shorter buffers.
+ */
+#define MIB_MAX_OID_ARCS        128
+#define MIB_MAX_ARCS_BELOW_ROOT 7
+#define MIB_ROOT_MAX_ARCS       100
+_Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
+               "every served OID fits in 128 sub-identifiers");
+
+/* Under the root. */
+#define MIB_ARC_OBJECTS     1 /* statctrObjects */
+#define MIB_ARC_CONFORMANCE 2 /* statctrConformance */
+#define MIB_ARC_DATA        3 /* statctrData */
+
+/* Under statctrObjects: the agent's scalars (instance .0), then the tables. */
+#define MIB_ARC_AGENT       1 /* statctrAgent */
+#define MIB_SCALAR_INSTANCE 0
+/* Every table's entry (conceptual row) is the table's .1. */
+#define MIB_ARC_ENTRY 1
+
+/*
+ * The fixed tables under statctrObjects, in OID order.
+ *   X(space, table descriptor, entry descriptor, arc)
+ */
+#define MIB_FIXED_TABLES(X)                                                                        \
+	X(SEGMENT, "statctrSegmentTable", "statctrSegmentEntry", 2)                                \
+	X(CELL, "statctrCellTable", "statctrCellEntry", 3)                                         \
+	X(SLOT, "statctrSlotTable", "statctrSlotEntry", 4)
+
+/*
+ * Every OBJECT-TYPE of STATCTR-MIB below statctrObjects but the tables and
+ * entries, in OID order: the agent dispatches on the id (agent/oidmap.h)
+ * and serves every accessible row.
+ *   X(id, descriptor, space, arc, syntax, access, instances)
+ * space: AGENT (scalar statctrAgent.arc) or a MIB_FIXED_TABLES space
+ * (column arc of its entry); syntax: as the MIB states it, an enumeration
+ * as its base type; instances: which cells have one (counters, gauges, all).
+ */
+#define MIB_FIXED_OBJECTS(X)                                                                       \
+	X(VERSION, "statctrAgentVersion", AGENT, 1, "DisplayString", READ_ONLY, ALL)               \
+	X(INTERVAL, "statctrAggInterval", AGENT, 2, "Unsigned32", READ_ONLY, ALL)                  \
+	X(LAST_PASS, "statctrAggLastTime", AGENT, 3, "TimeStamp", READ_ONLY, ALL)                  \
+	X(PASS_DURATION, "statctrAggDuration", AGENT, 4, "Gauge32", READ_ONLY, ALL)                \
+	X(PASSES, "statctrAggPasses", AGENT, 5, "Counter64", READ_ONLY, ALL)                       \
+	X(RETRIES, "statctrAggRetries", AGENT, 6, "Counter64", READ_ONLY, ALL)                     \
+	X(BUSY, "statctrAggBusySlots", AGENT, 7, "Counter64", READ_ONLY, ALL)                      \
+	X(ASSISTED, "statctrAggAssistedSlots", AGENT, 8, "Counter64", READ_ONLY, ALL)              \
+	X(RESET_ALLOWED, "statctrResetAllowed", AGENT, 9, "TruthValue", READ_ONLY, ALL)            \
+	X(SEG_INDEX, "statctrSegmentIndex", SEGMENT, 1, "Unsigned32 (1..4294967295)",              \
+	  NOT_ACCESSIBLE, ALL)                                                                     \
+	X(SEG_NAME, "statctrSegmentName", SEGMENT, 2, "DisplayString", READ_ONLY, ALL)             \
+	X(SEG_PATH, "statctrSegmentPath", SEGMENT, 3, "DisplayString", READ_ONLY, ALL)             \
+	X(SEG_STATUS, "statctrSegmentStatus", SEGMENT, 4, "INTEGER", READ_ONLY, ALL)               \
+	X(SEG_SLOTS, "statctrSegmentSlots", SEGMENT, 5, "Unsigned32", READ_ONLY, ALL)              \
+	X(SEG_CELLS, "statctrSegmentCells", SEGMENT, 6, "Unsigned32", READ_ONLY, ALL)              \
+	X(SEG_PID, "statctrSegmentWriterPid", SEGMENT, 7, "Unsigned32", READ_ONLY, ALL)            \
+	X(SEG_CREATED, "statctrSegmentCreated", SEGMENT, 8, "DateAndTime", READ_ONLY, ALL)         \
+	X(SEG_DISCONTINUITY, "statctrSegmentDiscontinuity", SEGMENT, 9, "TimeStamp", READ_ONLY,    \
+	  ALL)                                                                                     \
+	X(SEG_GENERATIONS, "statctrSegmentGenerations", SEGMENT, 10, "Counter32", READ_ONLY, ALL)  \
+	X(SEG_BUSY, "statctrSegmentBusySlots", SEGMENT, 11, "Gauge32", READ_ONLY, ALL)             \
+	X(SEG_RESET, "statctrSegmentReset", SEGMENT, 12, "StatctrResetAction", READ_WRITE, ALL)    \
+	X(CELL_INDEX, "statctrCellIndex", CELL, 1, "Unsigned32 (1..16777216)", NOT_ACCESSIBLE,     \
+	  ALL)                                                                                     \
+	X(CELL_TABLE, "statctrCellTableName", CELL, 2, "DisplayString", READ_ONLY, ALL)            \
+	X(CELL_COLUMN, "statctrCellColumnName", CELL, 3, "DisplayString", READ_ONLY, ALL)          \
+	X(CELL_ROW, "statctrCellRowName", CELL, 4, "DisplayString", READ_ONLY, ALL)                \
+	X(CELL_KIND, "statctrCellKind", CELL, 5, "INTEGER", READ_ONLY, ALL)                        \
+	X(CELL_DESCRIPTION, "statctrCellDescription", CELL, 6, "DisplayString", READ_ONLY, ALL)    \
+	X(CELL_UNITS, "statctrCellUnits", CELL, 7, "DisplayString", READ_ONLY, ALL)                \
+	X(CELL_COUNTER, "statctrCellCounter", CELL, 8, "Counter64", READ_ONLY, COUNTERS)           \
+	X(CELL_GAUGE32, "statctrCellGauge", CELL, 9, "Gauge32", READ_ONLY, GAUGES)                 \
+	X(CELL_GAUGE64, "statctrCellGauge64", CELL, 10, "CounterBasedGauge64", READ_ONLY, GAUGES)  \
+	X(CELL_DISCONTINUITY, "statctrCellDiscontinuity", CELL, 11, "TimeStamp", READ_ONLY, ALL)   \
+	X(CELL_RESET, "statctrCellReset", CELL, 12, "StatctrResetAction", READ_WRITE, COUNTERS)    \
+	X(SLOT_INDEX, "statctrSlotIndex", SLOT, 1, "Unsigned32 (1..4097)", NOT_ACCESSIBLE, ALL)    \
+	X(SLOT_COUNTER, "statctrSlotCounter", SLOT, 2, "Counter64", READ_ONLY, COUNTERS)           \
+	X(SLOT_GAUGE_DELTA, "statctrSlotGaugeDelta", SLOT, 3, "DisplayString", READ_ONLY, GAUGES)
+
+/* The entry columns of every declared table under statctrData. */
+#define MIB_DATA_ROW_INDEX     1  /* Unsigned32 (1..nrows), not-accessible: the INDEX */
+#define MIB_DATA_ROW_NAME      2  /* DisplayString */
+#define MIB_DATA_DISCONTINUITY 3  /* TimeStamp: the latest of the row's cells */
+#define MIB_DATA_RESET         4  /* StatctrResetAction, read-write */
+#define MIB_DATA_FIRST_VALUE   10 /* declared column i is MIB_DATA_FIRST_VALUE + i */
+
+/* The generated module's own nodes, under the first segment's statctrData.S. */
+#define MIB_MODULE_IDENTITY    0 /* table OIDs start at 1, so 0 is free */
+#define MIB_MODULE_COMPLIANCES 1 /* under the identity */
+#define MIB_MODULE_GROUPS      2 /* under the identity */
+#define MIB_MODULE_COMPLIANCE  1 /* its one MODULE-COMPLIANCE, under the compliances */
+#define MIB_MODULE_FIRST_GROUP 1 /* the OBJECT-GROUP of the first table, under the groups */
+
+/*
+ * The SNMPv2-SMI nodes a generated module can hang a root_oid other than
+ * the default from, most specific first; root_oid must lie below internet.
+ *   X(descriptor, OID)
+ */
+#define MIB_SMI_ANCHORS(X)                                                                         \
+	X("enterprises", "1.3.6.1.4.1")                                                            \
+	X("private", "1.3.6.1.4")                                                                  \
+	X("experimental", "1.3.6.1.3")                                                             \
+	X("mib-2", "1.3.6.1.2.1")                                                                  \
+	X("mgmt", "1.3.6.1.2")                                                                     \
+	X("internet", "1.3.6.1")
+
+#endif /* STATCTR_MIB_OIDS_H */

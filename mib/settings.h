@@ -1,0 +1,79 @@
+/*
+ * settings.h - a configuration file as statctr-agentx and statctl both
+ * read it: the library's declaration of segments, tables and columns, and
+ * the top-level "agent" group (how the declaration is served over SNMP).
+ *
+ * The file is read once, by statctr_config_load(); the agent group is the
+ * one its parse hands over (statctr_config_group()).  settings_load() is
+ * what the agent does at start and on SIGHUP, and what both check-config
+ * commands run (settings_check()), so that their verdicts cannot differ.
+ * Errors are the library's: statctr_errmsg(), "FILE:LINE: agent.KEY: ...".
+ */
+#ifndef STATCTR_MIB_SETTINGS_H
+#define STATCTR_MIB_SETTINGS_H
+
+#include "oids.h"
+#include "statctr.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct agent_settings {
+	struct statctr_config *cfg; /* segments, tables, columns, their OIDs */
+	uint32_t interval_ms;       /* aggregation period */
+	char *master;               /* AgentX address of the master */
+	uint32_t ping_interval;     /* seconds between AgentX pings / reconnects */
+	bool allow_reset;           /* SETs of the reset columns accepted */
+	char *root_oid;             /* statctrMIB, dotted, as canonical text */
+	uint32_t root[MIB_ROOT_MAX_ARCS];
+	uint32_t root_len;
+	char *community;       /* embedded master: read-only community */
+	char *write_community; /* embedded master: read-write community, or NULL */
+	char *module;          /* mib_module: the generated MIB's name, or NULL */
+	uid_t segment_owner;   /* required owner of segment files, (uid_t)-1: any */
+	char *state_file;      /* keeps the TimeStamp base across restarts, or NULL */
+};
+
+/* The agent's default AgentX address, also in its usage text. */
+#define SETTINGS_DEFAULT_MASTER "/var/agentx/master"
+
+/*
+ * settings_load() - read @path (statctr_config_load()) and its agent group:
+ * unknown keys, wrong types, out-of-range values and broken rules are
+ * refused with file:line in statctr_errmsg().  Thread-safe.  Returns 0 or
+ * a negative errno; *setp is NULL on error.
+ */
+int settings_load(const char *path, struct agent_settings **setp);
+void settings_free(struct agent_settings *set);
+
+/*
+ * settings_check() - check-config, for statctr-agentx --check-config and
+ * statctl check-config alike: settings_load(@path), then one line, to @out
+ * ("PATH: valid: N segments, N tables, N cells") or to @err (the error).
+ * Returns 0 when valid, 1 when not: the exit status.
+ */
+int settings_check(const char *path, FILE *out, FILE *err);
+
+/* The keys of the agent group, as docs/config.md lists them. */
+enum settings_type { SETTINGS_INTEGER, SETTINGS_BOOLEAN, SETTINGS_STRING, SETTINGS_OWNER };
+
+struct settings_key {
+	const char *key;
+	enum settings_type type;
+	long long min, max;             /* integers (and uids): the bounds */
+	const char *dflt;               /* the default (a string's without quotes); NULL: none */
+	bool (*valid)(const char *str); /* strings: the rule */
+	const char *rule;               /* strings: what valid() demands */
+	size_t offset;                  /* of the value in struct agent_settings */
+};
+
+extern const struct settings_key settings_keys[];
+extern const size_t settings_nkeys;
+
+/* How docs/config.md names @type ("integer", ...). */
+const char *settings_type_name(enum settings_type type);
+
+#endif /* STATCTR_MIB_SETTINGS_H */

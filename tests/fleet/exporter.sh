@@ -1,0 +1,234 @@
+#!/bin/bash
+# The fleet path (docs/fleet.md): `statctl mib` and `statctl exporter-config`
+# feed Debian's prometheus-snmp-generator, whose snmp.yml lets
+# prometheus-snmp-exporter scrape statctr-agentx through snmpd and as its
+# own master (-M); then a Prometheus server scrapes the exporter.
+#
+# Two segments: dataplane (flowStats with FLEET_ROWS rows, default 1000)
+# holds the final values of a finished writer, one counter above 2^32;
+# dataplane2 has a writer still running.  Asserted: every declared column
+# is a metric of the right TYPE (counter or gauge), labelled by row name
+# and nothing else; each sample equals the library's snapshot exactly, and
+# snmpget's value; the discontinuity column is there, the reset column is
+# not; Prometheus's rate() of a live counter is positive.  Logged: the
+# exporter's scrape time for the rows, through snmpd and through -M.  And
+# the textfile collector's file (statctl show -o) passes promtool.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
+
+STATCTL=$top_builddir/tools/statctl
+ROWS=${FLEET_ROWS:-1000}
+MODULE=statctr_dataplane_dataplane2
+
+fx_need snmpget curl jq prometheus-snmp-generator prometheus-snmp-exporter prometheus promtool
+[ -x "$STATCTL" ] || skip "$STATCTL not built"
+smi=$("$top_srcdir/scripts/get-smi-mibs.sh" 2>"$TMP/smi.log") ||
+	skip "SMI modules unavailable: $(cat "$TMP/smi.log")"
+netsnmp_mib=/usr/share/snmp/mibs/NET-SNMP-MIB.txt # STATCTR-MIB imports it
+[ -f "$netsnmp_mib" ] || skip "$netsnmp_mib missing (Debian: apt-get install libsnmp-base)"
+
+# ------------------------------------------------------------------------
+# Processes on a free loopback port
+
+# on_free_port NAME SECONDS CHECK CMD...: starts CMD (every "@PORT@" in its
+# arguments replaced by a port) until the function CHECK, given the port,
+# succeeds within SECONDS; 5 ports are tried.  Sets FREE_PORT.
+on_free_port() {
+	local name=$1 secs=$2 check=$3 try port pid
+	shift 3
+	for try in 1 2 3 4 5; do
+		port=$((20000 + (RANDOM * 7 + $$ + try) % 40000))
+		"${@//@PORT@/$port}" >>"$TMP/$name.log" 2>&1 &
+		pid=$!
+		fx_track "$pid"
+		if fx_wait "$secs" "$check" "$port"; then
+			FREE_PORT=$port
+			log "$name pid $pid on 127.0.0.1:$port"
+			return 0
+		fi
+		fx_stop "$pid"
+		fx_untrack "$pid"
+	done
+	fail "$name did not start on any of 5 ports"
+}
+
+agent_answers_on() {
+	snmpget -v2c -c "$COMMUNITY" -t 0.3 -r 0 -Oqv "127.0.0.1:$1" "$ROOT.1.1.1.0" | grep -qv '^No Such'
+}
+http_ok() { curl -sf -o /dev/null "http://127.0.0.1:$1$2"; }
+exporter_up() { http_ok "$1" /metrics; }
+prometheus_ready() { http_ok "$1" /-/ready; }
+
+# ------------------------------------------------------------------------
+# generator.yml + the MIB -> snmp.yml
+
+fx_config_two
+sed -i "0,/rows = 64;/s//rows = $ROWS;/" "$TMP/statctr.conf"
+gen=$TMP/gen mibs=$TMP/mibs
+mkdir -p "$gen" "$mibs"
+cp "$smi"/*.txt "$netsnmp_mib" "$top_srcdir/mib/STATCTR-MIB.txt" "$mibs/"
+"$STATCTL" mib "$TMP/statctr.conf" -o "$mibs/STATCTR-DATAPLANE-DATAPLANE2-MIB.txt" ||
+	fail "statctl mib"
+"$STATCTL" exporter-config "$TMP/statctr.conf" -o "$gen/generator.yml" || fail "statctl exporter-config"
+(cd "$gen" && MIBDIRS=$mibs prometheus-snmp-generator --fail-on-parse-errors generate) \
+	>"$TMP/generator.log" 2>&1 || fail "the generator failed: $(tail -n 5 "$TMP/generator.log")"
+grep -q "^$MODULE:" "$gen/snmp.yml" || fail "snmp.yml has no module $MODULE"
+
+# ------------------------------------------------------------------------
+# snmpd, the agent, a finished writer and a live one
+
+fx_snmpd
+# 2 x 3,000,000 packets: totals.octets ~4.7e9 > 2^32 (and far below 2^53).
+fx_writer -t 2 -n 3000000
+fx_writer_on dataplane2 -t 1 -r 2000
+fx_agent
+fx_writer_settled
+fx_wait_pass
+SNMPD_PORT=$PORT
+on_free_port master 3 agent_answers_on \
+	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -M udp:127.0.0.1:@PORT@
+MASTER_PORT=$FREE_PORT
+on_free_port exporter 5 exporter_up \
+	prometheus-snmp-exporter --config.file="$gen/snmp.yml" --web.listen-address=127.0.0.1:@PORT@
+EXPORTER_PORT=$FREE_PORT
+
+# scrape SNMP_PORT: the exporter's page for that agent.
+scrape() {
+	curl -sf --max-time 30 \
+		"http://127.0.0.1:$EXPORTER_PORT/snmp?module=$MODULE&target=127.0.0.1:$1"
+}
+
+# ------------------------------------------------------------------------
+# Names, types, labels and values of one scrape
+
+# The reader's "table.column.row value" lines of dataplane as samples:
+# dataplaneIfStatsRxOctets{dataplaneIfStatsRowName="eth0"} VALUE.
+expected_samples() {
+	reader_lines latch | while read -r cell value; do
+		IFS=. read -r table column row <<<"$cell"
+		printf 'dataplane%s%s{dataplane%sRowName="%s"} %s\n' \
+			"${table^}" "${column^}" "${table^}" "$row" "$value"
+	done | sort
+}
+
+# The dataplane samples of a scrape, values as exact integers (the
+# exporter prints 4.691332107e+09; doubles are exact below 2^53).
+dataplane_samples() {
+	grep '^dataplane[A-Z]' "$1" | grep -v Discontinuity |
+		awk '{ printf "%s %.0f\n", $1, $2 }' | sort
+}
+
+# check_scrape FILE PATH: every assertion on one scrape of dataplane.
+check_scrape() {
+	local file=$1 path=$2 name kind
+	while read -r name kind; do
+		grep -qx "# TYPE $name $kind" "$file" || fail "$path: no '# TYPE $name $kind'"
+	done <<-EOF
+		dataplaneIfStatsRxPackets counter
+		dataplaneIfStatsRxOctets counter
+		dataplaneIfStatsDrops counter
+		dataplaneIfStatsQueueDepth gauge
+		dataplaneFlowStatsOctets counter
+		dataplaneTotalsOctets counter
+		dataplaneTotalsInFlight gauge
+		dataplaneTotalsDiscontinuity gauge
+		dataplane2TotalsPackets counter
+	EOF
+	! grep -Eq 'Reset|RowIndex' "$file" || fail "$path: reset or row index in the scrape"
+	grep -q '^dataplaneIfStatsDiscontinuity{dataplaneIfStatsRowName="eth3"} ' "$file" ||
+		fail "$path: no discontinuity sample of eth3"
+	[ "$(grep -c '^dataplaneFlowStatsPackets{' "$file")" = "$ROWS" ] ||
+		fail "$path: $(grep -c '^dataplaneFlowStatsPackets{' "$file") flowStats rows, not $ROWS"
+	dataplane_samples "$file" >"$TMP/got.$path"
+	same_lines "$TMP/expect" "$TMP/got.$path" "$path: the exporter's samples differ from the reader's"
+	grep -qx "dataplaneTotalsOctets{dataplaneTotalsRowName=\"all\"} $OCTETS" "$TMP/got.$path" ||
+		fail "$path: totals.octets is not $OCTETS"
+}
+
+expected_samples >"$TMP/expect"
+OCTETS=$(reader_lines | awk '$1 == "totals.octets.all" { print $2 }')
+[ "$OCTETS" -gt 4294967296 ] && [ "$OCTETS" -lt 9007199254740992 ] ||
+	fail "totals.octets is $OCTETS: not between 2^32 and 2^53"
+[ "$(snmp_value "$DATA.3.1.11.1")" = "$OCTETS" ] || fail "snmpget of totals.octets is not $OCTETS"
+[ "$(grep -c . "$TMP/expect")" = $((24 + ROWS * 2 + 3)) ] || fail "the reader printed $(grep -c . "$TMP/expect") cells"
+
+for path in snmpd master; do
+	port=$SNMPD_PORT
+	[ $path = master ] && port=$MASTER_PORT
+	log "exporter -> $path (127.0.0.1:$port)"
+	scrape "$port" >"$TMP/scrape.$path" || fail "scraping $path failed"
+	check_scrape "$TMP/scrape.$path" $path
+done
+
+# ------------------------------------------------------------------------
+# The textfile collector's file: valid exposition (promtool), both segments
+
+mkdir "$TMP/textfile"
+"$STATCTL" -c "$TMP/statctr.conf" -f prometheus show -o "$TMP/textfile/statctr.prom" ||
+	fail "statctl show -o failed"
+promtool check metrics <"$TMP/textfile/statctr.prom" >"$TMP/promtool.log" 2>&1 ||
+	fail "promtool check metrics: $(head -n 5 "$TMP/promtool.log")"
+for seg in dataplane dataplane2; do
+	grep -q "^statctr_${seg}_totals_octets_total{segment=\"$seg\",table=\"totals\",row=\"all\"} " \
+		"$TMP/textfile/statctr.prom" || fail "statctr.prom has no totals.octets of $seg"
+done
+grep -qx "statctr_dataplane_totals_octets_total{segment=\"dataplane\",table=\"totals\",row=\"all\"} $OCTETS" \
+	"$TMP/textfile/statctr.prom" || fail "statctr.prom: totals.octets of dataplane is not $OCTETS"
+
+# ------------------------------------------------------------------------
+# Scrape time for the rows (the exporter's own measure), best of 3
+
+scrape_seconds() {
+	for _ in 1 2 3; do
+		scrape "$1" | awk '/^snmp_scrape_walk_duration_seconds / { print $2 }'
+	done | sort -g | head -n 1
+}
+pdus=$(awk '/^snmp_scrape_pdus_returned / { print $2 }' "$TMP/scrape.snmpd")
+log "MEASURED: $((4 + ROWS + 1 + 4 + 64 + 1)) rows, $pdus varbinds per scrape:" \
+	"through snmpd $(scrape_seconds "$SNMPD_PORT") s, -M $(scrape_seconds "$MASTER_PORT") s"
+
+# ------------------------------------------------------------------------
+# Prometheus scrapes the exporter every second; rate() of a live counter
+
+cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: statctr
+    metrics_path: /snmp
+    params:
+      module: [$MODULE]
+    static_configs:
+      - targets: ["127.0.0.1:$MASTER_PORT"]
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_target
+      - source_labels: [__param_target]
+        target_label: instance
+      - target_label: __address__
+        replacement: 127.0.0.1:$EXPORTER_PORT
+EOF
+promtool check config "$TMP/prometheus.yml" >"$TMP/promtool.log" 2>&1 ||
+	fail "promtool check config: $(cat "$TMP/promtool.log")"
+on_free_port prometheus 15 prometheus_ready \
+	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+	--web.listen-address=127.0.0.1:@PORT@ --log.level=warn
+PROM_PORT=$FREE_PORT
+
+# query PROMQL: the first result's value, or nothing.
+query() {
+	curl -sf --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+		jq -r '.data.result[0].value[1] // empty'
+}
+rate_positive() {
+	local v
+	v=$(query 'rate(dataplane2TotalsPackets{dataplane2TotalsRowName="all"}[5s])')
+	[ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v > 0) }'
+}
+fx_wait 30 rate_positive || fail "rate() of a live counter not positive within 30 s: '$(
+	query 'rate(dataplane2TotalsPackets[5s])')'"
+log "rate(dataplane2TotalsPackets[5s]) = $(query 'rate(dataplane2TotalsPackets[5s])') /s"
+v=$(query 'dataplaneTotalsOctets{dataplaneTotalsRowName="all"}')
+[ "$(awk -v v="$v" 'BEGIN { printf "%.0f", v }')" = "$OCTETS" ] ||
+	fail "Prometheus holds totals.octets = $v, not $OCTETS"
+log "all passed"

@@ -1,0 +1,7 @@
+# Fleet integration (tests/fleet/*.sh): statctl's MIB and generator.yml
+# through Debian's prometheus-snmp-generator, prometheus-snmp-exporter
+# scraping the agent, and a Prometheus server scraping the exporter
+# (docs/fleet.md).  Skips loudly without those packages; fails under CI=true.
+FLEET_TESTS = tests/fleet/exporter.sh
+TESTS += $(FLEET_TESTS)
+dist_check_SCRIPTS += $(FLEET_TESTS)

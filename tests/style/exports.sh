@@ -1,0 +1,89 @@
+#!/bin/bash
+# The installed libraries export only the statctr_ prefix (STYLE.md): an
+# internal helper with a global generic name (set_error, meta_init, ...)
+# would collide with a static user's own function of that name.  The shared
+# object is shaped by its symbol list, the archive by the partial link in
+# lib/local.mk; `make install` copies both from lib/.libs.  A static link
+# of a program that defines the internal names itself must succeed and keep
+# the program's definitions.
+set -euo pipefail
+top_srcdir=${top_srcdir:-$(dirname "$0")/../..}
+top_builddir=${top_builddir:-.}
+libs=$top_builddir/lib/.libs
+failures=0
+
+skip() {
+	echo "=================================================================" >&2
+	echo "SKIP: exports: $*" >&2
+	echo "=================================================================" >&2
+	[ "${CI:-}" = true ] && { echo "FAIL: CI=true, and a skip is a failure in CI" >&2; exit 1; }
+	exit 77
+}
+
+fail() {
+	echo "FAIL: exports: $*" >&2
+	failures=$((failures + 1))
+}
+
+command -v nm >/dev/null || skip "nm not found (Debian: apt-get install binutils)"
+[ -f "$libs/libstatctr.a" ] || skip "no $libs/libstatctr.a (configured with --disable-static?)"
+
+# check LABEL NM-OPTION FILE: every defined global is statctr_*, and the
+# public API is there (a stripped or empty library would pass otherwise).
+check() {
+	local label=$1 opt=$2 file=$3 names foreign
+	names=$(nm "$opt" --defined-only "$file" | awk 'NF == 3 { print $3 }' | sort -u)
+	foreign=$(grep -v '^statctr_' <<<"$names" || true)
+	if [ -n "$foreign" ]; then
+		fail "$label exports names outside statctr_*: $(tr '\n' ' ' <<<"$foreign")"
+		return
+	fi
+	for want in statctr_seg_create statctr_slot_serve_copy statctr_view_open \
+		statctr_snap_take statctr_reset_range statctr_errmsg; do
+		grep -qx "$want" <<<"$names" || fail "$label lacks $want"
+	done
+	echo "ok: $label: $(wc -l <<<"$names") defined globals, all statctr_*"
+}
+
+check libstatctr.a -g "$libs/libstatctr.a"
+if [ -f "$libs/libstatctr.so" ]; then
+	check "libstatctr.so (dynamic)" -D "$libs/libstatctr.so"
+	check "libstatctr.so (symbol table)" -g "$libs/libstatctr.so"
+fi
+
+# A static user with its own set_error() and meta_init(): links, and its
+# definitions are the ones called.  Sanitizer builds need their runtime in
+# the link: the symbol checks above are the test there.
+if [ "${SANITIZER:-none}" = none ] && command -v "${CC:-cc}" >/dev/null &&
+	pkg-config --exists libconfig 2>/dev/null; then
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	cat >"$work/user.c" <<'CEOF'
+#include <statctr.h>
+#include <stdio.h>
+#include <string.h>
+int set_error(int err) { return err + 1000; }
+int meta_init(void) { return 7; }
+int main(void)
+{
+	struct statctr_view *v;
+	int rc = statctr_view_open("/nonexistent/statctr-exports", &v);
+	printf("%d %d %d %s\n", set_error(1), meta_init(), rc,
+	       strstr(statctr_errmsg(), "statctr-exports") ? "named" : statctr_errmsg());
+	return 0;
+}
+CEOF
+	read -r -a config_libs <<<"$(pkg-config --libs libconfig)"
+	if ! "${CC:-cc}" -std=gnu11 -I"$top_srcdir/lib" -o "$work/user" "$work/user.c" \
+		"$libs/libstatctr.a" "${config_libs[@]}" -lpthread 2>"$work/ld.err"; then
+		fail "a static program defining set_error and meta_init does not link: $(cat "$work/ld.err")"
+	elif out=$("$work/user") && [ "$out" = "1001 7 -2 named" ]; then
+		echo "ok: static link with the user's own set_error/meta_init: $out"
+	else
+		fail "static user printed '$out', expected '1001 7 -2 named'"
+	fi
+else
+	echo "note: static-link check not run (SANITIZER=${SANITIZER:-none}, or no cc/libconfig)"
+fi
+
+[ "$failures" -eq 0 ] || exit 1

@@ -1,0 +1,36 @@
+#!/bin/sh
+# bash completion of statctl (dist/bash-completion/statctl): commands,
+# per-command options, formats, and the segment, table, row and column
+# names statctl prints for a live writer's segment.
+. "${srcdir:-.}/tests/tools/lib.sh"
+need_command bash
+bc=/usr/share/bash-completion/bash_completion
+[ -f "$bc" ] || skip "$bc missing (Debian: apt-get install bash-completion)"
+start_writer "stctl_compl_$$" 1 10
+
+# complete WORDS...: what <Tab> offers after "statctl WORDS" (the last word
+# being completed, "" for a new one), sorted, on one line.
+complete_line() {
+	bash -c '
+		. "$1"; . "$2"; shift 2
+		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
+		_statctl statctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+		printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort | tr "\n" " " | sed "s/ $//"
+	' bash "$bc" "$srcdir/dist/bash-completion/statctl" "$STATCTL" "$@"
+}
+
+check "commands" "check-config exporter-config list mib reset show watch" "$(complete_line "")"
+check "command prefix" "exporter-config" "$(complete_line ex)"
+check "show's long options" "--config --format --help --output --raw --slots" "$(complete_line show --)"
+check "formats" "json prometheus text" "$(complete_line show -f "")"
+check "exporter-config options" "-o" "$(complete_line exporter-config -o)"
+check "the segment" "$segment" "$(complete_line show "stctl_compl_")"
+check "its tables" "flowStats ifStats totals vfStats" "$(complete_line show "$segment" "")"
+check "rows of a table, quoted for the shell" 'eth0 eth3 eth\"1 eth\\2' \
+	"$(complete_line reset "$segment" ifStats "")"
+check "rows by prefix" 'eth0' "$(complete_line reset "$segment" ifStats eth0)"
+check "columns of a table" "drops queueDepth rxOctets rxPackets txOctets txPackets" \
+	"$(complete_line reset "$segment" ifStats eth0 "")"
+check "show takes no row" "" "$(complete_line show "$segment" ifStats "")"
+finish

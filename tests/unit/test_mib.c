@@ -1,0 +1,463 @@
+/*
+ * test_mib.c - mib/: the fixed-object table against mib/STATCTR-MIB.txt,
+ * object by object and both ways; the agent group's key table against
+ * docs/config.md; the values settings_load() gives.
+ */
+#include "objects.h"
+#include "settings.h"
+#include "statctr.h"
+#include "testutil.h"
+
+#include <ctype.h>
+#include <sys/types.h>
+
+/* ---- a reader of the MIB's OBJECT-TYPE and OBJECT IDENTIFIER nodes ---- */
+
+#define MAX_NODES  128
+#define MAX_TOKENS 16384
+
+struct node {
+	char name[64], parent[64];
+	uint32_t arc;
+	bool object_type;
+	char syntax[128], access[32];
+};
+
+static struct node nodes[MAX_NODES];
+static size_t nnodes;
+static char *tokens[MAX_TOKENS];
+static size_t ntokens;
+static char mib_text[256 * 1024];
+
+static const char *top_srcdir(void)
+{
+	const char *dir = getenv("top_srcdir");
+
+	if (dir == NULL)
+		dir = getenv("srcdir");
+	return dir ? dir : ".";
+}
+
+static size_t read_source(const char *rel, char *buf, size_t size)
+{
+	char path[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", top_srcdir(), rel);
+	f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	CU_ASSERT_FATAL(n < size - 1);
+	buf[n] = '\0';
+	return n;
+}
+
+/*
+ * Splits @text into tokens at white space, with '{' and '}' tokens of their
+ * own; quoted text (DESCRIPTIONs), "--" comments and commas do not count.
+ */
+static void tokenize(const char *text)
+{
+	static char spaced[3 * sizeof(mib_text)];
+	bool quoted = false;
+	size_t len = 0;
+	char *save = NULL;
+
+	for (const char *p = text; *p; p++) {
+		if (*p == '"')
+			quoted = !quoted;
+		if (!quoted && p[0] == '-' && p[1] == '-')
+			p += strcspn(p, "\n");
+		if (*p == '\0')
+			break;
+		if (*p == '{' || *p == '}') {
+			spaced[len++] = ' ';
+			spaced[len++] = *p;
+			spaced[len++] = ' ';
+		} else {
+			spaced[len++] = quoted || *p == '"' || *p == ',' ? ' ' : *p;
+		}
+	}
+	spaced[len] = '\0';
+	ntokens = 0;
+	for (char *t = strtok_r(spaced, " \t\r\n", &save); t;
+	     t = strtok_r(NULL, " \t\r\n", &save)) {
+		CU_ASSERT_FATAL(ntokens < MAX_TOKENS);
+		tokens[ntokens++] = t;
+	}
+}
+
+static bool is(size_t i, const char *word)
+{
+	return i < ntokens && strcmp(tokens[i], word) == 0;
+}
+
+/* "::= { parent arc }" at @i. */
+static bool assignment(size_t i, struct node *n)
+{
+	if (!is(i, "::=") || !is(i + 1, "{") || !is(i + 4, "}"))
+		return false;
+	snprintf(n->parent, sizeof(n->parent), "%s", tokens[i + 2]);
+	n->arc = (uint32_t)strtoul(tokens[i + 3], NULL, 10);
+	return true;
+}
+
+/* An OBJECT-TYPE's clauses up to its "::=": SYNTAX (an enumeration as its base type), MAX-ACCESS.
+ */
+static void object_type(size_t i, struct node *n)
+{
+	for (; i < ntokens && !assignment(i, n); i++) {
+		if (is(i, "MAX-ACCESS"))
+			snprintf(n->access, sizeof(n->access), "%s", tokens[i + 1]);
+		if (!is(i, "SYNTAX"))
+			continue;
+		for (size_t k = i + 1;
+		     k < ntokens && !is(k, "UNITS") && !is(k, "MAX-ACCESS") && !is(k, "{"); k++) {
+			size_t len = strlen(n->syntax);
+
+			snprintf(n->syntax + len, sizeof(n->syntax) - len, "%s%s", len ? " " : "",
+			         tokens[k]);
+		}
+	}
+}
+
+static void load_mib(void)
+{
+	if (nnodes > 0)
+		return;
+	read_source("mib/STATCTR-MIB.txt", mib_text, sizeof(mib_text));
+	tokenize(mib_text);
+	for (size_t i = 0; i + 1 < ntokens; i++) {
+		struct node n = {0};
+
+		if (!islower((unsigned char)tokens[i][0]))
+			continue;
+		snprintf(n.name, sizeof(n.name), "%s", tokens[i]);
+		if (is(i + 1, "OBJECT-TYPE")) {
+			n.object_type = true;
+			object_type(i + 2, &n);
+		} else if (is(i + 1, "OBJECT") && is(i + 2, "IDENTIFIER")) {
+			assignment(i + 3, &n);
+		} else if (is(i + 1, "MODULE-IDENTITY")) {
+			for (size_t k = i + 2; k < ntokens && !assignment(k, &n); k++)
+				;
+		} else {
+			continue;
+		}
+		CU_ASSERT_FATAL(nnodes < MAX_NODES);
+		nodes[nnodes++] = n;
+	}
+}
+
+static const struct node *find_node(const char *name)
+{
+	for (size_t i = 0; i < nnodes; i++)
+		if (strcmp(nodes[i].name, name) == 0)
+			return &nodes[i];
+	return NULL;
+}
+
+/* Whether @n lies below statctrObjects. */
+static bool under_objects(const struct node *n)
+{
+	for (int depth = 0; n && depth < 16; depth++) {
+		if (strcmp(n->parent, "statctrObjects") == 0)
+			return true;
+		n = find_node(n->parent);
+	}
+	return false;
+}
+
+static const char *access_name(enum mib_access access)
+{
+	static const char *const names[] = {"not-accessible", "read-only", "read-write"};
+
+	return names[access];
+}
+
+static void expect_node(const char *name, const char *parent, uint32_t arc, const char *syntax,
+                        const char *access)
+{
+	const struct node *n = find_node(name);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	if (strcmp(n->parent, parent) != 0 || n->arc != arc ||
+	    (syntax && strcmp(n->syntax, syntax) != 0) ||
+	    (access && strcmp(n->access, access) != 0))
+		fprintf(stderr, "\n%s: MIB { %s %u } %s %s, table { %s %u } %s %s\n", name,
+		        n->parent, n->arc, n->syntax, n->access, parent, arc, syntax ? syntax : "",
+		        access ? access : "");
+	CU_ASSERT_STRING_EQUAL(n->parent, parent);
+	CU_ASSERT_EQUAL(n->arc, arc);
+	if (syntax) {
+		CU_ASSERT_TRUE(n->object_type);
+		CU_ASSERT_STRING_EQUAL(n->syntax, syntax);
+	}
+	if (access)
+		CU_ASSERT_STRING_EQUAL(n->access, access);
+}
+
+/* ---- the fixed objects ------------------------------------------------ */
+
+static void layout_nodes_match_the_mib(void)
+{
+	const struct node *root;
+	const char *last_arc = strrchr(MIB_ROOT_DEFAULT, '.') + 1;
+
+	load_mib();
+	expect_node("statctrObjects", "statctrMIB", MIB_ARC_OBJECTS, NULL, NULL);
+	expect_node("statctrConformance", "statctrMIB", MIB_ARC_CONFORMANCE, NULL, NULL);
+	expect_node("statctrData", "statctrMIB", MIB_ARC_DATA, NULL, NULL);
+	expect_node("statctrAgent", "statctrObjects", MIB_ARC_AGENT, NULL, NULL);
+	root = find_node("statctrMIB");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_STRING_EQUAL(root->parent, "netSnmpPlaypen");
+	CU_ASSERT_EQUAL(root->arc, strtoul(last_arc, NULL, 10));
+}
+
+static void every_table_row_is_in_the_mib(void)
+{
+	load_mib();
+	for (size_t i = 0; i < MIB_NOBJECTS; i++) {
+		const struct mib_object *o = &mib_objects[i];
+
+		expect_node(o->descriptor, mib_spaces[o->space].parent, o->arc, o->syntax,
+		            access_name(o->access));
+	}
+	for (size_t s = 0; s < MIB_NSPACES; s++) {
+		const struct mib_space_nodes *sp = &mib_spaces[s];
+		char entry_type[64], table_type[80];
+
+		if (sp->table == NULL)
+			continue;
+		snprintf(entry_type, sizeof(entry_type), "%c%s",
+		         toupper((unsigned char)sp->entry[0]), sp->entry + 1);
+		snprintf(table_type, sizeof(table_type), "SEQUENCE OF %s", entry_type);
+		expect_node(sp->table, "statctrObjects", sp->arc, table_type, "not-accessible");
+		expect_node(sp->entry, sp->table, MIB_ARC_ENTRY, entry_type, "not-accessible");
+	}
+}
+
+static bool in_tables(const char *name)
+{
+	for (size_t i = 0; i < MIB_NOBJECTS; i++)
+		if (strcmp(mib_objects[i].descriptor, name) == 0)
+			return true;
+	for (size_t s = 0; s < MIB_NSPACES; s++)
+		if (mib_spaces[s].table && (strcmp(mib_spaces[s].table, name) == 0 ||
+		                            strcmp(mib_spaces[s].entry, name) == 0))
+			return true;
+	return false;
+}
+
+static void every_mib_object_is_in_the_table(void)
+{
+	size_t found = 0;
+
+	load_mib();
+	for (size_t i = 0; i < nnodes; i++) {
+		if (!nodes[i].object_type || !under_objects(&nodes[i]))
+			continue;
+		if (!in_tables(nodes[i].name))
+			fprintf(stderr, "\n%s is in the MIB, not in MIB_FIXED_OBJECTS\n",
+			        nodes[i].name);
+		CU_ASSERT_TRUE(in_tables(nodes[i].name));
+		found++;
+	}
+	/* Every row, every table and every entry; 36 objects in STATCTR-MIB today. */
+	CU_ASSERT_EQUAL(found, MIB_NOBJECTS + 2 * (MIB_NSPACES - 1));
+	CU_ASSERT_EQUAL(MIB_NOBJECTS, 36);
+}
+
+/* The agent's regions bisect over the rows: they must be in OID order. */
+static void table_is_in_oid_order(void)
+{
+	uint32_t prev[3] = {0, 0, 0}, cur[3];
+	size_t prev_len = 0;
+
+	for (size_t i = 0; i < MIB_NOBJECTS; i++) {
+		size_t len = mib_object_oid(&mib_objects[i], cur), k = 0;
+
+		while (k < len && k < prev_len && cur[k] == prev[k])
+			k++;
+		CU_ASSERT_TRUE(i == 0 || (k < len && (k == prev_len || cur[k] > prev[k])));
+		memcpy(prev, cur, sizeof(prev));
+		prev_len = len;
+	}
+	CU_ASSERT_EQUAL(mib_object_oid(&mib_objects[MIB_VERSION], cur), 2);
+	CU_ASSERT_EQUAL(cur[0], MIB_ARC_AGENT);
+	CU_ASSERT_EQUAL(cur[1], 1);
+	CU_ASSERT_EQUAL(mib_object_oid(&mib_objects[MIB_SLOT_GAUGE_DELTA], cur), 3);
+	CU_ASSERT_EQUAL(cur[0], 4);
+	CU_ASSERT_EQUAL(cur[1], MIB_ARC_ENTRY);
+	CU_ASSERT_EQUAL(cur[2], 3);
+}
+
+static void root_anchors(void)
+{
+	const char *below = NULL;
+
+	CU_ASSERT_STRING_EQUAL(mib_root_anchor("1.3.6.1.4.1.99999.1", &below), "enterprises");
+	CU_ASSERT_STRING_EQUAL(below, "99999.1");
+	CU_ASSERT_STRING_EQUAL(mib_root_anchor("1.3.6.1.2.1.7", &below), "mib-2");
+	CU_ASSERT_STRING_EQUAL(mib_root_anchor("1.3.6.1.5", &below), "internet");
+	CU_ASSERT_STRING_EQUAL(below, "5");
+	CU_ASSERT_STRING_EQUAL(mib_root_anchor("1.3.6.1.4.1", &below), "private");
+	CU_ASSERT_PTR_NULL(mib_root_anchor("1.3.6.1", &below));
+	CU_ASSERT_PTR_NULL(mib_root_anchor("1.3.6.10.1", &below));
+	CU_ASSERT_PTR_NULL(mib_root_anchor("2.25.1", &below));
+}
+
+/* ---- the agent group -------------------------------------------------- */
+
+static const char segments[] = "segments = ( { name = \"s\"; tables = ( { name = \"t\"; rows = 1;\n"
+                               "  columns = ( { name = \"c\"; kind = \"counter\"; } ); } ); } );\n";
+
+static struct agent_settings *load(const char *agent)
+{
+	char text[4096];
+	struct agent_settings *set = NULL;
+
+	snprintf(text, sizeof(text), "%s%s", agent, segments);
+	if (settings_load(tu_write_file("agent.conf", text), &set) != 0)
+		fprintf(stderr, "\n%s\n", statctr_errmsg());
+	return set;
+}
+
+static void defaults_are_the_tables(void)
+{
+	struct agent_settings *set = load("");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	CU_ASSERT_EQUAL(set->interval_ms, 1000);
+	CU_ASSERT_STRING_EQUAL(set->master, SETTINGS_DEFAULT_MASTER);
+	CU_ASSERT_EQUAL(set->ping_interval, 1);
+	CU_ASSERT_FALSE(set->allow_reset);
+	CU_ASSERT_STRING_EQUAL(set->root_oid, MIB_ROOT_DEFAULT);
+	CU_ASSERT_EQUAL(set->root_len, 10);
+	CU_ASSERT_EQUAL(set->root[9], 4242);
+	CU_ASSERT_STRING_EQUAL(set->community, "public");
+	CU_ASSERT_PTR_NULL(set->write_community);
+	CU_ASSERT_PTR_NULL(set->module);
+	CU_ASSERT_EQUAL(set->segment_owner, (uid_t)-1);
+	CU_ASSERT_PTR_NULL(set->state_file);
+	CU_ASSERT_EQUAL(set->cfg->nsegments, 1);
+	settings_free(set);
+}
+
+static void values_as_written(void)
+{
+	struct agent_settings *set =
+	    load("agent = { interval_ms = 10; ping_interval = 3600; allow_reset = true;\n"
+	         "  root_oid = \".1.3.6.1.4.1.0099.4294967295\"; write_community = \"rw\";\n"
+	         "  mib_module = \"APP-COUNTERS-MIB\"; segment_owner = 4294967294;\n"
+	         "  state_file = \"/var/lib/statctr/state\"; master = \"tcp:127.0.0.1:705\"; };\n");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	CU_ASSERT_EQUAL(set->interval_ms, 10);
+	CU_ASSERT_EQUAL(set->ping_interval, 3600);
+	CU_ASSERT_TRUE(set->allow_reset);
+	CU_ASSERT_STRING_EQUAL(set->root_oid, "1.3.6.1.4.1.99.4294967295"); /* canonical */
+	CU_ASSERT_EQUAL(set->root_len, 8);
+	CU_ASSERT_EQUAL(set->root[6], 99);
+	CU_ASSERT_EQUAL(set->root[7], 4294967295u);
+	CU_ASSERT_STRING_EQUAL(set->write_community, "rw");
+	CU_ASSERT_STRING_EQUAL(set->module, "APP-COUNTERS-MIB");
+	CU_ASSERT_EQUAL(set->segment_owner, (uid_t)4294967294u);
+	CU_ASSERT_STRING_EQUAL(set->state_file, "/var/lib/statctr/state");
+	CU_ASSERT_STRING_EQUAL(set->master, "tcp:127.0.0.1:705");
+	settings_free(set);
+	set = load("agent = { segment_owner = \"root\"; };\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	CU_ASSERT_EQUAL(set->segment_owner, 0);
+	settings_free(set);
+}
+
+static void refused_with_file_line_and_key(void)
+{
+	struct agent_settings *set = (struct agent_settings *)&set;
+
+	CU_ASSERT_EQUAL(
+	    settings_load(tu_write_file("bad.conf", "agent = {\n  ping_interval = 0;\n};\n"
+	                                            "segments = ( { name = \"s\"; tables = "
+	                                            "( { name = \"t\"; rows = 1; columns = ( "
+	                                            "{ name = \"c\"; kind = \"counter\"; } "
+	                                            "); } ); } );\n"),
+	                  &set),
+	    -EINVAL);
+	CU_ASSERT_PTR_NULL(set);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(statctr_errmsg(), "bad.conf:2: agent.ping_interval: 0 is out of range 1..3600"));
+}
+
+/* ---- docs/config.md's table of the agent group ------------------------ */
+
+/* Cell @col of the Markdown table row @line ("| a | b |"), trimmed of spaces and backticks. */
+static void cell(const char *line, int col, char *out, size_t size)
+{
+	const char *p = line;
+	size_t len;
+
+	for (int i = 0; i < col && p; i++)
+		p = strchr(p + 1, '|');
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	p += strspn(p + 1, " `") + 1;
+	len = strcspn(p, "|");
+	while (len > 0 && strchr(" `", p[len - 1]))
+		len--;
+	snprintf(out, size, "%.*s", (int)len, p);
+}
+
+static void docs_table_is_the_key_table(void)
+{
+	static char doc[128 * 1024];
+	const char *p;
+	size_t k = 0;
+
+	read_source("docs/config.md", doc, sizeof(doc));
+	p = strstr(doc, "\n## Agent group\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	p = strstr(p, "\n|---");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	for (p = strchr(p + 1, '\n') + 1; p[0] == '|'; p = strchr(p, '\n') + 1, k++) {
+		char key[64], type[64], dflt[128], want[128], rules[1024];
+		const struct settings_key *sk = &settings_keys[k];
+
+		CU_ASSERT_FATAL(k < settings_nkeys);
+		cell(p, 0, key, sizeof(key));
+		cell(p, 1, type, sizeof(type));
+		cell(p, 2, dflt, sizeof(dflt));
+		cell(p, 3, rules, sizeof(rules));
+		CU_ASSERT_STRING_EQUAL(key, sk->key);
+		CU_ASSERT_STRING_EQUAL(type, settings_type_name(sk->type));
+		snprintf(want, sizeof(want),
+		         sk->type == SETTINGS_STRING && sk->dflt ? "\"%s\"" : "%s",
+		         sk->dflt ? sk->dflt : "none");
+		CU_ASSERT_STRING_EQUAL(dflt, want);
+		if (sk->type == SETTINGS_INTEGER || sk->type == SETTINGS_OWNER) {
+			snprintf(want, sizeof(want), "%lld..%lld", sk->min, sk->max);
+			CU_ASSERT_PTR_NOT_NULL(strstr(rules, want));
+		}
+	}
+	CU_ASSERT_EQUAL(k, settings_nkeys);
+}
+
+int main(void)
+{
+	static const struct test_case cases[] = {
+	    {"layout_nodes_match_the_mib", layout_nodes_match_the_mib},
+	    {"every_table_row_is_in_the_mib", every_table_row_is_in_the_mib},
+	    {"every_mib_object_is_in_the_table", every_mib_object_is_in_the_table},
+	    {"table_is_in_oid_order", table_is_in_oid_order},
+	    {"root_anchors", root_anchors},
+	    {"defaults_are_the_tables", defaults_are_the_tables},
+	    {"values_as_written", values_as_written},
+	    {"refused_with_file_line_and_key", refused_with_file_line_and_key},
+	    {"docs_table_is_the_key_table", docs_table_is_the_key_table},
+	    {NULL, NULL},
+	};
+
+	return tu_run("mib", cases);
+}
