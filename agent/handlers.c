@@ -192,12 +192,18 @@ static void set_segment_value(struct handlers *h, const struct agg_segment *as, 
 	}
 }
 
-static void set_row_name(const struct statctr_table_decl *td, uint32_t r, netsnmp_variable_list *vb)
+/*
+ * Row @r of table @t: its declared name, a dynamic row's name from the
+ * snapshot (read with its values: one incarnation), or its number.
+ */
+static void set_row_name(const struct agg_segment *as, uint32_t t, uint32_t r,
+                         netsnmp_variable_list *vb)
 {
+	const char *name = statctr_snap_row_name(as->snap, t, r);
 	char num[16];
 
-	if (td->row_names) {
-		set_string(vb, td->row_names[r]);
+	if (name) {
+		set_string(vb, name);
 		return;
 	}
 	snprintf(num, sizeof(num), "%" PRIu32, r);
@@ -240,7 +246,7 @@ static void set_cell_value(struct handlers *h, const struct agg_segment *as,
 		set_string(vb, td->columns[c].name);
 		break;
 	case W_CELL_ROW:
-		set_row_name(td, r, vb);
+		set_row_name(as, t, r, vb);
 		break;
 	case W_CELL_KIND:
 		set_int(vb, td->columns[c].kind);
@@ -299,7 +305,7 @@ static void set_row_value(struct handlers *h, const struct oidmap_region *region
 
 	switch (inst->col->what) {
 	case W_ROW_NAME:
-		set_row_name(td, inst->row, vb);
+		set_row_name(as, region->table, inst->row, vb);
 		break;
 	case W_ROW_DISCONTINUITY:
 		set_uint(vb, ASN_TIMETICKS,

@@ -3,9 +3,11 @@
  * the O(log n) GET / GETNEXT search over a published aggregation.
  *
  * Owns the per-configuration index (segments sorted by oid, the sorted
- * counter and gauge cell ids of each segment, the column arrays).  Never
+ * counter and gauge cell ids of each segment, the column arrays) and, per
+ * dynamic table, the sorted indexes of the rows a snapshot holds.  Never
  * reads a segment: which instances exist is decided by the configuration
- * and by the published result (a segment without a snapshot has no rows).
+ * and by the published result (a segment without a snapshot has no rows;
+ * a dynamic table has the rows present in the snapshot).
  * Numbers no OID itself: the arcs and columns are mib/oids.h's, the fixed
  * objects mib_objects[].
  */
@@ -32,11 +34,27 @@ struct seg_cells {
 	uint32_t ngauges;
 };
 
+/*
+ * The rows of a dynamic table present in one snapshot, sorted: built by
+ * the first lookup that needs them after the snapshot changed (O(rows),
+ * once per aggregation pass at most), so a GETNEXT that skips absent rows
+ * bisects instead of scanning them.  A snapshot is retaken in the same
+ * memory, so it is known by its address and completion time.
+ */
+struct present_rows {
+	const struct statctr_snap *snap; /* NULL: not built */
+	uint64_t taken_ns;
+	uint64_t generation;
+	uint32_t *rows; /* room for the table's nrows */
+	uint32_t n;
+};
+
 struct oidmap {
 	const struct statctr_config *cfg;
-	uint32_t **tables_by_cell; /* per segment: table indexes sorted by first_cell */
-	struct seg_by_oid *by_oid; /* sorted by oid */
-	struct seg_cells *cells;   /* configuration order */
+	struct present_rows **present; /* per segment, per table; rows NULL for a static table */
+	uint32_t **tables_by_cell;     /* per segment: table indexes sorted by first_cell */
+	struct seg_by_oid *by_oid;     /* sorted by oid */
+	struct seg_cells *cells;       /* configuration order */
 	struct oidmap_region *regions;
 	size_t nregions;
 	struct oidmap_column object_cols[MIB_NOBJECTS]; /* the accessible fixed objects */
@@ -135,9 +153,97 @@ static bool ids_ge(const statctr_id *ids, uint32_t n, uint64_t v, uint32_t *out)
 	return true;
 }
 
-static bool cell_ge(const struct search *s, uint64_t v, uint32_t *out)
+/* The present rows of dynamic table @t of segment @seg in @snap, rebuilt when it changed. */
+static const struct present_rows *present_rows(const struct oidmap *map, uint32_t seg, uint32_t t,
+                                               const struct statctr_snap *snap)
+{
+	struct present_rows *p = &map->present[seg][t];
+	struct statctr_snap_stats st;
+
+	statctr_snap_stats(snap, &st);
+	if (p->snap == snap && p->taken_ns == st.taken_ns && p->generation == st.generation)
+		return p;
+	p->n = 0;
+	for (uint32_t r = 0; r < map->cfg->segments[seg].tables[t].nrows; r++)
+		if (statctr_snap_row_name(snap, t, r))
+			p->rows[p->n++] = r;
+	p->snap = snap;
+	p->taken_ns = st.taken_ns;
+	p->generation = st.generation;
+	return p;
+}
+
+/* The first present row >= @row of dynamic table @t, by bisection; false when none. */
+static bool present_ge(const struct oidmap *map, const struct agg_segment *as, uint32_t seg,
+                       uint32_t t, uint64_t row, uint32_t *out)
+{
+	const struct present_rows *p = present_rows(map, seg, t, as->snap);
+	uint32_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->rows[mid] < row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->n)
+		return false;
+	*out = p->rows[lo];
+	return true;
+}
+
+/* Table of cell @cell of segment @seg: the last one whose first cell is <= @cell. */
+static uint32_t table_of(const struct oidmap *map, uint32_t seg, statctr_id cell)
+{
+	const struct statctr_segment_decl *d = &map->cfg->segments[seg];
+	const uint32_t *order = map->tables_by_cell[seg];
+	uint32_t lo = 0, hi = d->ntables;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->tables[order[mid]].first_cell <= cell)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return order[lo];
+}
+
+/*
+ * Cell index (id + 1) @id is served unless its row is a dynamic row absent
+ * from the snapshot; then *@skip_to is the first cell index past the gap:
+ * the first cell of the next present row, or the table's end.
+ */
+static bool cell_present(const struct search *s, uint32_t seg, uint32_t id, uint64_t *skip_to)
+{
+	const struct oidmap *map = s->reg->map;
+	uint32_t t = table_of(map, seg, id - 1);
+	const struct statctr_table_decl *td = &map->cfg->segments[seg].tables[t];
+	uint32_t row = (id - 1 - td->first_cell) / td->ncolumns, next;
+
+	if (!td->dynamic)
+		return true;
+	if (!present_ge(map, &s->res->segs[seg], seg, t, row, &next))
+		next = td->nrows;
+	else if (next == row)
+		return true;
+	*skip_to = (uint64_t)td->first_cell + (uint64_t)next * td->ncolumns + 1;
+	return false;
+}
+
+static bool slot_ge(const struct search *s, uint64_t v, uint32_t *out)
 {
 	uint32_t conf = seg_conf(s->reg->map, s->idx[0]);
+
+	return range_ge(1, (uint64_t)s->res->segs[conf].nslots + 1, v, out);
+}
+
+/* The cell's instance of the column's kind, present or not. */
+static bool any_cell_ge(const struct search *s, uint32_t conf, uint64_t v, uint32_t *out)
+{
 	const struct seg_cells *cells = &s->reg->map->cells[conf];
 
 	switch (s->col->filter) {
@@ -150,20 +256,37 @@ static bool cell_ge(const struct search *s, uint64_t v, uint32_t *out)
 	}
 }
 
-static bool slot_ge(const struct search *s, uint64_t v, uint32_t *out)
+/*
+ * Cells of absent dynamic rows are skipped a gap at a time (each step
+ * lands in a present row or past a table), so a search costs O(log n) per
+ * table crossed, never a step per absent row.
+ */
+static bool cell_ge(const struct search *s, uint64_t v, uint32_t *out)
 {
 	uint32_t conf = seg_conf(s->reg->map, s->idx[0]);
 
-	return range_ge(1, (uint64_t)s->res->segs[conf].nslots + 1, v, out);
+	while (any_cell_ge(s, conf, v, out))
+		if (cell_present(s, conf, *out, &v))
+			return true;
+	return false;
 }
 
+/* Row indexes are row + 1: every row of a static table, the present ones of a dynamic one. */
 static bool row_ge(const struct search *s, uint64_t v, uint32_t *out)
 {
-	const struct statctr_segment_decl *d = &s->reg->map->cfg->segments[s->reg->seg];
+	const struct oidmap_region *reg = s->reg;
+	const struct agg_segment *as = &s->res->segs[reg->seg];
+	const struct statctr_table_decl *td = &reg->map->cfg->segments[reg->seg].tables[reg->table];
+	uint32_t row;
 
-	if (!s->res->segs[s->reg->seg].snap)
+	if (!as->snap)
 		return false;
-	return range_ge(1, d->tables[s->reg->table].nrows, v, out);
+	if (!td->dynamic)
+		return range_ge(1, td->nrows, v, out);
+	if (!present_ge(reg->map, as, reg->seg, reg->table, v ? v - 1 : 0, &row))
+		return false;
+	*out = row + 1;
+	return true;
 }
 
 static bool level_ge(const struct search *s, unsigned level, uint64_t v, uint32_t *out)
@@ -386,22 +509,10 @@ size_t oidmap_instance_oid(const struct oidmap_region *reg, const struct oidmap_
 void oidmap_locate(const struct oidmap *map, uint32_t seg, statctr_id cell, uint32_t *t,
                    uint32_t *r, uint32_t *c)
 {
-	const struct statctr_segment_decl *d = &map->cfg->segments[seg];
-	const uint32_t *order = map->tables_by_cell[seg];
-	uint32_t lo = 0, hi = d->ntables;
 	const struct statctr_table_decl *td;
 
-	/* The last table whose first cell is <= cell. */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->tables[order[mid]].first_cell <= cell)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	*t = order[lo];
-	td = &d->tables[*t];
+	*t = table_of(map, seg, cell);
+	td = &map->cfg->segments[seg].tables[*t];
 	*r = (cell - td->first_cell) / td->ncolumns;
 	*c = (cell - td->first_cell) % td->ncolumns;
 }
@@ -492,6 +603,31 @@ static int build_cells(const struct statctr_segment_decl *d, struct seg_cells *c
 	qsort(cells->counters, cells->ncounters, sizeof(statctr_id), cmp_id);
 	qsort(cells->gauges, cells->ngauges, sizeof(statctr_id), cmp_id);
 	return 0;
+}
+
+/* Room for the present rows of each dynamic table of segment @d. */
+static int build_present(const struct statctr_segment_decl *d, struct present_rows **presentp)
+{
+	struct present_rows *present = calloc((size_t)d->ntables + 1, sizeof(*present));
+
+	*presentp = present;
+	if (!present)
+		return agent_seterr(ENOMEM, "out of memory");
+	for (uint32_t t = 0; t < d->ntables; t++) {
+		if (!d->tables[t].dynamic)
+			continue;
+		present[t].rows = malloc((size_t)d->tables[t].nrows * sizeof(uint32_t));
+		if (!present[t].rows)
+			return agent_seterr(ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static void free_present(const struct statctr_segment_decl *d, struct present_rows *present)
+{
+	for (uint32_t t = 0; present && t < d->ntables; t++)
+		free(present[t].rows);
+	free(present);
 }
 
 static void set_root(struct oidmap_region *reg, const uint32_t *root, size_t root_len,
@@ -621,12 +757,13 @@ int oidmap_create(const struct statctr_config *cfg, const uint32_t *root, size_t
 		map->by_oid = calloc(cfg->nsegments + 1, sizeof(*map->by_oid));
 		map->cells = calloc(cfg->nsegments + 1, sizeof(*map->cells));
 		map->tables_by_cell = calloc(cfg->nsegments + 1, sizeof(*map->tables_by_cell));
+		map->present = calloc(cfg->nsegments + 1, sizeof(*map->present));
 		map->regions = calloc(nregions, sizeof(*map->regions));
 		map->data_cols = calloc(nregions, sizeof(*map->data_cols));
 		map->nregions = 1;
 	}
-	if (!map || !map->by_oid || !map->cells || !map->tables_by_cell || !map->regions ||
-	    !map->data_cols)
+	if (!map || !map->by_oid || !map->cells || !map->tables_by_cell || !map->present ||
+	    !map->regions || !map->data_cols)
 		err = agent_seterr(ENOMEM, "out of memory");
 	if (!err)
 		build_segments(map);
@@ -634,6 +771,8 @@ int oidmap_create(const struct statctr_config *cfg, const uint32_t *root, size_t
 		err = build_cells(&cfg->segments[s], &map->cells[s]);
 		if (!err)
 			err = build_table_order(&cfg->segments[s], &map->tables_by_cell[s]);
+		if (!err)
+			err = build_present(&cfg->segments[s], &map->present[s]);
 	}
 	if (!err)
 		err = build_regions(map, root, root_len);
@@ -656,6 +795,9 @@ void oidmap_free(struct oidmap *map)
 	for (uint32_t s = 0; map->tables_by_cell && s < map->cfg->nsegments; s++)
 		free(map->tables_by_cell[s]);
 	free(map->tables_by_cell);
+	for (uint32_t s = 0; map->present && s < map->cfg->nsegments; s++)
+		free_present(&map->cfg->segments[s], map->present[s]);
+	free(map->present);
 	for (size_t i = 0; map->data_cols && i < map->nregions; i++)
 		free(map->data_cols[i]);
 	free(map->data_cols);

@@ -8,8 +8,17 @@
  *
  * Lookups never scan a table: the columns of a region and the segments are
  * sorted arrays searched by bisection, the counter and gauge cells of each
- * segment are sorted arrays of cell ids, rows and slots are dense ranges.
- * GET and GETNEXT cost O(log n) per varbind.
+ * segment are sorted arrays of cell ids, rows and slots are dense ranges,
+ * and the rows of a dynamic table present in a snapshot a sorted array
+ * (built once per snapshot).  GET and GETNEXT cost O(log n) per varbind.
+ *
+ * A dynamic table (rows = { max = N; }) has an instance for the rows
+ * present in the result's snapshot only, in its own table and in the cell
+ * and slot tables: index row + 1, as for any row; an absent row is no
+ * instance (noSuchInstance to a GET, skipped by GETNEXT).
+ *
+ * oidmap_get() and oidmap_next() keep that array in the map: one thread
+ * at a time (the SNMP thread) may look up.
  */
 #ifndef STATCTR_AGENT_OIDMAP_H
 #define STATCTR_AGENT_OIDMAP_H

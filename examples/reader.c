@@ -3,7 +3,8 @@
  *
  * reader [-1] [-i MS] SEGMENT: every MS milliseconds (default 1000), or once
  * with -1, one line per cell: "table.column.row value", where row is the
- * row's name or its number.  Snapshot statistics go to stderr.
+ * row's name or its number (a dynamic table: its rows present in the
+ * snapshot, by name).  Snapshot statistics go to stderr.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -18,7 +19,7 @@ static void print_cell(const struct statctr_view *view, const struct statctr_sna
 {
 	struct statctr_table_info table;
 	struct statctr_column_info column;
-	const char *row_name = statctr_view_row_name(view, t, r);
+	const char *row_name = statctr_snap_row_name(snap, t, r);
 	statctr_id id;
 
 	statctr_view_table(view, t, &table);
@@ -51,7 +52,8 @@ static int print_snapshot(struct statctr_view *view)
 		statctr_view_table(view, t, &table);
 		for (r = 0; r < table.nrows; r++)
 			for (c = 0; c < table.ncolumns; c++)
-				print_cell(view, snap, t, r, c);
+				if (!table.dynamic || statctr_snap_row_name(snap, t, r))
+					print_cell(view, snap, t, r, c);
 	}
 	statctr_snap_stats(snap, &stats);
 	fprintf(stderr, "# retries %u assisted %u busy %u dead_torn %u\n", stats.retries,

@@ -11,6 +11,12 @@
  *     ifStats.queueDepth is +1 in classify (enqueue) and -1 in transmit
  *     (dequeue); totals.inFlight is +1 in receive and -1 where a packet
  *     leaves (transmitted or dropped).  Their sum over slots is the level.
+ * One more thread plays the virtual functions of the dynamic table vfStats:
+ * vf0 and vf1 stay for the whole run, vf3 is plugged in 5 s into every 10 s
+ * and pulled out 5 s later (statctr_row_add()/statctr_row_remove()).  It is
+ * the only thread that counts VF traffic, so no thread updates a row that
+ * is being removed; each return of vf3 takes a new index (first-in
+ * first-out) and starts at zero.
  *
  * usage: stages [-c CONFIG] [-l LANES] [-r PACKETS_PER_S_PER_LANE] [-d SECONDS]
  * Runs until SIGINT/SIGTERM (or -d), then drains the rings so the gauges
@@ -27,9 +33,11 @@
 
 #include "statctr.h"
 
-#define RING_SIZE 1024u /* power of two */
-#define NFLOWS    64u
-#define NIFS      4u
+#define RING_SIZE   1024u /* power of two */
+#define NFLOWS      64u
+#define NIFS        4u
+#define VF_PERIOD_S 10u /* vf3 comes back every 10 s ... */
+#define VF_AWAY_S   5u  /* ... after 5 s away */
 
 struct packet {
 	uint32_t size, flow;
@@ -192,6 +200,87 @@ static int lookup(const char *table, const char *column, uint32_t row, statctr_i
 	return -1;
 }
 
+struct vf {
+	const char *name;
+	bool always; /* present for the whole run, else plugged in and out */
+	bool present;
+	int queue; /* its queueDepth level, 0..7 */
+	statctr_id rx_pkts, rx_octets, tx_pkts, queue_depth;
+};
+
+/* Plugs @vf in: a row of its own, counting from zero. */
+static int vf_plug(struct vf *vf)
+{
+	uint32_t row;
+
+	if (statctr_row_add(seg, "vfStats", vf->name, &row) != 0) {
+		fprintf(stderr, "stages: %s\n", statctr_errmsg());
+		return -1;
+	}
+	vf->present = true;
+	vf->queue = 0;
+	return lookup("vfStats", "rxPackets", row, &vf->rx_pkts) |
+	       lookup("vfStats", "rxOctets", row, &vf->rx_octets) |
+	       lookup("vfStats", "txPackets", row, &vf->tx_pkts) |
+	       lookup("vfStats", "queueDepth", row, &vf->queue_depth);
+}
+
+static void vf_unplug(struct vf *vf)
+{
+	uint32_t row;
+
+	if (statctr_row_find(seg, "vfStats", vf->name, &row) == 0)
+		statctr_row_remove(seg, "vfStats", row);
+	vf->present = false;
+}
+
+/* One packet through @vf: received, queued or dequeued, transmitted. */
+static void vf_packet(struct statctr_slot *slot, struct vf *vf, uint64_t seed)
+{
+	int step = (seed & 1) && vf->queue < 7 ? 1 : vf->queue > 0 ? -1 : 0;
+
+	statctr_txn_begin(slot);
+	statctr_inc(slot, vf->rx_pkts);
+	statctr_add(slot, vf->rx_octets, 64 + seed % 1437);
+	statctr_inc(slot, vf->tx_pkts);
+	statctr_gauge_add(slot, vf->queue_depth, step);
+	statctr_txn_end(slot);
+	vf->queue += step;
+}
+
+static void *vf_traffic(void *arg)
+{
+	struct vf vfs[] = {{.name = "vf0", .always = true},
+	                   {.name = "vf1", .always = true},
+	                   {.name = "vf3", .always = false}};
+	struct statctr_slot *slot = take_slot("vfs");
+	uint64_t seed = 0x2545f4914f6cdd1dull, ms;
+	struct timespec start, now;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (ms = 0; !stop; ms++) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		bool plugged = (uint64_t)(now.tv_sec - start.tv_sec) % VF_PERIOD_S >= VF_AWAY_S;
+
+		for (size_t i = 0; i < sizeof(vfs) / sizeof(vfs[0]); i++) {
+			struct vf *vf = &vfs[i];
+			bool want = vf->always || plugged;
+
+			if (want && !vf->present && vf_plug(vf) != 0)
+				stop = 1;
+			else if (!want && vf->present)
+				vf_unplug(vf);
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			if (vf->present && seed % (i + 2) == 0) /* vf0 busiest */
+				vf_packet(slot, vf, seed >> 8);
+		}
+		nap(1000000);
+	}
+	statctr_slot_release(slot);
+	return NULL;
+}
+
 static int lookup_ids(void)
 {
 	uint32_t i;
@@ -222,7 +311,9 @@ static void run(struct lane *lanes, unsigned nlanes, unsigned seconds)
 {
 	void *(*stage[3])(void *) = {transmit, classify, receive};
 	unsigned l, s, tenths = 0;
+	pthread_t vf_thread;
 
+	pthread_create(&vf_thread, NULL, vf_traffic, NULL);
 	for (l = 0; l < nlanes; l++)
 		for (s = 0; s < 3; s++)
 			pthread_create(&lanes[l].threads[s], NULL, stage[s], &lanes[l]);
@@ -234,6 +325,7 @@ static void run(struct lane *lanes, unsigned nlanes, unsigned seconds)
 	for (l = 0; l < nlanes; l++)
 		for (s = 0; s < 3; s++)
 			pthread_join(lanes[l].threads[s], NULL);
+	pthread_join(vf_thread, NULL);
 }
 
 int main(int argc, char **argv)

@@ -74,24 +74,27 @@ static void emit_word(struct gen *g, const char *word, size_t len)
 static void emit_text(struct gen *g, const char *text)
 {
 	int col = 9;
+	bool line_start = true; /* a word here needs no space before it (one-letter words too) */
 
 	fputs("        \"", g->out);
 	for (const char *p = text; *p;) {
 		size_t word = strcspn(p, " \n\t");
 
-		if (word > 0 && col > 9 && col + 1 + (int)word > TEXT_WIDTH) {
+		if (word > 0 && !line_start && col + 1 + (int)word > TEXT_WIDTH) {
 			fputs("\n        ", g->out);
 			col = 8;
-		} else if (word > 0 && col > 9) {
+		} else if (word > 0 && !line_start) {
 			fputc(' ', g->out);
 			col++;
 		}
 		emit_word(g, p, word);
 		col += (int)word;
+		line_start = line_start && word == 0;
 		p += word;
 		if (*p == '\n') {
 			fputs("\n\n        ", g->out);
 			col = 8;
+			line_start = true;
 			p++;
 		}
 		p += strspn(p, " \t");
@@ -228,15 +231,28 @@ static void emit_table_and_entry(struct gen *g, const struct mib_seg_names *sn,
 
 	snprintf(syntax, sizeof(syntax), "SEQUENCE OF %c%s", n->entry[0] - 'a' + 'A', n->entry + 1);
 	emit_object_head(g, &o);
-	emit_description(g, "%s%sTable %s: one row per declared row (%" PRIu32 " rows).",
-	                 t->description, t->description[0] ? "\n" : "", t->name, t->nrows);
+	if (t->dynamic)
+		emit_description(g,
+		                 "%s%sTable %s: rows come and go while the writer runs (at most "
+		                 "%" PRIu32 "); only the rows present exist.  The index of a "
+		                 "removed row is not reused until every other free index has "
+		                 "been used (first in, first out), so a manager polling by index "
+		                 "does not take a new row for the one that left.  A row added "
+		                 "again, under any name, is a new row: its counters start at zero "
+		                 "and %s is the time of its add.",
+		                 t->description, t->description[0] ? "\n" : "", t->name, t->nrows,
+		                 n->disc);
+	else
+		emit_description(g, "%s%sTable %s: one row per declared row (%" PRIu32 " rows).",
+		                 t->description, t->description[0] ? "\n" : "", t->name, t->nrows);
 	emit_object_tail(g, &o);
 
 	o = (struct object){n->entry,         syntax + strlen("SEQUENCE OF "),
 	                    "not-accessible", "",
 	                    n->table,         MIB_ARC_ENTRY};
 	emit_object_head(g, &o);
-	emit_description(g, "One declared row of table %s.", t->name);
+	emit_description(g, "One %s row of table %s.", t->dynamic ? "present" : "declared",
+	                 t->name);
 	fprintf(g->out, "    INDEX       { %s }\n", n->row_index);
 	emit_object_tail(g, &o);
 	emit_sequence(g, t, n);
@@ -250,22 +266,32 @@ static void emit_fixed_columns(struct gen *g, const struct statctr_table_decl *t
 
 	snprintf(range, sizeof(range), "Unsigned32 (1..%" PRIu32 ")", t->nrows);
 	emit_object_head(g, &o);
-	emit_description(g, "The row's position among the declared rows, from 1.");
+	if (t->dynamic)
+		emit_description(g, "The row's index, from 1, given when the row was added and "
+		                    "kept until it is removed.");
+	else
+		emit_description(g, "The row's position among the declared rows, from 1.");
 	emit_object_tail(g, &o);
 
 	o = (struct object){n->row_name, "DisplayString", "read-only",
 	                    "",          n->entry,        MIB_DATA_ROW_NAME};
 	emit_object_head(g, &o);
-	emit_description(g, "The row's declared name, or its number from 0 when the rows "
-	                    "are numbered.");
+	if (t->dynamic)
+		emit_description(g, "The row's name, given by the writer when it added the row; "
+		                    "unique among the present rows.");
+	else
+		emit_description(g, "The row's declared name, or its number from 0 when the rows "
+		                    "are numbered.");
 	emit_object_tail(g, &o);
 
 	o = (struct object){n->disc, "TimeStamp", "read-only",
 	                    "",      n->entry,    MIB_DATA_DISCONTINUITY};
 	emit_object_head(g, &o);
-	emit_description(g, "The value of sysUpTime at the most recent discontinuity of "
-	                    "any counter of this row (a reset or a writer restart), or zero "
-	                    "if none occurred since the agent started.");
+	emit_description(g,
+	                 "The value of sysUpTime at the most recent discontinuity of "
+	                 "any counter of this row (%sa reset or a writer restart), or zero "
+	                 "if none occurred since the agent started.",
+	                 t->dynamic ? "the row's add, " : "");
 	emit_object_tail(g, &o);
 
 	o = (struct object){n->reset, "StatctrResetAction", "read-write", "",
@@ -276,9 +302,10 @@ static void emit_fixed_columns(struct gen *g, const struct statctr_table_decl *t
 	emit_object_tail(g, &o);
 }
 
-static void emit_column(struct gen *g, const struct statctr_column_decl *col,
+static void emit_column(struct gen *g, const struct statctr_table_decl *t,
                         const struct mib_table_names *n, uint32_t c)
 {
+	const struct statctr_column_decl *col = &t->columns[c];
 	bool gauge = col->kind == STATCTR_GAUGE;
 	struct object o = {n->columns[c], gauge ? "Gauge32" : "Counter64", "read-only", col->units,
 	                   n->entry,      MIB_DATA_FIRST_VALUE + c};
@@ -292,9 +319,9 @@ static void emit_column(struct gen *g, const struct statctr_column_decl *col,
 		                 desc, col->name);
 	else
 		emit_description(g,
-		                 "%s\nCounter %s. Discontinuities in its value occur at resets "
-		                 "and writer restarts, as indicated by %s.",
-		                 desc, col->name, n->disc);
+		                 "%s\nCounter %s. Discontinuities in its value occur at %s"
+		                 "resets and writer restarts, as indicated by %s.",
+		                 desc, col->name, t->dynamic ? "the row's add, " : "", n->disc);
 	emit_object_tail(g, &o);
 }
 
@@ -311,7 +338,7 @@ static void emit_segment(struct gen *g, uint32_t s)
 		emit_table_and_entry(g, sn, td, &sn->tables[t]);
 		emit_fixed_columns(g, td, &sn->tables[t]);
 		for (uint32_t c = 0; c < td->ncolumns; c++)
-			emit_column(g, &td->columns[c], &sn->tables[t], c);
+			emit_column(g, td, &sn->tables[t], c);
 	}
 }
 

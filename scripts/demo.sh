@@ -49,9 +49,9 @@ running() { [ "$seconds" -eq 0 ] || [ $(($(date +%s) - started)) -lt "$seconds" 
 pids="$pids $!"
 sleep 1.5
 mibs="+$work:$top/mib:$("$top/scripts/get-smi-mibs.sh")"
-show() { # table
+show() { # table [snmptable options]
 	snmptable -v2c -c public -M "$mibs" -m STATCTR-MIB:STATCTR-DATAPLANE-MIB -Cb -Cw 150 \
-		"127.0.0.1:$port" "$1" 2>&1 | sed 1,2d
+		"127.0.0.1:$port" "$@" 2>&1 | sed 1,2d
 }
 while running; do
 	clear 2>/dev/null || true
@@ -62,5 +62,9 @@ while running; do
 	show dataplaneIfStatsTable
 	echo
 	show dataplaneTotalsTable
+	echo
+	echo "vfStats, a dynamic table (rows = { max = 64; }): vf3 is plugged in for 5 s of every 10,"
+	echo "each time at a new index (first-in first-out), counting from zero since its add:"
+	show dataplaneVfStatsTable -Ci
 	sleep 2
 done

@@ -8,7 +8,8 @@ INTEGRATION_TESTS = \
 	tests/integration/restart.sh \
 	tests/integration/embedded.sh \
 	tests/integration/standalone.sh \
-	tests/integration/ops.sh
+	tests/integration/ops.sh \
+	tests/integration/rows.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += \
