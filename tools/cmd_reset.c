@@ -21,18 +21,38 @@ struct range {
 	uint32_t count;
 };
 
-static int find_row(const struct statctr_view *view, uint32_t t, uint32_t nrows, const char *arg,
-                    uint32_t *rowp)
+/* The row named @arg in @snap, or in the declaration when @snap is NULL. */
+static bool row_named(struct statctr_view *view, const struct statctr_snap *snap, uint32_t t,
+                      uint32_t nrows, const char *arg, uint32_t *rowp)
 {
 	for (uint32_t r = 0; r < nrows; r++) {
-		const char *name = statctr_view_row_name(view, t, r);
+		const char *name =
+		    snap ? statctr_snap_row_name(snap, t, r) : statctr_view_row_name(view, t, r);
 
 		if (name != NULL && strcmp(name, arg) == 0) {
 			*rowp = r;
-			return 0;
+			return true;
 		}
 	}
-	if (parse_u32(arg, rowp) && *rowp < nrows)
+	return false;
+}
+
+/*
+ * A dynamic table's rows are named at run time: the name is looked up in a
+ * snapshot, and the reset applies to the index it has now (a row removed
+ * and added again meanwhile starts from zero anyway).
+ */
+static int find_row(struct statctr_view *view, uint32_t t, const struct statctr_table_info *info,
+                    const char *arg, uint32_t *rowp)
+{
+	struct statctr_snap *snap = NULL;
+	bool found;
+
+	if (info->dynamic && statctr_snap_take(view, &snap) < 0)
+		return -ENOENT;
+	found = row_named(view, snap, t, info->nrows, arg, rowp);
+	statctr_snap_free(snap);
+	if (found || (parse_u32(arg, rowp) && *rowp < info->nrows))
 		return 0;
 	return -ENOENT;
 }
@@ -55,7 +75,7 @@ static int find_column(const struct statctr_view *view, uint32_t t, uint32_t nco
  * The range of SEGMENT TABLE [ROW [COLUMN]] (@args[0] is SEGMENT) in @view:
  * a table and a row are each one contiguous range of cells.
  */
-static int table_range(const struct statctr_view *view, char **args, int nargs, struct range *rg)
+static int table_range(struct statctr_view *view, char **args, int nargs, struct range *rg)
 {
 	struct statctr_table_info info;
 	uint32_t t, row, col;
@@ -69,7 +89,7 @@ static int table_range(const struct statctr_view *view, char **args, int nargs, 
 	rg->count = info.nrows * info.ncolumns;
 	if (nargs == 2)
 		return 0;
-	if (find_row(view, t, info.nrows, args[2], &row) < 0) {
+	if (find_row(view, t, &info, args[2], &row) < 0) {
 		error_msg("segment '%s': table '%s' has no row '%s'", args[0], args[1], args[2]);
 		return -ENOENT;
 	}

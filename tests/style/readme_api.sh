@@ -1,5 +1,5 @@
 #!/bin/bash
-# The README's "The API in 15 lines" compiles and works: its ```c block
+# The README's "The API on one screen" compiles and works: its ```c block
 # defines writer(len) and reader(), and this test adds only the includes
 # printf needs and a main(), points the block's "statctr.conf" and
 # "dataplane" at a private copy of conf/statctr.conf and its segment, and
@@ -42,11 +42,11 @@ cleanup() {
 trap cleanup EXIT
 
 # The block between the heading and the next ``` line.
-awk '/^## The API in 15 lines/ { h = 1; next }
+awk '/^## The API on one screen/ { h = 1; next }
 	h && /^```c$/ { c = 1; next }
 	c && /^```$/ { exit }
 	c { print }' "$top_srcdir/README.md" >"$TMP/snippet.c"
-[ -s "$TMP/snippet.c" ] || fail "no \`\`\`c block under \"## The API in 15 lines\" in README.md"
+[ -s "$TMP/snippet.c" ] || fail "no \`\`\`c block under \"## The API on one screen\" in README.md"
 for fn in 'void writer(uint64_t len)' 'void reader(void)'; do
 	grep -qF "$fn" "$TMP/snippet.c" || fail "the README snippet does not define $fn"
 done
@@ -87,7 +87,14 @@ int main(int argc, char **argv)
 }
 EOF
 } >"$TMP/readme.c"
-"$CC" -std=c11 -Wall -Wextra -Werror -I"$top_srcdir/lib" "$TMP/readme.c" -o "$TMP/readme" \
+# A sanitizer build's library needs its runtime linked into the program too.
+case ${SANITIZER:-none} in
+asan) san="-fsanitize=address,undefined" ;;
+tsan) san="-fsanitize=thread" ;;
+*) san="" ;;
+esac
+# shellcheck disable=SC2086 # $san is a list of flags
+"$CC" -std=c11 -Wall -Wextra -Werror $san -I"$top_srcdir/lib" "$TMP/readme.c" -o "$TMP/readme" \
 	-L"$libs" -lstatctr || fail "the README snippet does not compile with -Wall -Wextra -Werror"
 export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 

@@ -100,6 +100,16 @@ check_status "watch text" 0 "$STATCTL" watch -n 1 "$segment" vfStats
 check "watch text: one line per column of each present row" 12 \
 	"$(printf "%s\n" "$out" | grep -c '^  vf[0-2]\.')"
 
+# reset names a dynamic row by the name it has now (vf2 is index 5; vf0 has
+# counted nothing yet, vf1 4 and vf2 2 packets).
+check_status "reset a dynamic row by name" 0 "$STATCTL" reset "$segment" vfStats vf2
+check "the reset names the row" "reset $segment vfStats vf2 (4 cells)" "$out"
+check_status "show json after the reset" 0 show -f json "$segment" vfStats
+check "only vf2's counters are zero" "vf1:4 vf2:0 vf0:0" \
+	"$(printf "%s\n" "$out" | jq -r '[.segments[0].tables[0].rows[] |
+		"\(.name):\(.values.rxPackets)"] | join(" ")')"
+check_status "reset of an absent row name" 1 "$STATCTL" reset "$segment" vfStats vf9
+
 # --- Fast churn: snapshots read in the middle of adds and removes.
 stop_writer
 "$PIPELINE" -c "$config" -s "$segment" -t 1 -n 10 -R vfStats:3:1:0 >"$workdir/churn.log" \
