@@ -9,6 +9,7 @@ agent_statctr_agentx_SOURCES = \
 	agent/handlers.h agent/handlers.c \
 	agent/notify.h agent/notify.c \
 	agent/privileges.h agent/privileges.c \
+	agent/standalone.h agent/standalone.c \
 	tools/safefile.h tools/safefile.c \
 	agent/main.c
 agent_statctr_agentx_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib \

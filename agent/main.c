@@ -2,14 +2,14 @@
  * main.c - statctr-agentx: options, daemon life cycle, signals, main loop.
  *
  * Owns the process: it parses options, daemonizes, sets up Net-SNMP as an
- * AgentX subagent (or, with -M, as its own SNMP master), drops root once
- * set up (-u/-g), then starts the aggregation thread (aggregate.c) and runs
- * the Net-SNMP main loop, re-reads the configuration on SIGHUP and exits
- * cleanly on SIGTERM/SIGINT.  Only this thread calls Net-SNMP: it logs what
- * the aggregation thread queued.  Signal handlers only set flags and write
- * to a self-pipe that wakes the loop (so does the aggregation thread when
- * it queues a log line); all work happens in the loop.  Never reads
- * segments or builds OIDs itself.
+ * AgentX subagent (or, with -M, as its own SNMP master, which standalone.c
+ * configures), drops root once set up (-u/-g), then starts the aggregation
+ * thread (aggregate.c) and runs the Net-SNMP main loop, re-reads the
+ * configuration on SIGHUP and exits cleanly on SIGTERM/SIGINT.  Only this
+ * thread calls Net-SNMP: it logs what the aggregation thread queued.
+ * Signal handlers only set flags and write to a self-pipe that wakes the
+ * loop (so does the aggregation thread when it queues a log line); all work
+ * happens in the loop.  Never reads segments or builds OIDs itself.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -23,6 +23,7 @@
 #include "oidmap.h"
 #include "privileges.h"
 #include "settings.h"
+#include "standalone.h"
 #include "timebase.h"
 
 #include <errno.h>
@@ -84,38 +85,83 @@ struct agent {
 static volatile sig_atomic_t got_term, got_hup;
 static int wake_pipe[2] = {-1, -1};
 
+/*
+ * The options, one row each: getopt_long()'s table, the short options and
+ * --help all come from here.  A help text's later lines start under its
+ * first.
+ */
+static const struct option_doc {
+	const char *name;
+	char letter;
+	const char *arg; /* NULL: takes none */
+	const char *help;
+} option_docs[] = {
+    {"config", 'c', "CONFIG", "configuration file\n(default " STATCTR_DEFAULT_CONFIG ")"},
+    {"check-config", 'n', NULL,
+     "validate CONFIG as a start would, print one line,\n"
+     "exit 0 if valid, else 1 (as statctl check-config)"},
+    {"master", 'x', "AGENTX",
+     "AgentX address of snmpd (overrides agent.master;\n"
+     "default " SETTINGS_DEFAULT_MASTER ", or tcp:HOST:PORT)"},
+    {"embedded", 'M', "ADDRESS",
+     "be the SNMP agent, without snmpd: serve SNMP on\n"
+     "ADDRESS (e.g. udp:127.0.0.1:1161) to the communities\n"
+     "and SNMPv3 users of the agent group"},
+    {"foreground", 'f', NULL, "stay in the foreground"},
+    {"log", 'L', "stderr|syslog", "where to log (default: stderr with -f, else syslog)"},
+    {"pidfile", 'p', "PIDFILE", "write the process id to PIDFILE"},
+    {"user", 'u', "USER", "run as USER once set up (needs root to start)"},
+    {"group", 'g', "GROUP", "run as GROUP once set up\n(default with -u: USER's group)"},
+    {"help", 'h', NULL, "print this help and exit"},
+    {"version", 'V', NULL, "print the version and exit"},
+};
+
+#define NOPTIONS    (sizeof(option_docs) / sizeof(option_docs[0]))
+#define HELP_COLUMN 27
+
 static void usage(FILE *out)
 {
-	fprintf(out,
-	        "usage: " AGENT_NAME
-	        " [-f] [-c CONFIG] [-x AGENTX] [-M ADDRESS] [-L stderr|syslog]\n"
-	        "                      [-p PIDFILE] [-u USER] [-g GROUP] [-n] [-h] [-V]\n"
-	        "  -c CONFIG   configuration file (default " STATCTR_DEFAULT_CONFIG ")\n"
-	        "  -n, --check-config\n"
-	        "              validate CONFIG as a start would, print one line, exit 0 if\n"
-	        "              valid, else 1 (the same verdict as statctl check-config)\n"
-	        "  -x AGENTX   AgentX address of the master (overrides agent.master;\n"
-	        "              default " SETTINGS_DEFAULT_MASTER ", or tcp:HOST:PORT)\n"
-	        "  -M ADDRESS  embedded master: serve SNMP on ADDRESS (e.g. udp:127.0.0.1:1161)\n"
-	        "  -f          stay in the foreground\n"
-	        "  -L TARGET   log to stderr or syslog (default: stderr with -f, else syslog)\n"
-	        "  -p PIDFILE  write the process id to PIDFILE\n"
-	        "  -u USER     run as USER once set up (needs root to start)\n"
-	        "  -g GROUP    run as GROUP once set up (default with -u: USER's group)\n"
-	        "  -h          this help\n"
-	        "  -V          print the version\n");
+	fprintf(out, "usage: " AGENT_NAME " [OPTION]...\n"
+	             "Serve libstatctr segments over SNMP, as an AgentX subagent of snmpd or, with "
+	             "-M,\nas an SNMP agent of its own.\n\n");
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct option_doc *o = &option_docs[i];
+		int len = fprintf(out, "  -%c, --%s%s%s", o->letter, o->name, o->arg ? "=" : "",
+		                  o->arg ? o->arg : "");
+
+		fprintf(out, "%*s", len < HELP_COLUMN ? HELP_COLUMN - len : 1, "");
+		for (const char *p = o->help; *p; p++) {
+			if (*p == '\n')
+				fprintf(out, "\n%*s", HELP_COLUMN, "");
+			else
+				fputc(*p, out);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "\nExit status: 0 serving (without -f) or stopped by SIGTERM, 1 an error,\n"
+	             "2 bad options.  See statctr-agentx(8).\n");
 }
 
 static int parse_options(int argc, char **argv, struct options *opt)
 {
-	static const struct option longopts[] = {
-	    {"check-config", no_argument, NULL, 'n'},
-	    {NULL, 0, NULL, 0},
-	};
+	struct option longopts[NOPTIONS + 1];
+	char shortopts[2 * NOPTIONS + 1];
+	size_t n = 0;
 	int c;
 
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct option_doc *o = &option_docs[i];
+
+		longopts[i] = (struct option){o->name, o->arg ? required_argument : no_argument,
+		                              NULL, o->letter};
+		shortopts[n++] = o->letter;
+		if (o->arg)
+			shortopts[n++] = ':';
+	}
+	longopts[NOPTIONS] = (struct option){NULL, 0, NULL, 0};
+	shortopts[n] = '\0';
 	opt->config = STATCTR_DEFAULT_CONFIG;
-	while ((c = getopt_long(argc, argv, "c:x:fL:p:M:u:g:nhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			opt->config = optarg;
@@ -155,8 +201,14 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			return -1;
 		}
 	}
-	if (optind != argc ||
-	    (opt->log && strcmp(opt->log, "stderr") != 0 && strcmp(opt->log, "syslog") != 0)) {
+	if (optind != argc) {
+		fprintf(stderr, AGENT_NAME ": unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return -1;
+	}
+	if (opt->log && strcmp(opt->log, "stderr") != 0 && strcmp(opt->log, "syslog") != 0) {
+		fprintf(stderr, AGENT_NAME ": --log must be stderr or syslog, not '%s'\n",
+		        opt->log);
 		usage(stderr);
 		return -1;
 	}
@@ -326,6 +378,9 @@ static void switch_serving(struct agent *a)
 		return;
 	if (old.set->master && a->next.set->master && strcmp(old.set->master, a->next.set->master))
 		snmp_log(LOG_WARNING, "SIGHUP: agent.master changes take effect on restart\n");
+	if (a->opt.embedded && !standalone_same(old.set, a->next.set, a->opt.embedded))
+		snmp_log(LOG_WARNING, "SIGHUP: changes of the communities, v3_users, engine_*, "
+		                      "sys_* settings take effect on restart\n");
 	handlers_unregister(old.handlers);
 	old.handlers = NULL;
 	a->cur = a->next;
@@ -364,15 +419,6 @@ static void setup_logging(const struct options *opt)
 		snmp_enable_stderrlog();
 }
 
-/* Queues an snmpd.conf-style line ("rocommunity public") for init_snmp(). */
-static void remember(const char *token, const char *value)
-{
-	char line[512];
-
-	snprintf(line, sizeof(line), "%s %s", token, value);
-	netsnmp_config_remember(line);
-}
-
 static void setup_roles(struct agent *a)
 {
 	const struct agent_settings *set = a->cur.set;
@@ -403,6 +449,7 @@ static void setup_roles(struct agent *a)
 static int start_netsnmp(struct agent *a)
 {
 	const struct agent_settings *set = a->cur.set;
+	int err;
 
 	setup_roles(a);
 	/* The agent needs no MIB text; loading the default modules only warns. */
@@ -423,10 +470,9 @@ static int start_netsnmp(struct agent *a)
 		init_sysORTable();
 		init_snmpEngine();
 		init_vacm_conf();
-		remember("dontLogTCPWrappersConnects", "yes");
-		remember("rocommunity", set->community);
-		if (set->write_community)
-			remember("rwcommunity", set->write_community);
+		err = standalone_configure(set, a->opt.embedded);
+		if (err)
+			return err;
 	} else {
 		snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START,
 		                       on_connect, a);
@@ -434,9 +480,11 @@ static int start_netsnmp(struct agent *a)
 		                       on_disconnect, a);
 	}
 	init_snmp(AGENT_NAME);
-	if (a->opt.embedded && init_master_agent() != 0)
+	if (!a->opt.embedded)
+		return 0;
+	if (init_master_agent() != 0)
 		return agent_seterr(EADDRINUSE, "cannot serve SNMP on %s", a->opt.embedded);
-	return 0;
+	return standalone_started(set);
 }
 
 /* ------------------------------------------------------------------------

@@ -597,7 +597,11 @@ static int parse_tables(const char *path, const config_setting_t *segment,
 	return 0;
 }
 
-/* The optional absolute path; "/dev/shm/statctr.<name>" when absent. */
+/*
+ * The optional absolute path; "/dev/shm/statctr.<name>" when absent.  The
+ * agent serves it as statctrSegmentPath, a DisplayString: printable ASCII,
+ * at most STATCTR_MAX_PATH characters.
+ */
 static int parse_seg_path(const char *path, const config_setting_t *segment,
                           struct statctr_segment_decl *seg)
 {
@@ -613,6 +617,9 @@ static int parse_seg_path(const char *path, const config_setting_t *segment,
 		snprintf(dflt, sizeof(dflt), "/dev/shm/statctr.%s", seg->name);
 		return copy_string(dflt, &seg->path);
 	}
+	err = check_text(path, segment, "path", config_setting_get_string(s), STATCTR_MAX_PATH);
+	if (err)
+		return err;
 	if (config_setting_get_string(s)[0] != '/')
 		return fail(path, segment, "path", "\"%s\" is not an absolute path",
 		            config_setting_get_string(s));

@@ -157,12 +157,17 @@ enum statctr_kind {
 	STATCTR_GAUGE = 2,   /* signed level: sum of per-slot deltas */
 };
 
-/** Limits enforced by the configuration parser and by readers. */
+/**
+ * Limits enforced by the configuration parser and by readers.  Every string
+ * below is served by statctr-agentx as a DisplayString, whose SIZE is
+ * 0..255 (SNMPv2-TC): the limits keep them within it, so nothing is cut.
+ */
 #define STATCTR_MAX_SLOTS   4096u
 #define STATCTR_MAX_CELLS   (1u << 24)
-#define STATCTR_MAX_NAME    63u /* segment, table and column names */
-#define STATCTR_MAX_ROWNAME 255u
-#define STATCTR_MAX_TEXT    1023u /* descriptions and units */
+#define STATCTR_MAX_NAME    63u  /* segment, table and column names */
+#define STATCTR_MAX_ROWNAME 255u /* statctrCellRowName, rowName */
+#define STATCTR_MAX_TEXT    255u /* descriptions and units: statctrCellDescription, Units */
+#define STATCTR_MAX_PATH    255u /* a segment's path: statctrSegmentPath */
 
 /**
  * statctr_errmsg() - the calling thread's last error message.

@@ -3,8 +3,9 @@
  * (type, bounds, default, rule), read from the tree the library parsed.
  *
  * Owns every rule of the group (docs/config.md, "Agent group"), the root
- * OID's among them, for the agent and statctl alike.  Never reads the file
- * itself (statctr_config_load() did, with its checks), never talks SNMP.
+ * OID's and the SNMPv3 users' among them, for the agent and statctl alike.
+ * Never reads the file itself (statctr_config_load() did, with its checks;
+ * it only stat()s it, for the passphrases rule), never talks SNMP.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
@@ -17,19 +18,32 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Net-SNMP keeps communities in 256-byte buffers, terminator included. */
-#define MAX_TOKEN     255
-#define MAX_TEXT      1023
-#define MAX_MODULE    64
-#define MAX_ROOT_TEXT (MIB_ROOT_MAX_ARCS * sizeof("4294967295"))
-#define STR(x)        STR_(x)
-#define STR_(x)       #x
+#define MAX_TOKEN      255
+#define MAX_TEXT       1023
+#define MAX_ADMIN_TEXT 255 /* SnmpAdminString (SIZE (0..255)): sysContact, ... */
+#define MAX_USER_NAME  32  /* usmUserName, SnmpAdminString (SIZE (1..32)) */
+#define MIN_PASSPHRASE 8   /* USM: shorter passphrases are refused (RFC 3414, A.2) */
+#define MAX_MODULE     64
+#define MAX_ROOT_TEXT  (MIB_ROOT_MAX_ARCS * sizeof("4294967295"))
+#define STR(x)         STR_(x)
+#define STR_(x)        #x
 
-#define TEXT_RULE "must be 1.." STR(MAX_TEXT) " printable ASCII characters"
-#define TOKEN_RULE                                                                                 \
-	"must be 1.." STR(MAX_TOKEN) " printable ASCII characters without spaces, quotes or "      \
-	                             "backslashes"
+#define PRINTABLE   " printable ASCII characters"
+#define TOKEN_CHARS PRINTABLE " without spaces, quotes or backslashes, the first not #"
+#define TEXT_RULE   "must be 1.." STR(MAX_TEXT) PRINTABLE
+#define ADMIN_RULE                                                                                 \
+	"must be 1.." STR(MAX_ADMIN_TEXT) PRINTABLE ", the first neither a space nor #, the last " \
+	                                            "not a space"
+#define TOKEN_RULE  "must be 1.." STR(MAX_TOKEN) TOKEN_CHARS
+#define USER_RULE   "must be 1.." STR(MAX_USER_NAME) TOKEN_CHARS
+#define PASS_RULE   "must be " STR(MIN_PASSPHRASE) ".." STR(MAX_TOKEN) TOKEN_CHARS
+#define ENGINE_RULE "must be 1.." STR(SETTINGS_MAX_ENGINE_ID) TOKEN_CHARS
+#define AUTH_RULE   "must be one of SHA, SHA-224, SHA-256, SHA-384, SHA-512"
+#define PRIV_RULE   "must be one of AES, AES-192, AES-256"
+#define ACCESS_RULE "must be \"read\" or \"reset\""
 #define MODULE_RULE                                                                                \
 	"must be an SMIv2 module name: an uppercase letter, then letters, digits and single "      \
 	"hyphens, at most " STR(MAX_MODULE) " characters"
@@ -37,36 +51,97 @@
 	"must be a dotted OID below 1.3.6.1 of at most " STR(                                      \
 	    MIB_ROOT_MAX_ARCS) " numbers, each below 2^32 (e.g. \"1.3.6.1.4.1.99999.1\")"
 
+static const char *const auth_protocols[] = {"SHA",     "SHA-224", "SHA-256",
+                                             "SHA-384", "SHA-512", NULL};
+static const char *const priv_protocols[] = {"AES", "AES-192", "AES-256", NULL};
+static const char *const accesses[] = {"read", "reset", NULL};
+
 static bool is_printable(unsigned char c)
 {
 	return c >= 0x20 && c <= 0x7e;
 }
 
-/* 1..MAX_TEXT printable ASCII characters: what a log line or a path may hold. */
-static bool valid_text(const char *s)
+/* @min..@max printable ASCII characters: what a log line, a path or sysContact may hold. */
+static bool text_within(const char *s, size_t min, size_t max)
 {
 	size_t len = strlen(s);
 
 	for (size_t i = 0; i < len; i++)
 		if (!is_printable((unsigned char)s[i]))
 			return false;
-	return len >= 1 && len <= MAX_TEXT;
+	return len >= min && len <= max;
+}
+
+static bool valid_text(const char *s)
+{
+	return text_within(s, 1, MAX_TEXT);
+}
+
+/* Net-SNMP drops the spaces around a value, and a value that starts with '#'. */
+static bool valid_admin_text(const char *s)
+{
+	return text_within(s, 1, MAX_ADMIN_TEXT) && s[0] != ' ' && s[0] != '#' &&
+	       s[strlen(s) - 1] != ' ';
 }
 
 /*
- * One token of an snmpd.conf line: 1..MAX_TOKEN printable ASCII
- * characters, none of them a space (tokens are whitespace-separated: "pub
- * lic" would become the community "pub") or a quote or a backslash (which
- * Net-SNMP's tokenizer interprets).
+ * One token of an snmpd.conf line: @min..@max printable ASCII characters,
+ * none of them a space (tokens are whitespace-separated: "pub lic" would
+ * become the community "pub") or a quote or a backslash (which Net-SNMP's
+ * tokenizer interprets), the first not '#' (Net-SNMP drops such a token:
+ * community = "#pub" was accepted and served nobody).
  */
-static bool valid_token(const char *s)
+static bool token_within(const char *s, size_t min, size_t max)
 {
 	size_t len = strlen(s);
 
 	for (size_t i = 0; i < len; i++)
 		if (!is_printable((unsigned char)s[i]) || strchr(" \"'\\", s[i]))
 			return false;
-	return len >= 1 && len <= MAX_TOKEN;
+	return len >= min && len <= max && s[0] != '#';
+}
+
+static bool valid_token(const char *s)
+{
+	return token_within(s, 1, MAX_TOKEN);
+}
+
+static bool valid_user_name(const char *s)
+{
+	return token_within(s, 1, MAX_USER_NAME);
+}
+
+static bool valid_passphrase(const char *s)
+{
+	return token_within(s, MIN_PASSPHRASE, MAX_TOKEN);
+}
+
+static bool valid_engine_id(const char *s)
+{
+	return token_within(s, 1, SETTINGS_MAX_ENGINE_ID);
+}
+
+static bool one_of(const char *s, const char *const *words)
+{
+	for (; *words; words++)
+		if (strcmp(s, *words) == 0)
+			return true;
+	return false;
+}
+
+static bool valid_auth(const char *s)
+{
+	return one_of(s, auth_protocols);
+}
+
+static bool valid_priv(const char *s)
+{
+	return one_of(s, priv_protocols);
+}
+
+static bool valid_access(const char *s)
+{
+	return one_of(s, accesses);
 }
 
 /* An SMIv2 module name: an uppercase letter, then letters, digits, single hyphens. */
@@ -124,31 +199,51 @@ static bool valid_root(const char *s)
 	return parse_root(s, arcs, &n, canon);
 }
 
+#define AGENT(field) offsetof(struct agent_settings, field)
+#define USER(field)  offsetof(struct settings_v3_user, field)
+
 /* The agent group, in the order docs/config.md lists it (tests/unit/test_mib.c compares). */
 const struct settings_key settings_keys[] = {
-    {"interval_ms", SETTINGS_INTEGER, 10, 3600000, "1000", NULL, NULL,
-     offsetof(struct agent_settings, interval_ms)},
-    {"master", SETTINGS_STRING, 0, 0, SETTINGS_DEFAULT_MASTER, valid_text, TEXT_RULE,
-     offsetof(struct agent_settings, master)},
-    {"ping_interval", SETTINGS_INTEGER, 1, 3600, "1", NULL, NULL,
-     offsetof(struct agent_settings, ping_interval)},
-    {"allow_reset", SETTINGS_BOOLEAN, 0, 0, "false", NULL, NULL,
-     offsetof(struct agent_settings, allow_reset)},
-    {"root_oid", SETTINGS_STRING, 0, 0, MIB_ROOT_DEFAULT, valid_root, ROOT_RULE,
-     offsetof(struct agent_settings, root_oid)},
-    {"community", SETTINGS_STRING, 0, 0, "public", valid_token, TOKEN_RULE,
-     offsetof(struct agent_settings, community)},
-    {"write_community", SETTINGS_STRING, 0, 0, NULL, valid_token, TOKEN_RULE,
-     offsetof(struct agent_settings, write_community)},
-    {"mib_module", SETTINGS_STRING, 0, 0, NULL, valid_module, MODULE_RULE,
-     offsetof(struct agent_settings, module)},
-    {"segment_owner", SETTINGS_OWNER, 0, 4294967294, NULL, NULL, NULL,
-     offsetof(struct agent_settings, segment_owner)},
-    {"state_file", SETTINGS_STRING, 0, 0, NULL, valid_text, TEXT_RULE,
-     offsetof(struct agent_settings, state_file)},
+    {"interval_ms", SETTINGS_INTEGER, 10, 3600000, false, "1000", NULL, NULL, AGENT(interval_ms)},
+    {"master", SETTINGS_STRING, 0, 0, false, SETTINGS_DEFAULT_MASTER, valid_text, TEXT_RULE,
+     AGENT(master)},
+    {"ping_interval", SETTINGS_INTEGER, 1, 3600, false, "1", NULL, NULL, AGENT(ping_interval)},
+    {"allow_reset", SETTINGS_BOOLEAN, 0, 0, false, "false", NULL, NULL, AGENT(allow_reset)},
+    {"root_oid", SETTINGS_STRING, 0, 0, false, MIB_ROOT_DEFAULT, valid_root, ROOT_RULE,
+     AGENT(root_oid)},
+    {"community", SETTINGS_STRING, 0, 0, false, "public", valid_token, TOKEN_RULE,
+     AGENT(community)},
+    {"write_community", SETTINGS_STRING, 0, 0, false, NULL, valid_token, TOKEN_RULE,
+     AGENT(write_community)},
+    {"v3_users", SETTINGS_USERS, 0, SETTINGS_MAX_V3_USERS, false, NULL, NULL, NULL,
+     AGENT(v3_users)},
+    {"engine_id", SETTINGS_STRING, 0, 0, false, NULL, valid_engine_id, ENGINE_RULE,
+     AGENT(engine_id)},
+    {"engine_boots_file", SETTINGS_STRING, 0, 0, false, NULL, valid_text, TEXT_RULE,
+     AGENT(engine_boots_file)},
+    {"sys_contact", SETTINGS_STRING, 0, 0, false, NULL, valid_admin_text, ADMIN_RULE,
+     AGENT(sys_contact)},
+    {"sys_name", SETTINGS_STRING, 0, 0, false, NULL, valid_admin_text, ADMIN_RULE, AGENT(sys_name)},
+    {"sys_location", SETTINGS_STRING, 0, 0, false, NULL, valid_admin_text, ADMIN_RULE,
+     AGENT(sys_location)},
+    {"mib_module", SETTINGS_STRING, 0, 0, false, NULL, valid_module, MODULE_RULE, AGENT(module)},
+    {"segment_owner", SETTINGS_OWNER, 0, 4294967294, false, NULL, NULL, NULL, AGENT(segment_owner)},
+    {"state_file", SETTINGS_STRING, 0, 0, false, NULL, valid_text, TEXT_RULE, AGENT(state_file)},
 };
 
 const size_t settings_nkeys = sizeof(settings_keys) / sizeof(settings_keys[0]);
+
+/* One group of v3_users, in the order of docs/config.md's "SNMPv3 users". */
+const struct settings_key settings_user_keys[] = {
+    {"name", SETTINGS_STRING, 0, 0, true, NULL, valid_user_name, USER_RULE, USER(name)},
+    {"auth", SETTINGS_STRING, 0, 0, false, "SHA-256", valid_auth, AUTH_RULE, USER(auth)},
+    {"auth_pass", SETTINGS_STRING, 0, 0, true, NULL, valid_passphrase, PASS_RULE, USER(auth_pass)},
+    {"priv", SETTINGS_STRING, 0, 0, false, "AES", valid_priv, PRIV_RULE, USER(priv)},
+    {"priv_pass", SETTINGS_STRING, 0, 0, true, NULL, valid_passphrase, PASS_RULE, USER(priv_pass)},
+    {"access", SETTINGS_STRING, 0, 0, false, "read", valid_access, ACCESS_RULE, USER(access)},
+};
+
+const size_t settings_nuser_keys = sizeof(settings_user_keys) / sizeof(settings_user_keys[0]);
 
 const char *settings_type_name(enum settings_type type)
 {
@@ -159,16 +254,23 @@ const char *settings_type_name(enum settings_type type)
 		return "boolean";
 	case SETTINGS_STRING:
 		return "string";
-	default:
+	case SETTINGS_OWNER:
 		return "string or integer";
+	default:
+		return "list of groups";
 	}
 }
 
-/* ---- reading one key -------------------------------------------------- */
+/*
+ * ---- reading one key --------------------------------------------------
+ *
+ * @base is the struct the key's offset is in: the agent_settings for the
+ * agent group, a settings_v3_user for a group of v3_users.
+ */
 
-static void *field(struct agent_settings *set, const struct settings_key *k)
+static void *field(void *base, const struct settings_key *k)
 {
-	return (char *)set + k->offset;
+	return (char *)base + k->offset;
 }
 
 static bool is_integer(const config_setting_t *s)
@@ -177,56 +279,57 @@ static bool is_integer(const config_setting_t *s)
 	       config_setting_type(s) == CONFIG_TYPE_INT64;
 }
 
-static int bad(const struct agent_settings *set, const config_setting_t *s, const char *why)
+static int bad(const struct statctr_config *cfg, const config_setting_t *s, const char *why)
 {
-	return statctr_config_error(set->cfg, s, EINVAL, "%s", why);
+	return statctr_config_error(cfg, s, EINVAL, "%s", why);
 }
 
-static int read_integer(struct agent_settings *set, const struct settings_key *k,
+static int read_integer(const struct statctr_config *cfg, void *base, const struct settings_key *k,
                         const config_setting_t *s)
 {
 	long long v;
 
 	if (!is_integer(s))
-		return bad(set, s, "must be an integer");
+		return bad(cfg, s, "must be an integer");
 	v = config_setting_get_int64(s);
 	if (v < k->min || v > k->max)
-		return statctr_config_error(set->cfg, s, EINVAL, "%lld is out of range %lld..%lld",
-		                            v, k->min, k->max);
-	*(uint32_t *)field(set, k) = (uint32_t)v;
+		return statctr_config_error(cfg, s, EINVAL, "%lld is out of range %lld..%lld", v,
+		                            k->min, k->max);
+	*(uint32_t *)field(base, k) = (uint32_t)v;
 	return 0;
 }
 
-static int read_boolean(struct agent_settings *set, const struct settings_key *k,
+static int read_boolean(const struct statctr_config *cfg, void *base, const struct settings_key *k,
                         const config_setting_t *s)
 {
 	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-		return bad(set, s, "must be true or false");
-	*(bool *)field(set, k) = config_setting_get_bool(s);
+		return bad(cfg, s, "must be true or false");
+	*(bool *)field(base, k) = config_setting_get_bool(s);
 	return 0;
 }
 
-static int store_string(struct agent_settings *set, const struct settings_key *k, const char *str)
+static int store_string(const struct statctr_config *cfg, void *base, const struct settings_key *k,
+                        const char *str)
 {
-	char **out = field(set, k), *copy = strdup(str);
+	char **out = field(base, k), *copy = strdup(str);
 
 	if (!copy)
-		return statctr_config_error(set->cfg, NULL, ENOMEM, "out of memory");
+		return statctr_config_error(cfg, NULL, ENOMEM, "out of memory");
 	free(*out);
 	*out = copy;
 	return 0;
 }
 
-static int read_string(struct agent_settings *set, const struct settings_key *k,
+static int read_string(const struct statctr_config *cfg, void *base, const struct settings_key *k,
                        const config_setting_t *s)
 {
 	if (config_setting_type(s) != CONFIG_TYPE_STRING || !k->valid(config_setting_get_string(s)))
-		return bad(set, s, k->rule);
-	return store_string(set, k, config_setting_get_string(s));
+		return bad(cfg, s, k->rule);
+	return store_string(cfg, base, k, config_setting_get_string(s));
 }
 
 /* A user name or a uid; the user must exist when the file is read. */
-static int read_owner(struct agent_settings *set, const struct settings_key *k,
+static int read_owner(const struct statctr_config *cfg, void *base, const struct settings_key *k,
                       const config_setting_t *s)
 {
 	struct passwd pw, *found = NULL;
@@ -235,93 +338,188 @@ static int read_owner(struct agent_settings *set, const struct settings_key *k,
 
 	if (is_integer(s) && config_setting_get_int64(s) >= k->min &&
 	    config_setting_get_int64(s) <= k->max) {
-		*(uid_t *)field(set, k) = (uid_t)config_setting_get_int64(s);
+		*(uid_t *)field(base, k) = (uid_t)config_setting_get_int64(s);
 		return 0;
 	}
 	if (config_setting_type(s) != CONFIG_TYPE_STRING ||
 	    !valid_text(config_setting_get_string(s)))
-		return statctr_config_error(set->cfg, s, EINVAL,
-		                            "must be a user name or a uid (%lld..%lld)", k->min,
-		                            k->max);
+		return statctr_config_error(
+		    cfg, s, EINVAL, "must be a user name or a uid (%lld..%lld)", k->min, k->max);
 	name = config_setting_get_string(s);
 	if (getpwnam_r(name, &pw, buf, sizeof(buf), &found) != 0 || !found)
-		return statctr_config_error(set->cfg, s, EINVAL, "no user \"%.64s\"", name);
-	*(uid_t *)field(set, k) = found->pw_uid;
+		return statctr_config_error(cfg, s, EINVAL, "no user \"%.64s\"", name);
+	*(uid_t *)field(base, k) = found->pw_uid;
 	return 0;
 }
 
-static int read_key(struct agent_settings *set, const struct settings_key *k,
+static int read_users(const struct statctr_config *cfg, void *base, const struct settings_key *k,
+                      const config_setting_t *s);
+
+static int read_key(const struct statctr_config *cfg, void *base, const struct settings_key *k,
                     const config_setting_t *s)
 {
 	switch (k->type) {
 	case SETTINGS_INTEGER:
-		return read_integer(set, k, s);
+		return read_integer(cfg, base, k, s);
 	case SETTINGS_BOOLEAN:
-		return read_boolean(set, k, s);
+		return read_boolean(cfg, base, k, s);
 	case SETTINGS_STRING:
-		return read_string(set, k, s);
+		return read_string(cfg, base, k, s);
+	case SETTINGS_OWNER:
+		return read_owner(cfg, base, k, s);
 	default:
-		return read_owner(set, k, s);
+		return read_users(cfg, base, k, s);
 	}
 }
 
-/* ---- the group -------------------------------------------------------- */
+/* ---- a group of keys -------------------------------------------------- */
 
-static const struct settings_key *find_key(const char *name)
+static const struct settings_key *find_key(const struct settings_key *keys, size_t nkeys,
+                                           const char *name)
 {
-	for (size_t i = 0; i < settings_nkeys; i++)
-		if (strcmp(settings_keys[i].key, name) == 0)
-			return &settings_keys[i];
+	for (size_t i = 0; i < nkeys; i++)
+		if (strcmp(keys[i].key, name) == 0)
+			return &keys[i];
 	return NULL;
 }
 
-/* Rejects a key not in settings_keys[]: catches typos like "interval". */
-static int unknown_key(const struct agent_settings *set, const config_setting_t *s)
+/* Rejects a key not in @keys: catches typos like "interval". */
+static int unknown_key(const struct statctr_config *cfg, const config_setting_t *s,
+                       const struct settings_key *keys, size_t nkeys)
 {
-	char known[256];
+	char known[512];
 	size_t len = 0;
 
-	for (size_t i = 0; i < settings_nkeys; i++)
+	for (size_t i = 0; i < nkeys; i++)
 		len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "",
-		                        settings_keys[i].key);
-	return statctr_config_error(set->cfg, s, EINVAL, "unknown setting (known: %s)", known);
+		                        keys[i].key);
+	return statctr_config_error(cfg, s, EINVAL, "unknown setting (known: %s)", known);
 }
 
-static int set_defaults(struct agent_settings *set)
+static int set_defaults(const struct statctr_config *cfg, void *base,
+                        const struct settings_key *keys, size_t nkeys)
 {
-	set->segment_owner = (uid_t)-1;
-	for (size_t i = 0; i < settings_nkeys; i++) {
-		const struct settings_key *k = &settings_keys[i];
+	for (size_t i = 0; i < nkeys; i++) {
+		const struct settings_key *k = &keys[i];
 		int err = 0;
 
+		if (k->type == SETTINGS_OWNER)
+			*(uid_t *)field(base, k) = (uid_t)-1; /* any owner */
 		if (k->dflt == NULL)
 			continue;
 		if (k->type == SETTINGS_INTEGER)
-			*(uint32_t *)field(set, k) = (uint32_t)strtoul(k->dflt, NULL, 10);
+			*(uint32_t *)field(base, k) = (uint32_t)strtoul(k->dflt, NULL, 10);
 		else if (k->type == SETTINGS_BOOLEAN)
-			*(bool *)field(set, k) = strcmp(k->dflt, "true") == 0;
+			*(bool *)field(base, k) = strcmp(k->dflt, "true") == 0;
 		else
-			err = store_string(set, k, k->dflt);
+			err = store_string(cfg, base, k, k->dflt);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-static int read_group(struct agent_settings *set, const config_setting_t *group)
+/* @group's keys into @base: defaults first, then what the file says; required keys present. */
+static int read_group(const struct statctr_config *cfg, void *base, const config_setting_t *group,
+                      const struct settings_key *keys, size_t nkeys)
 {
-	if (!config_setting_is_group(group))
-		return bad(set, group, "must be a group: agent = { ... };");
-	for (int i = 0; i < config_setting_length(group); i++) {
-		const config_setting_t *s = config_setting_get_elem(group, (unsigned)i);
-		const struct settings_key *k = find_key(config_setting_name(s));
-		int err = k ? read_key(set, k, s) : unknown_key(set, s);
+	int err = set_defaults(cfg, base, keys, nkeys);
 
+	for (int i = 0; !err && i < config_setting_length(group); i++) {
+		const config_setting_t *s = config_setting_get_elem(group, (unsigned)i);
+		const struct settings_key *k = find_key(keys, nkeys, config_setting_name(s));
+
+		err = k ? read_key(cfg, base, k, s) : unknown_key(cfg, s, keys, nkeys);
+	}
+	for (size_t i = 0; !err && i < nkeys; i++)
+		if (keys[i].required && !config_setting_get_member(group, keys[i].key))
+			err = statctr_config_error(cfg, group, EINVAL, "%s: missing (required)",
+			                           keys[i].key);
+	return err;
+}
+
+static void free_group(void *base, const struct settings_key *keys, size_t nkeys)
+{
+	for (size_t i = 0; i < nkeys; i++)
+		if (keys[i].type == SETTINGS_STRING)
+			free(*(char **)field(base, &keys[i]));
+}
+
+/* ---- v3_users --------------------------------------------------------- */
+
+static void free_users(struct agent_settings *set)
+{
+	for (uint32_t i = 0; i < set->nv3_users; i++)
+		free_group(&set->v3_users[i], settings_user_keys, settings_nuser_keys);
+	free(set->v3_users);
+}
+
+/* A list of user groups, at most @k->max, their names unique. */
+static int read_users(const struct statctr_config *cfg, void *base, const struct settings_key *k,
+                      const config_setting_t *s)
+{
+	struct agent_settings *set = base; /* the agent group's only list */
+	int n = config_setting_is_list(s) ? config_setting_length(s) : -1;
+
+	if (n < 0)
+		return bad(cfg, s, "must be a list of groups: ( { name = \"...\"; ... }, ... )");
+	if (n > k->max)
+		return statctr_config_error(cfg, s, EINVAL, "%d users, at most %lld", n, k->max);
+	set->v3_users = calloc((size_t)n + 1, sizeof(*set->v3_users));
+	if (!set->v3_users)
+		return statctr_config_error(cfg, NULL, ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *g = config_setting_get_elem(s, (unsigned)i);
+		struct settings_v3_user *u = &set->v3_users[i];
+		int err;
+
+		set->nv3_users = (uint32_t)i + 1; /* freed by settings_free() from here on */
+		if (!config_setting_is_group(g))
+			return bad(cfg, g, "must be a group: { name = \"...\"; auth_pass = ...; }");
+		err = read_group(cfg, u, g, settings_user_keys, settings_nuser_keys);
 		if (err)
 			return err;
+		for (int j = 0; j < i; j++)
+			if (strcmp(set->v3_users[j].name, u->name) == 0)
+				return statctr_config_error(cfg, g, EINVAL,
+				                            "duplicate user name \"%s\" (also "
+				                            "v3_users.[%d])",
+				                            u->name, j);
 	}
 	return 0;
 }
+
+/*
+ * The rules between keys, once the group is read.  SNMPv3 users make the
+ * file a secret (their passphrases) and call for snmpEngineBoots to grow
+ * with every start (RFC 3414, 3.2: with the same boots and a clock that
+ * restarts at 0, messages recorded before a restart are accepted again);
+ * and they turn the default read community off.
+ */
+static int check_v3_rules(struct agent_settings *set, const config_setting_t *group)
+{
+	const config_setting_t *users = config_setting_get_member(group, "v3_users");
+	struct stat st;
+
+	if (set->nv3_users == 0)
+		return 0;
+	if (!config_setting_get_member(group, "community")) {
+		free(set->community);
+		set->community = NULL;
+	}
+	if (!set->engine_boots_file)
+		return bad(set->cfg, users,
+		           "SNMPv3 users need agent.engine_boots_file (snmpEngineBoots must grow "
+		           "across restarts, or recorded requests can be replayed)");
+	if (stat(set->cfg->file, &st) == 0 && (st.st_mode & S_IROTH))
+		return statctr_config_error(set->cfg, users, EINVAL,
+		                            "passphrases in a file every user may read (mode "
+		                            "%04o): chmod o-r %s",
+		                            (unsigned)(st.st_mode & 07777), set->cfg->file);
+	return 0;
+}
+
+/* ---- the agent group -------------------------------------------------- */
 
 /* root_oid passed valid_root(): its arcs, and its text made canonical. */
 static void apply_root(struct agent_settings *set)
@@ -342,11 +540,15 @@ int settings_load(const char *path, struct agent_settings **setp)
 	if (!set)
 		return -ENOMEM;
 	err = statctr_config_load(path, &set->cfg);
-	if (!err)
-		err = set_defaults(set);
 	group = err ? NULL : statctr_config_group(set->cfg, "agent");
-	if (group)
-		err = read_group(set, group);
+	if (!err && group && !config_setting_is_group(group))
+		err = bad(set->cfg, group, "must be a group: agent = { ... };");
+	else if (!err && group)
+		err = read_group(set->cfg, set, group, settings_keys, settings_nkeys);
+	else if (!err)
+		err = set_defaults(set->cfg, set, settings_keys, settings_nkeys);
+	if (!err && group)
+		err = check_v3_rules(set, group);
 	if (err) {
 		settings_free(set);
 		return err;
@@ -360,9 +562,8 @@ void settings_free(struct agent_settings *set)
 {
 	if (!set)
 		return;
-	for (size_t i = 0; i < settings_nkeys; i++)
-		if (settings_keys[i].type == SETTINGS_STRING)
-			free(*(char **)field(set, &settings_keys[i]));
+	free_group(set, settings_keys, settings_nkeys);
+	free_users(set);
 	statctr_config_free(set->cfg);
 	free(set);
 }

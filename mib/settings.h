@@ -21,6 +21,16 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+/* One SNMPv3 user of the embedded master (agent.v3_users): Net-SNMP's words. */
+struct settings_v3_user {
+	char *name;
+	char *auth; /* "SHA", "SHA-224" .. "SHA-512" */
+	char *auth_pass;
+	char *priv; /* "AES", "AES-192", "AES-256" */
+	char *priv_pass;
+	char *access; /* "read" or "reset" */
+};
+
 struct agent_settings {
 	struct statctr_config *cfg; /* segments, tables, columns, their OIDs */
 	uint32_t interval_ms;       /* aggregation period */
@@ -30,11 +40,19 @@ struct agent_settings {
 	char *root_oid;             /* statctrMIB, dotted, as canonical text */
 	uint32_t root[MIB_ROOT_MAX_ARCS];
 	uint32_t root_len;
-	char *community;       /* embedded master: read-only community */
-	char *write_community; /* embedded master: read-write community, or NULL */
-	char *module;          /* mib_module: the generated MIB's name, or NULL */
-	uid_t segment_owner;   /* required owner of segment files, (uid_t)-1: any */
-	char *state_file;      /* keeps the TimeStamp base across restarts, or NULL */
+	/* The embedded master (-M) alone reads these. */
+	char *community;       /* read-only community, or NULL: none */
+	char *write_community; /* read and reset community, or NULL */
+	struct settings_v3_user *v3_users;
+	uint32_t nv3_users;
+	char *engine_id;         /* snmpEngineID's text, or NULL: derived from the host */
+	char *engine_boots_file; /* keeps snmpEngineBoots across restarts, or NULL */
+	char *sys_contact;       /* the system group's, or NULL: Net-SNMP's default */
+	char *sys_name;
+	char *sys_location;
+	char *module;        /* mib_module: the generated MIB's name, or NULL */
+	uid_t segment_owner; /* required owner of segment files, (uid_t)-1: any */
+	char *state_file;    /* keeps the TimeStamp base across restarts, or NULL */
 };
 
 /* The agent's default AgentX address, also in its usage text. */
@@ -57,21 +75,38 @@ void settings_free(struct agent_settings *set);
  */
 int settings_check(const char *path, FILE *out, FILE *err);
 
-/* The keys of the agent group, as docs/config.md lists them. */
-enum settings_type { SETTINGS_INTEGER, SETTINGS_BOOLEAN, SETTINGS_STRING, SETTINGS_OWNER };
+/*
+ * The keys of the agent group, and of each group of its v3_users list, as
+ * docs/config.md lists them.
+ */
+enum settings_type {
+	SETTINGS_INTEGER,
+	SETTINGS_BOOLEAN,
+	SETTINGS_STRING,
+	SETTINGS_OWNER,
+	SETTINGS_USERS, /* a list of groups of settings_user_keys[] */
+};
 
 struct settings_key {
 	const char *key;
 	enum settings_type type;
 	long long min, max;             /* integers (and uids): the bounds */
+	bool required;                  /* no default: the key must be there */
 	const char *dflt;               /* the default (a string's without quotes); NULL: none */
 	bool (*valid)(const char *str); /* strings: the rule */
 	const char *rule;               /* strings: what valid() demands */
-	size_t offset;                  /* of the value in struct agent_settings */
+	size_t offset; /* of the value in struct agent_settings or settings_v3_user */
 };
 
 extern const struct settings_key settings_keys[];
 extern const size_t settings_nkeys;
+extern const struct settings_key settings_user_keys[];
+extern const size_t settings_nuser_keys;
+
+/* At most this many SNMPv3 users. */
+#define SETTINGS_MAX_V3_USERS 32
+/* snmpEngineID: 5 bytes of format (RFC 3411, format 4: text), then 1..27 of text. */
+#define SETTINGS_MAX_ENGINE_ID 27
 
 /* How docs/config.md names @type ("integer", ...). */
 const char *settings_type_name(enum settings_type type);

@@ -8,6 +8,7 @@ INTEGRATION_TESTS = \
 	tests/integration/restart.sh \
 	tests/integration/embedded.sh \
 	tests/integration/standalone.sh \
+	tests/integration/options.sh \
 	tests/integration/ops.sh \
 	tests/integration/rows.sh
 TESTS += $(INTEGRATION_TESTS)

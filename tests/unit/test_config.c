@@ -284,7 +284,7 @@ static void text_at_its_limits(void)
 	         desc);
 	expect_error("longtext.conf", conf("", "rows = 1;", column), 7,
 	             "segments.[0].tables.[0].columns.[0].description",
-	             "1024 characters, at most 1023");
+	             "256 characters, at most 255");
 
 	strcat(row, "r");
 	snprintf(table, sizeof(table), "rows = [ \"%s\" ];", row);
@@ -295,6 +295,48 @@ static void text_at_its_limits(void)
 	snprintf(column, sizeof(column), "name = \"%s\"; kind = \"counter\";", name);
 	expect_error("longname.conf", conf("", "rows = 1;", column), 7,
 	             "segments.[0].tables.[0].columns.[0].name", "invalid name");
+}
+
+/*
+ * The agent serves descriptions, units and paths as DisplayStrings, SIZE
+ * (0..255): 255 characters load, 256 are refused with file:line, in each
+ * of them (the table's description too, which statctl mib writes).
+ */
+static void served_text_fits_a_display_string(void)
+{
+	char text[300], path[300], line[700];
+	struct statctr_config *cfg;
+
+	CU_ASSERT_EQUAL(STATCTR_MAX_TEXT, 255);
+	CU_ASSERT_EQUAL(STATCTR_MAX_PATH, 255);
+	memset(text, 'u', 255);
+	text[255] = '\0';
+	path[0] = '/';
+	memset(path + 1, 'p', 254);
+	path[255] = '\0';
+	snprintf(line, sizeof(line), "path = \"%s\";", path);
+	cfg = load_ok("path255.conf", conf(line, "rows = 1;", counter_column));
+	CU_ASSERT_EQUAL(strlen(cfg->segments[0].path), 255);
+	statctr_config_free(cfg);
+	snprintf(line, sizeof(line), "rows = 1; description = \"%s\";", text);
+	cfg = load_ok("tdesc255.conf", conf("", line, counter_column));
+	CU_ASSERT_EQUAL(strlen(cfg->segments[0].tables[0].description), 255);
+	statctr_config_free(cfg);
+
+	strcat(path, "p");
+	snprintf(line, sizeof(line), "path = \"%s\";", path);
+	expect_error("path256.conf", conf(line, "rows = 1;", counter_column), 3,
+	             "segments.[0].path", "256 characters, at most 255");
+	expect_error("pathutf8.conf",
+	             conf("path = \"/dev/shm/caf\xc3\xa9\";", "rows = 1;", counter_column), 3,
+	             "segments.[0].path", "character 13 is not printable ASCII (byte 0xc3)");
+	strcat(text, "u");
+	snprintf(line, sizeof(line), "rows = 1; description = \"%s\";", text);
+	expect_error("tdesc256.conf", conf("", line, counter_column), 5,
+	             "segments.[0].tables.[0].description", "256 characters, at most 255");
+	snprintf(line, sizeof(line), "name = \"c\"; kind = \"gauge\"; units = \"%s\";", text);
+	expect_error("units256.conf", conf("", "rows = 1;", line), 7,
+	             "segments.[0].tables.[0].columns.[0].units", "256 characters, at most 255");
 }
 
 static void syntax_error_names_file_and_line(void)
@@ -804,6 +846,7 @@ int main(void)
 	     named_and_numbered_rows_number_cells_row_major},
 	    {"agent_group_is_left_to_the_agent", agent_group_is_left_to_the_agent},
 	    {"text_at_its_limits", text_at_its_limits},
+	    {"served_text_fits_a_display_string", served_text_fits_a_display_string},
 	    {"syntax_error_names_file_and_line", syntax_error_names_file_and_line},
 	    {"missing_file_is_enoent", missing_file_is_enoent},
 	    {"directory_is_rejected", directory_is_rejected},

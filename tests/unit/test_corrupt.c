@@ -22,9 +22,9 @@ static size_t image_size;
 static uint8_t *dyn_image;
 static size_t dyn_image_size;
 
-/* 300 bytes: too long for a name (63) and for a row name (255). */
+/* 255 bytes: the longest description, too long for a name (63). */
 #define TEXT_60   "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh"
-#define LONG_TEXT TEXT_60 TEXT_60 TEXT_60 TEXT_60 TEXT_60
+#define LONG_TEXT TEXT_60 TEXT_60 TEXT_60 TEXT_60 "abcdefghijklmno"
 
 /* Captures the bytes of a freshly created segment of @tables. */
 static int capture(const char *tables, uint8_t **imagep, size_t *sizep)
@@ -153,7 +153,7 @@ static uint32_t string_of(const char *text)
 
 #define FIELD(type, f) offsetof(struct type, f)
 
-/* A name at @off set outside the strings, to "" and to a 300-byte string. */
+/* A name at @off set outside the strings, to "" and to a 255-byte string. */
 static void expect_bad_names(size_t off, const char *why)
 {
 	expect_patched(off, ref()->strings_size, 4, -EPROTO, why);
@@ -476,9 +476,12 @@ static void column_kind_is_counter_or_gauge(void)
 
 /* ---- Row-name records. ---- */
 
+/* No string of a segment is longer than a row name may be (255): outside, or "". */
 static void row_name_is_a_string_of_1_to_255_bytes(void)
 {
-	expect_bad_names(ref()->rownames_off + 4, "row-name record 1");
+	expect_patched(ref()->rownames_off + 4, ref()->strings_size, 4, -EPROTO,
+	               "row-name record 1");
+	expect_patched(ref()->rownames_off + 4, 0, 4, -EPROTO, "row-name record 1");
 }
 
 /* ---- Dynamic tables: the row directory's rules. ---- */

@@ -1,7 +1,8 @@
 /*
  * test_mib.c - mib/: the fixed-object table against mib/STATCTR-MIB.txt,
- * object by object and both ways; the agent group's key table against
- * docs/config.md; the values settings_load() gives.
+ * object by object and both ways; the agent group's key tables (and its
+ * v3_users') against docs/config.md; the values settings_load() gives and
+ * what it refuses.
  */
 #include "objects.h"
 #include "settings.h"
@@ -9,6 +10,7 @@
 #include "testutil.h"
 
 #include <ctype.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* ---- a reader of the MIB's OBJECT-TYPE and OBJECT IDENTIFIER nodes ---- */
@@ -315,15 +317,39 @@ static void root_anchors(void)
 static const char segments[] = "segments = ( { name = \"s\"; tables = ( { name = \"t\"; rows = 1;\n"
                                "  columns = ( { name = \"c\"; kind = \"counter\"; } ); } ); } );\n";
 
-static struct agent_settings *load(const char *agent)
+/* @agent and segments[] in a file of @mode; settings_load()'s return value. */
+static int load_mode(const char *agent, mode_t mode, struct agent_settings **setp)
 {
-	char text[4096];
-	struct agent_settings *set = NULL;
+	static char text[16384];
+	const char *path;
 
 	snprintf(text, sizeof(text), "%s%s", agent, segments);
-	if (settings_load(tu_write_file("agent.conf", text), &set) != 0)
+	path = tu_write_file("agent.conf", text);
+	CU_ASSERT_EQUAL_FATAL(chmod(path, mode), 0);
+	return settings_load(path, setp);
+}
+
+static struct agent_settings *load(const char *agent)
+{
+	struct agent_settings *set = NULL;
+
+	if (load_mode(agent, 0600, &set) != 0)
 		fprintf(stderr, "\n%s\n", statctr_errmsg());
 	return set;
+}
+
+/* @agent is refused, with "agent.conf:@line: @what" in the message. */
+static void refused(const char *agent, mode_t mode, int line, const char *what)
+{
+	struct agent_settings *set = (struct agent_settings *)&set;
+	char want[512];
+
+	snprintf(want, sizeof(want), "agent.conf:%d: %s", line, what);
+	CU_ASSERT_EQUAL(load_mode(agent, mode, &set), -EINVAL);
+	CU_ASSERT_PTR_NULL(set);
+	if (!strstr(statctr_errmsg(), want))
+		fprintf(stderr, "\n  want \"%s\"\n  got  \"%s\"\n", want, statctr_errmsg());
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), want));
 }
 
 static void defaults_are_the_tables(void)
@@ -343,6 +369,13 @@ static void defaults_are_the_tables(void)
 	CU_ASSERT_PTR_NULL(set->module);
 	CU_ASSERT_EQUAL(set->segment_owner, (uid_t)-1);
 	CU_ASSERT_PTR_NULL(set->state_file);
+	CU_ASSERT_PTR_NULL(set->v3_users);
+	CU_ASSERT_EQUAL(set->nv3_users, 0);
+	CU_ASSERT_PTR_NULL(set->engine_id);
+	CU_ASSERT_PTR_NULL(set->engine_boots_file);
+	CU_ASSERT_PTR_NULL(set->sys_contact);
+	CU_ASSERT_PTR_NULL(set->sys_name);
+	CU_ASSERT_PTR_NULL(set->sys_location);
 	CU_ASSERT_EQUAL(set->cfg->nsegments, 1);
 	settings_free(set);
 }
@@ -373,6 +406,147 @@ static void values_as_written(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
 	CU_ASSERT_EQUAL(set->segment_owner, 0);
 	settings_free(set);
+}
+
+#define BOOTS "  engine_boots_file = \"/var/lib/statctr/engine-boots\";\n"
+#define OPS                                                                                        \
+	"{ name = \"ops\"; auth = \"SHA-512\"; auth_pass = \"12345678\"; priv = \"AES-256\";\n"    \
+	"    priv_pass = \"p-a-s-s-w-o-r-d\"; access = \"reset\"; }"
+
+static void v3_users_as_written(void)
+{
+	struct agent_settings *set =
+	    load("agent = {\n" BOOTS "  v3_users = ( " OPS ",\n"
+	         "    { name = \"mon\"; auth_pass = \"monitor-auth\"; priv_pass = "
+	         "\"monitor-priv\"; } );\n"
+	         "  engine_id = \"edge-7\"; sys_contact = \"ops <ops@example.net>\";\n"
+	         "  sys_name = \"edge-7\"; sys_location = \"Rack 4, Room 2\"; };\n");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	CU_ASSERT_EQUAL_FATAL(set->nv3_users, 2);
+	CU_ASSERT_STRING_EQUAL(set->v3_users[0].name, "ops");
+	CU_ASSERT_STRING_EQUAL(set->v3_users[0].auth, "SHA-512");
+	CU_ASSERT_STRING_EQUAL(set->v3_users[0].auth_pass, "12345678");
+	CU_ASSERT_STRING_EQUAL(set->v3_users[0].priv, "AES-256");
+	CU_ASSERT_STRING_EQUAL(set->v3_users[0].priv_pass, "p-a-s-s-w-o-r-d");
+	CU_ASSERT_STRING_EQUAL(set->v3_users[0].access, "reset");
+	/* The defaults of a user group: SHA-256, AES, read. */
+	CU_ASSERT_STRING_EQUAL(set->v3_users[1].name, "mon");
+	CU_ASSERT_STRING_EQUAL(set->v3_users[1].auth, "SHA-256");
+	CU_ASSERT_STRING_EQUAL(set->v3_users[1].priv, "AES");
+	CU_ASSERT_STRING_EQUAL(set->v3_users[1].access, "read");
+	/* SNMPv3 users and no community said: none, not "public". */
+	CU_ASSERT_PTR_NULL(set->community);
+	CU_ASSERT_STRING_EQUAL(set->engine_id, "edge-7");
+	CU_ASSERT_STRING_EQUAL(set->engine_boots_file, "/var/lib/statctr/engine-boots");
+	CU_ASSERT_STRING_EQUAL(set->sys_contact, "ops <ops@example.net>");
+	CU_ASSERT_STRING_EQUAL(set->sys_name, "edge-7");
+	CU_ASSERT_STRING_EQUAL(set->sys_location, "Rack 4, Room 2");
+	settings_free(set);
+
+	/* A community said is kept beside the users; group-readable is the operator's call. */
+	CU_ASSERT_EQUAL(load_mode("agent = {\n" BOOTS "  v3_users = ( " OPS " );\n"
+	                          "  community = \"mon\"; };\n",
+	                          0640, &set),
+	                0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	CU_ASSERT_STRING_EQUAL(set->community, "mon");
+	settings_free(set);
+	/* An empty list is no users: the default community stays. */
+	set = load("agent = { v3_users = (); };\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	CU_ASSERT_EQUAL(set->nv3_users, 0);
+	CU_ASSERT_STRING_EQUAL(set->community, "public");
+	settings_free(set);
+}
+
+#define USER_WITH(keys)                                                                            \
+	"agent = {\n" BOOTS "  v3_users = ( { name = \"u\"; auth_pass = \"12345678\";\n"           \
+	"    priv_pass = \"12345678\"; " keys " } );\n};\n"
+
+static void v3_users_refused(void)
+{
+	char many[8192];
+	size_t len;
+
+	refused(USER_WITH("auth = \"MD5\";"), 0600, 4,
+	        "agent.v3_users.[0].auth: must be one of SHA, SHA-224, SHA-256, SHA-384, SHA-512");
+	refused(USER_WITH("priv = \"DES\";"), 0600, 4,
+	        "agent.v3_users.[0].priv: must be one of AES, AES-192, AES-256");
+	refused(USER_WITH("access = \"write\";"), 0600, 4,
+	        "agent.v3_users.[0].access: must be \"read\" or \"reset\"");
+	refused(USER_WITH("authpass = \"x\";"), 0600, 4,
+	        "agent.v3_users.[0].authpass: unknown setting (known: name, auth, auth_pass, priv, "
+	        "priv_pass, access)");
+	refused(USER_WITH("name = \"u\";"), 0600, 4, "duplicate setting name");
+	refused("agent = {\n" BOOTS "  v3_users = ( { name = \"u\";\n auth_pass = \"1234567\";\n"
+	        "  priv_pass = \"12345678\"; } );\n};\n",
+	        0600, 4,
+	        "agent.v3_users.[0].auth_pass: must be 8..255 printable ASCII characters without "
+	        "spaces");
+	refused("agent = {\n" BOOTS "  v3_users = ( { name = \"u\"; auth_pass = \"pass word\";\n"
+	        "  priv_pass = \"12345678\"; } );\n};\n",
+	        0600, 3, "agent.v3_users.[0].auth_pass: must be 8..255");
+	refused("agent = {\n" BOOTS
+	        "  v3_users = ( { name = \"123456789012345678901234567890123\";\n"
+	        "  auth_pass = \"12345678\"; priv_pass = \"12345678\"; } );\n};\n",
+	        0600, 3, "agent.v3_users.[0].name: must be 1..32");
+	refused("agent = {\n" BOOTS
+	        "  v3_users = (\n { name = \"u\"; priv_pass = \"12345678\"; } );\n};\n",
+	        0600, 4, "agent.v3_users.[0]: auth_pass: missing (required)");
+	refused("agent = {\n" BOOTS "  v3_users = ( " OPS ",\n " OPS " );\n};\n", 0600, 5,
+	        "agent.v3_users.[1]: duplicate user name \"ops\" (also v3_users.[0])");
+	refused("agent = {\n" BOOTS "  v3_users = { name = \"u\"; };\n};\n", 0600, 3,
+	        "agent.v3_users: must be a list of groups");
+	refused("agent = {\n" BOOTS "  v3_users = ( \"ops\" );\n};\n", 0600, 3,
+	        "agent.v3_users.[0]: must be a group");
+	/* The rules between keys: boots kept, passphrases out of every user's sight. */
+	refused("agent = {\n  v3_users = ( " OPS " );\n};\n", 0600, 2,
+	        "agent.v3_users: SNMPv3 users need agent.engine_boots_file");
+	refused(
+	    "agent = {\n" BOOTS "  v3_users = ( " OPS " );\n};\n", 0644, 3,
+	    "agent.v3_users: passphrases in a file every user may read (mode 0644): chmod o-r ");
+	len = (size_t)snprintf(many, sizeof(many), "agent = {\n" BOOTS "  v3_users = (\n");
+	for (int i = 0; i < SETTINGS_MAX_V3_USERS + 1; i++)
+		len += (size_t)snprintf(many + len, sizeof(many) - len,
+		                        "%s{ name = \"u%d\"; auth_pass = \"12345678\"; "
+		                        "priv_pass = \"12345678\"; }\n",
+		                        i ? "," : "", i);
+	snprintf(many + len, sizeof(many) - len, ");\n};\n");
+	refused(many, 0600, 3, "agent.v3_users: 33 users, at most 32");
+}
+
+/* SnmpAdminString (SIZE (0..255)) for sys*, 27 characters of text for the engineID. */
+static void identity_within_its_mib_sizes(void)
+{
+	char text[1024], value[300];
+	struct agent_settings *set;
+
+	memset(value, 'x', 255);
+	value[255] = '\0';
+	snprintf(text, sizeof(text),
+	         "agent = { sys_location = \"%s\";\n engine_id = \"%.27s\"; };\n", value, value);
+	set = load(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	CU_ASSERT_EQUAL(strlen(set->sys_location), 255);
+	CU_ASSERT_EQUAL(strlen(set->engine_id), 27);
+	settings_free(set);
+	strcat(value, "x");
+	snprintf(text, sizeof(text), "agent = {\n sys_contact = \"%s\"; };\n", value);
+	refused(text, 0600, 2, "agent.sys_contact: must be 1..255 printable ASCII characters");
+	refused("agent = {\n sys_name = \"\"; };\n", 0600, 2, "agent.sys_name: must be 1..255");
+	refused("agent = {\n sys_name = \"caf\xc3\xa9\"; };\n", 0600, 2, "agent.sys_name: must be");
+	/* What Net-SNMP would change: the spaces around a value, a leading '#'. */
+	refused("agent = {\n sys_location = \" Rack 4\"; };\n", 0600, 2,
+	        "agent.sys_location: must");
+	refused("agent = {\n sys_location = \"Rack 4 \"; };\n", 0600, 2,
+	        "agent.sys_location: must");
+	refused("agent = {\n sys_contact = \"#ops\"; };\n", 0600, 2, "agent.sys_contact: must");
+	refused("agent = {\n community = \"#pub\"; };\n", 0600, 2,
+	        "agent.community: must be 1..255 printable ASCII characters without spaces, quotes "
+	        "or backslashes, the first not #");
+	refused("agent = {\n engine_id = \"1234567890123456789012345678\"; };\n", 0600, 2,
+	        "agent.engine_id: must be 1..27 printable ASCII characters without spaces");
 }
 
 static void refused_with_file_line_and_key(void)
@@ -410,22 +584,22 @@ static void cell(const char *line, int col, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)len, p);
 }
 
-static void docs_table_is_the_key_table(void)
+/* The Markdown table after @heading in @doc lists @keys, in order, with their types and defaults.
+ */
+static void docs_table_lists(const char *doc, const char *heading, const struct settings_key *keys,
+                             size_t nkeys)
 {
-	static char doc[128 * 1024];
-	const char *p;
+	const char *p = strstr(doc, heading);
 	size_t k = 0;
 
-	read_source("docs/config.md", doc, sizeof(doc));
-	p = strstr(doc, "\n## Agent group\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	p = strstr(p, "\n|---");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	for (p = strchr(p + 1, '\n') + 1; p[0] == '|'; p = strchr(p, '\n') + 1, k++) {
 		char key[64], type[64], dflt[128], want[128], rules[1024];
-		const struct settings_key *sk = &settings_keys[k];
+		const struct settings_key *sk = &keys[k];
 
-		CU_ASSERT_FATAL(k < settings_nkeys);
+		CU_ASSERT_FATAL(k < nkeys);
 		cell(p, 0, key, sizeof(key));
 		cell(p, 1, type, sizeof(type));
 		cell(p, 2, dflt, sizeof(dflt));
@@ -434,14 +608,25 @@ static void docs_table_is_the_key_table(void)
 		CU_ASSERT_STRING_EQUAL(type, settings_type_name(sk->type));
 		snprintf(want, sizeof(want),
 		         sk->type == SETTINGS_STRING && sk->dflt ? "\"%s\"" : "%s",
-		         sk->dflt ? sk->dflt : "none");
+		         sk->required ? "required"
+		         : sk->dflt   ? sk->dflt
+		                      : "none");
 		CU_ASSERT_STRING_EQUAL(dflt, want);
 		if (sk->type == SETTINGS_INTEGER || sk->type == SETTINGS_OWNER) {
 			snprintf(want, sizeof(want), "%lld..%lld", sk->min, sk->max);
 			CU_ASSERT_PTR_NOT_NULL(strstr(rules, want));
 		}
 	}
-	CU_ASSERT_EQUAL(k, settings_nkeys);
+	CU_ASSERT_EQUAL(k, nkeys);
+}
+
+static void docs_table_is_the_key_table(void)
+{
+	static char doc[128 * 1024];
+
+	read_source("docs/config.md", doc, sizeof(doc));
+	docs_table_lists(doc, "\n## Agent group\n", settings_keys, settings_nkeys);
+	docs_table_lists(doc, "\n### SNMPv3 users\n", settings_user_keys, settings_nuser_keys);
 }
 
 int main(void)
@@ -454,6 +639,9 @@ int main(void)
 	    {"root_anchors", root_anchors},
 	    {"defaults_are_the_tables", defaults_are_the_tables},
 	    {"values_as_written", values_as_written},
+	    {"v3_users_as_written", v3_users_as_written},
+	    {"v3_users_refused", v3_users_refused},
+	    {"identity_within_its_mib_sizes", identity_within_its_mib_sizes},
 	    {"refused_with_file_line_and_key", refused_with_file_line_and_key},
 	    {"docs_table_is_the_key_table", docs_table_is_the_key_table},
 	    {NULL, NULL},
