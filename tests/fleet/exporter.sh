@@ -29,31 +29,6 @@ netsnmp_mib=/usr/share/snmp/mibs/NET-SNMP-MIB.txt # STATCTR-MIB imports it
 # ------------------------------------------------------------------------
 # Processes on a free loopback port
 
-# on_free_port NAME SECONDS CHECK CMD...: starts CMD (every "@PORT@" in its
-# arguments replaced by a port) until the function CHECK, given the port,
-# succeeds within SECONDS; 5 ports are tried.  Sets FREE_PORT.
-on_free_port() {
-	local name=$1 secs=$2 check=$3 try port pid
-	shift 3
-	for try in 1 2 3 4 5; do
-		port=$((20000 + (RANDOM * 7 + $$ + try) % 40000))
-		"${@//@PORT@/$port}" >>"$TMP/$name.log" 2>&1 &
-		pid=$!
-		fx_track "$pid"
-		if fx_wait "$secs" "$check" "$port"; then
-			FREE_PORT=$port
-			log "$name pid $pid on 127.0.0.1:$port"
-			return 0
-		fi
-		fx_stop "$pid"
-		fx_untrack "$pid"
-	done
-	fail "$name did not start on any of 5 ports"
-}
-
-agent_answers_on() {
-	snmpget -v2c -c "$COMMUNITY" -t 0.3 -r 0 -Oqv "127.0.0.1:$1" "$ROOT.1.1.1.0" | grep -qv '^No Such'
-}
 http_ok() { curl -sf -o /dev/null "http://127.0.0.1:$1$2"; }
 exporter_up() { http_ok "$1" /metrics; }
 prometheus_ready() { http_ok "$1" /-/ready; }
@@ -84,10 +59,10 @@ fx_agent
 fx_writer_settled
 fx_wait_pass
 SNMPD_PORT=$PORT
-on_free_port master 3 agent_answers_on \
+fx_on_free_port master 3 fx_agent_answers_on \
 	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -M udp:127.0.0.1:@PORT@
 MASTER_PORT=$FREE_PORT
-on_free_port exporter 5 exporter_up \
+fx_on_free_port exporter 5 exporter_up \
 	prometheus-snmp-exporter --config.file="$gen/snmp.yml" --web.listen-address=127.0.0.1:@PORT@
 EXPORTER_PORT=$FREE_PORT
 
@@ -210,7 +185,7 @@ scrape_configs:
 EOF
 promtool check config "$TMP/prometheus.yml" >"$TMP/promtool.log" 2>&1 ||
 	fail "promtool check config: $(cat "$TMP/promtool.log")"
-on_free_port prometheus 15 prometheus_ready \
+fx_on_free_port prometheus 15 prometheus_ready \
 	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
 	--web.listen-address=127.0.0.1:@PORT@ --log.level=warn
 PROM_PORT=$FREE_PORT

@@ -7,17 +7,9 @@ fx_need snmpget snmpwalk snmpbulkwalk snmpset
 fx_config "interval_ms = 100; allow_reset = true; community = \"$COMMUNITY\"; write_community = \"$WCOMMUNITY\";"
 fx_writer -t 2 -n 4000
 
-for try in 1 2 3 4 5; do
-	PORT=$((20000 + (RANDOM * 7 + $$) % 40000))
-	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -M "udp:127.0.0.1:$PORT" >>"$TMP/agent.log" 2>&1 &
-	AGENT_PID=$!
-	fx_track "$AGENT_PID"
-	fx_wait 3 fx_agent_answers && break
-	fx_stop "$AGENT_PID"
-	fx_untrack "$AGENT_PID"
-	AGENT_PID=
-done
-[ -n "$AGENT_PID" ] || fail "the embedded master did not answer on any of 5 ports"
+fx_on_free_port agent 3 fx_agent_answers_on \
+	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -M "udp:127.0.0.1:@PORT@"
+PORT=$FREE_PORT AGENT_PID=$FREE_PID
 log "statctr-agentx -M udp:127.0.0.1:$PORT pid $AGENT_PID"
 fx_writer_settled
 fx_wait_pass

@@ -116,6 +116,50 @@ fx_wait() {
 	return 1
 }
 
+# fx_on_free_port NAME SECONDS CHECK CMD...: starts CMD in the background
+# (every "@PORT@" in its arguments replaced by a port; output to
+# $TMP/NAME.log) until the command CHECK, given the port, succeeds within
+# SECONDS; 5 ports are tried.  Another test's server may answer on a port
+# CMD could not bind, so an answer counts only while CMD still runs.  Sets
+# FREE_PORT and FREE_PID (tracked).
+fx_on_free_port() {
+	local name=$1 secs=$2 check=$3 try port pid
+	shift 3
+	for try in 1 2 3 4 5; do
+		port=$((20000 + (RANDOM * 7 + $$ + try) % 40000))
+		"${@//@PORT@/$port}" >>"$TMP/$name.log" 2>&1 &
+		pid=$!
+		fx_track "$pid"
+		if fx_wait "$secs" "$check" "$port" && sleep 0.2 && kill -0 "$pid" 2>/dev/null; then
+			FREE_PORT=$port FREE_PID=$pid
+			log "$name pid $pid on 127.0.0.1:$port"
+			return 0
+		fi
+		fx_stop "$pid"
+		fx_untrack "$pid"
+	done
+	fail "$name did not start on any of 5 ports"
+}
+
+# fx_agent_answers_on PORT: an SNMP agent of ours answers on udp 127.0.0.1:PORT.
+fx_agent_answers_on() {
+	snmpget -v2c -c "$COMMUNITY" -t 0.3 -r 0 -Oqv "127.0.0.1:$1" "$ROOT.1.1.1.0" |
+		grep -qv '^No Such'
+}
+
+# fx_pysnmp: PYSNMP, a python3 that has pysnmp, or a loud skip.
+fx_pysnmp() {
+	local py
+	PYSNMP=""
+	for py in ${PYSNMP_PYTHON:-python3 /usr/bin/python3}; do
+		if "$py" -c 'import pysnmp.hlapi' 2>/dev/null; then
+			PYSNMP=$py
+			return 0
+		fi
+	done
+	skip "no python3 with pysnmp (Debian: apt-get install python3-pysnmp4)"
+}
+
 # ------------------------------------------------------------------------
 # snmpd
 

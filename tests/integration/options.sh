@@ -57,18 +57,10 @@ agent -n -c "$TMP/statctr.conf"
 [ "$out" = "$long_out" ] || fail "-n -c says '$out', --check-config --config '$long_out'"
 agent --check-config "--config=$TMP/none.conf"
 [ "$rc" = 1 ] && grep -q "$TMP/none.conf" <<<"$err" || fail "--config=MISSING: status $rc: $err"
-for try in 1 2 3 4 5; do
-	PORT=$((20000 + (RANDOM * 7 + $$) % 40000))
+fx_on_free_port agent 3 fx_agent_answers_on \
 	"$AGENT" --foreground --log stderr --config "$TMP/statctr.conf" \
-		"--embedded=udp:127.0.0.1:$PORT" --pidfile "$TMP/agent.pid" >>"$TMP/agent.log" 2>&1 &
-	AGENT_PID=$!
-	fx_track "$AGENT_PID"
-	fx_wait 3 fx_agent_answers && break
-	fx_stop "$AGENT_PID"
-	fx_untrack "$AGENT_PID"
-	AGENT_PID=
-done
-[ -n "$AGENT_PID" ] || fail "the agent started with long options did not answer on any of 5 ports"
+	"--embedded=udp:127.0.0.1:@PORT@" --pidfile "$TMP/agent.pid"
+PORT=$FREE_PORT AGENT_PID=$FREE_PID
 [ "$(cat "$TMP/agent.pid")" = "$AGENT_PID" ] || fail "--pidfile holds $(cat "$TMP/agent.pid"), not $AGENT_PID"
 kill -TERM "$AGENT_PID"
 rc=0

@@ -20,14 +20,7 @@
 set -o pipefail
 
 fx_need snmpget snmpwalk snmpset
-PYSNMP=""
-for py in ${PYSNMP_PYTHON:-python3 /usr/bin/python3}; do
-	if "$py" -c 'import pysnmp.hlapi' 2>/dev/null; then
-		PYSNMP=$py
-		break
-	fi
-done
-[ -n "$PYSNMP" ] || skip "no python3 with pysnmp (Debian: apt-get install python3-pysnmp4)"
+fx_pysnmp
 
 # Text at the MIB's limit: the segment's path, ifStats.rxPackets' description
 # and rxOctets' units, 255 characters each.

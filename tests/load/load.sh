@@ -20,14 +20,7 @@ export LOAD_POLL_PAUSE=${LOAD_POLL_PAUSE:-0.2}
 RSS_SLACK_KB=${LOAD_RSS_SLACK_KB:-1024}
 
 fx_need snmpget snmpbulkwalk snmpset
-PYSNMP=""
-for py in ${PYSNMP_PYTHON:-python3 /usr/bin/python3}; do
-	if "$py" -c 'import pysnmp.hlapi' 2>/dev/null; then
-		PYSNMP=$py
-		break
-	fi
-done
-[ -n "$PYSNMP" ] || skip "no python3 with pysnmp (Debian: apt-get install python3-pysnmp4)"
+fx_pysnmp
 command -v python3 >/dev/null || skip "python3 not found"
 
 fx_config_two "interval_ms = 200; allow_reset = true;"
