@@ -174,7 +174,12 @@ awk -v from="$ATTACK_MS" -v to="$END_MS" '
 read -r polls failed gap <"$TMP/polls"
 log "$polls polls during the attack, $failed unanswered, longest gap $gap ms"
 [ "$failed" = 0 ] || fail "$failed GETs were not answered within 0.5 s during the attack"
-[ "$gap" -le 1000 ] || fail "$gap ms between two polls during the attack"
+# The gap measures the poller's own cadence too (a shell loop forking
+# snmpget): a sanitizer build on 2 busy CPUs may starve it for a second or
+# two while every GET still gets its answer within 0.5 s (checked above).
+max_gap=1000
+[ "${SANITIZER:-none}" = none ] || max_gap=3000
+[ "$gap" -le "$max_gap" ] || fail "$gap ms between two polls during the attack (at most $max_gap)"
 [ "$polls" -ge $((ATTACK_S * 2)) ] || fail "only $polls polls in $ATTACK_S s"
 passes=$(awk -v from="$ATTACK_MS" -v to="$END_MS" '$1 >= from && $1 <= to && $2 == 0 { if (!a) a = $3; b = $3 } END { print b - a }' "$TMP/poller.log")
 log "$passes aggregation passes during the attack"
