@@ -88,27 +88,15 @@ int main(int argc, char **argv)
 {
 	static const uint32_t cells[] = {1000, 100000, 1000000};
 	static const unsigned slots[] = {1, 2, 16, 64};
-	static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
-	                                     {"quick", no_argument, NULL, 'q'},
-	                                     {NULL, 0, NULL, 0}};
-	const char *out = "bench-results";
+	const char *out;
 	struct bench_env env;
-	bool quick = false, ctl_ok = true;
+	bool quick, ctl_ok = true;
 	uint64_t line_max = 0; /* largest per-slot overhead beyond 8 B x cells */
 	unsigned i, j;
 	FILE *csv;
-	int opt;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (opt == 'o')
-			out = optarg;
-		else if (opt == 'q')
-			quick = true;
-		else {
-			fprintf(stderr, "usage: bench_memory [--out DIR] [--quick]\n");
-			return 2;
-		}
-	}
+	if (bench_options(argc, argv, "bench_memory", &out, &quick) != 0)
+		return 2;
 	bench_init(&env, "memory", out, quick);
 	csv = bench_csv_open(&env, "memory.csv",
 	                     "cells,slots,segment_bytes,segment_allocated,metadata_bytes,"

@@ -229,26 +229,14 @@ static void snapshot_costs(const struct bench_env *env, FILE *csv)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
-	                                     {"quick", no_argument, NULL, 'q'},
-	                                     {NULL, 0, NULL, 0}};
-	const char *out = "bench-results";
+	const char *out;
 	struct bench_env env;
-	bool quick = false;
+	bool quick;
 	double narrow, wide;
 	FILE *csv;
-	int opt;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (opt == 'o')
-			out = optarg;
-		else if (opt == 'q')
-			quick = true;
-		else {
-			fprintf(stderr, "usage: bench_rows [--out DIR] [--quick]\n");
-			return 2;
-		}
-	}
+	if (bench_options(argc, argv, "bench_rows", &out, &quick) != 0)
+		return 2;
 	bench_init(&env, "rows", out, quick);
 	csv = bench_csv_open(&env, "rows.csv", "what,value");
 	narrow = add_remove_ns(&env, 4, quick ? 100 : 2000);

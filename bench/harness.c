@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -94,6 +95,28 @@ static void on_signal(int sig)
 		if (children[i] > 0)
 			kill(children[i], SIGKILL);
 	_exit(128 + sig);
+}
+
+int bench_options(int argc, char **argv, const char *name, const char **out, bool *quick)
+{
+	static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
+	                                     {"quick", no_argument, NULL, 'q'},
+	                                     {NULL, 0, NULL, 0}};
+	int opt;
+
+	*out = "bench-results";
+	*quick = false;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 'o')
+			*out = optarg;
+		else if (opt == 'q')
+			*quick = true;
+		else {
+			fprintf(stderr, "usage: %s [--out DIR] [--quick]\n", name);
+			return 2;
+		}
+	}
+	return 0;
 }
 
 void bench_init(struct bench_env *env, const char *name, const char *out_dir, bool quick)

@@ -28,6 +28,13 @@ struct bench_env {
 	char tmp_dir[256];   /* scratch directory on tmpfs, removed at exit */
 };
 
+/*
+ * The options of a benchmark that has only --out DIR and --quick: sets
+ * *@out (default "bench-results") and *@quick; 0, or 2 after printing the
+ * usage of @name.
+ */
+int bench_options(int argc, char **argv, const char *name, const char **out, bool *quick);
+
 /* Fills @env, creates out_dir and the scratch directory; exits on failure. */
 void bench_init(struct bench_env *env, const char *name, const char *out_dir, bool quick);
 
