@@ -139,7 +139,8 @@ fx_wait_pass
 [ "$(snmp_value "$TOTALS.10.1")" = 0 ] || fail "the reset did not apply"
 sed -i 's/allow_reset = true;/allow_reset = false;/' "$TMP/statctr.conf"
 kill -HUP "$AGENT_PID"
-fx_wait 5 test "$(snmp_value "$ROOT.1.1.9.0")" = 2 || fail "allow_reset = false was not applied"
+resets_off() { [ "$(snmp_value "$ROOT.1.1.9.0")" = 2 ]; }
+fx_wait 10 resets_off || fail "allow_reset = false was not applied"
 expect "notWritable 1" "$TOTALS.4.1" i 2
 expect "notWritable 1" "$TOTALS.4.1" s x
 expect "notWritable 1" "$TOTALS.4.99" i 7
