@@ -9,7 +9,7 @@
  * top-level "agent" group is not the library's: it is kept as read, with
  * the parse tree, for statctr_config_group() (mib/settings.c checks it).
  */
-#include "internal.h"
+#include "confread.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -27,304 +27,11 @@
 #define DEFAULT_MODE     0640
 #define DEFAULT_CTL_MODE 0660
 
-static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-static const char name_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                 "0123456789_-";
-
 static const char *const root_keys[] = {"segments", "agent", NULL};
 static const char *const segment_keys[] = {"name",     "path",  "slots",  "oid", "mode",
                                            "ctl_mode", "group", "tables", NULL};
 static const char *const table_keys[] = {"name", "oid", "description", "rows", "columns", NULL};
 static const char *const column_keys[] = {"name", "kind", "description", "units", NULL};
-
-/* Writes the libconfig path of @s into @buf; returns its length (truncated to @size - 1). */
-static size_t setting_path(const config_setting_t *s, char *buf, size_t size)
-{
-	const config_setting_t *parent = config_setting_parent(s);
-	size_t len;
-	int n;
-
-	buf[0] = '\0';
-	if (!parent)
-		return 0;
-	len = setting_path(parent, buf, size);
-	if (config_setting_name(s))
-		n = snprintf(buf + len, size - len, "%s%s", len ? "." : "", config_setting_name(s));
-	else
-		n = snprintf(buf + len, size - len, "%s[%d]", len ? "." : "",
-		             config_setting_index(s));
-	if (n < 0 || (size_t)n >= size - len)
-		return size - 1;
-	return len + n;
-}
-
-/*
- * vfail() - set the message for a bad setting and return -@err.
- *
- * Names @group's member @name (which may be absent: a missing setting), or
- * @group itself when @name is NULL.  The line is the member's when it exists,
- * else the group's; the root has none, so it points at the top of the file.
- */
-static int vfail(int err, const char *path, const config_setting_t *group, const char *name,
-                 const char *fmt, va_list ap) STATCTR_PRINTF(5, 0);
-
-static int vfail(int err, const char *path, const config_setting_t *group, const char *name,
-                 const char *fmt, va_list ap)
-{
-	const config_setting_t *at = name ? config_setting_get_member(group, name) : NULL;
-	char where[256], what[512];
-	const char *file;
-	unsigned line;
-	size_t len;
-
-	if (!at)
-		at = group;
-	file = config_setting_source_file(at);
-	line = config_setting_source_line(at);
-	len = setting_path(group, where, sizeof(where));
-	if (name)
-		snprintf(where + len, sizeof(where) - len, "%s%s", len ? "." : "", name);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	return set_error(err, "%s:%u: %s: %s", file ? file : path, line ? line : 1, where, what);
-}
-
-static int fail(const char *path, const config_setting_t *group, const char *name, const char *fmt,
-                ...) STATCTR_PRINTF(4, 5);
-
-static int fail(const char *path, const config_setting_t *group, const char *name, const char *fmt,
-                ...)
-{
-	va_list ap;
-	int err;
-
-	va_start(ap, fmt);
-	err = vfail(EINVAL, path, group, name, fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-static int no_memory(void)
-{
-	return set_error(ENOMEM, "out of memory reading the configuration");
-}
-
-static const char *type_name(int type)
-{
-	switch (type) {
-	case CONFIG_TYPE_GROUP:
-		return "a group { ... }";
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		return "an integer";
-	case CONFIG_TYPE_FLOAT:
-		return "a float";
-	case CONFIG_TYPE_STRING:
-		return "a string";
-	case CONFIG_TYPE_BOOL:
-		return "a boolean";
-	case CONFIG_TYPE_ARRAY:
-		return "an array [ ... ]";
-	case CONFIG_TYPE_LIST:
-		return "a list ( ... )";
-	default:
-		return "an unknown type";
-	}
-}
-
-static bool is_key(const char *const *keys, const char *name)
-{
-	for (; *keys; keys++)
-		if (strcmp(*keys, name) == 0)
-			return true;
-	return false;
-}
-
-/* Rejects members of @group not in @keys: catches typos like "desciption". */
-static int check_keys(const char *path, const config_setting_t *group, const char *const *keys)
-{
-	char known[128];
-	size_t len = 0;
-	int i;
-
-	for (i = 0; i < config_setting_length(group); i++) {
-		const config_setting_t *s = config_setting_get_elem(group, i);
-
-		if (is_key(keys, config_setting_name(s)))
-			continue;
-		for (; *keys && len < sizeof(known); keys++)
-			len += snprintf(known + len, sizeof(known) - len, "%s%s", len ? ", " : "",
-			                *keys);
-		return fail(path, s, NULL, "unknown setting (known: %s)", known);
-	}
-	return 0;
-}
-
-/*
- * member() - @group's setting @name, which must have type @type.
- *
- * Integers may be plain or 64-bit.  Returns 0 with *sp NULL when the setting
- * is absent and optional, -EINVAL when it is absent and required or of
- * another type.
- */
-static int member(const char *path, const config_setting_t *group, const char *name, int type,
-                  bool required, const config_setting_t **sp)
-{
-	const config_setting_t *s = config_setting_get_member(group, name);
-	int actual;
-
-	*sp = s;
-	if (!s)
-		return required ? fail(path, group, name, "missing (required)") : 0;
-	actual = config_setting_type(s);
-	if (actual == CONFIG_TYPE_INT64)
-		actual = CONFIG_TYPE_INT;
-	if (actual != type)
-		return fail(path, group, name, "expected %s, not %s", type_name(type),
-		            type_name(config_setting_type(s)));
-	return 0;
-}
-
-static int copy_string(const char *s, const char **copyp)
-{
-	*copyp = strdup(s);
-	return *copyp ? 0 : no_memory();
-}
-
-static bool is_name(const char *s)
-{
-	size_t len = strlen(s);
-
-	return len > 0 && len <= STATCTR_MAX_NAME && strchr(letters, s[0]) &&
-	       strspn(s, name_chars) == len;
-}
-
-/* The required name @key of @group: a letter, then letters, digits, '_' or '-'. */
-static int get_name(const char *path, const config_setting_t *group, const char *key,
-                    const char **namep)
-{
-	const config_setting_t *s;
-	const char *name;
-	int err;
-
-	err = member(path, group, key, CONFIG_TYPE_STRING, true, &s);
-	if (err)
-		return err;
-	name = config_setting_get_string(s);
-	if (!is_name(name))
-		return fail(path, group, key,
-		            "invalid name \"%s\" (expected a letter, then letters, digits, '_' or "
-		            "'-', at most %u characters)",
-		            name, STATCTR_MAX_NAME);
-	return copy_string(name, namep);
-}
-
-/* Checks that @text (@group's @key, or element @group when @key is NULL) is printable ASCII. */
-static int check_text(const char *path, const config_setting_t *group, const char *key,
-                      const char *text, size_t max)
-{
-	size_t i;
-
-	for (i = 0; text[i]; i++) {
-		unsigned char c = text[i];
-
-		if (!text_byte_ok(c))
-			return fail(path, group, key,
-			            "character %zu is not printable ASCII (byte 0x%02x)", i + 1, c);
-	}
-	if (i > max)
-		return fail(path, group, key, "%zu characters, at most %zu allowed", i, max);
-	return 0;
-}
-
-/* The optional description or units @key of @group; "" when absent. */
-static int get_text(const char *path, const config_setting_t *group, const char *key,
-                    const char **textp)
-{
-	const config_setting_t *s;
-	const char *text;
-	int err;
-
-	err = member(path, group, key, CONFIG_TYPE_STRING, false, &s);
-	if (err)
-		return err;
-	text = s ? config_setting_get_string(s) : "";
-	err = check_text(path, group, key, text, STATCTR_MAX_TEXT);
-	if (err)
-		return err;
-	return copy_string(text, textp);
-}
-
-/* The optional integer @key of @group in @min..@max; *valp keeps its default when absent. */
-static int get_uint(const char *path, const config_setting_t *group, const char *key, uint32_t min,
-                    uint32_t max, uint32_t *valp)
-{
-	const config_setting_t *s;
-	long long val;
-	int err;
-
-	err = member(path, group, key, CONFIG_TYPE_INT, false, &s);
-	if (err || !s)
-		return err;
-	val = config_setting_get_int64(s);
-	if (val < min || val > max)
-		return fail(path, group, key, "%lld is out of range (%u..%u)", val, min, max);
-	*valp = val;
-	return 0;
-}
-
-/*
- * The optional file mode @key of @group: a string of 1 to 4 octal digits
- * ("0640"; a bare integer would be read as decimal), at most 0777, without
- * write permission for others.  *modep keeps its default when absent.
- */
-static int get_mode(const char *path, const config_setting_t *group, const char *key, mode_t *modep)
-{
-	const config_setting_t *s;
-	const char *str;
-	mode_t mode;
-	size_t len;
-	int err;
-
-	err = member(path, group, key, CONFIG_TYPE_STRING, false, &s);
-	if (err || !s)
-		return err;
-	str = config_setting_get_string(s);
-	len = strlen(str);
-	if (len == 0 || len > 4 || strspn(str, "01234567") != len)
-		return fail(path, group, key, "\"%s\" is not an octal mode like \"0640\"", str);
-	mode = strtoul(str, NULL, 8);
-	if (mode > 0777)
-		return fail(path, group, key,
-		            "mode %04o has setuid, setgid or sticky bits (at most 0777)", mode);
-	if (mode & S_IWOTH)
-		return fail(path, group, key, "mode %04o lets others write", mode);
-	*modep = mode;
-	return 0;
-}
-
-/* @group's required list @key of groups, which must not be empty. */
-static int get_list(const char *path, const config_setting_t *group, const char *key,
-                    const config_setting_t **listp, uint32_t *np)
-{
-	const config_setting_t *list;
-	int err, i;
-
-	err = member(path, group, key, CONFIG_TYPE_LIST, true, &list);
-	if (err)
-		return err;
-	if (config_setting_length(list) == 0)
-		return fail(path, group, key, "empty list (at least one entry needed)");
-	for (i = 0; i < config_setting_length(list); i++) {
-		const config_setting_t *el = config_setting_get_elem(list, i);
-
-		if (!config_setting_is_group(el))
-			return fail(path, el, NULL, "expected a group { ... }, not %s",
-			            type_name(config_setting_type(el)));
-	}
-	*listp = list;
-	*np = config_setting_length(list);
-	return 0;
-}
 
 struct row_key {
 	const char *name;
@@ -350,7 +57,7 @@ static int check_row_names_unique(const char *path, const config_setting_t *rows
 	int err = 0;
 
 	if (!keys)
-		return no_memory();
+		return conf_no_memory();
 	for (i = 0; i < n; i++) {
 		keys[i].name = names[i];
 		keys[i].index = i;
@@ -358,9 +65,9 @@ static int check_row_names_unique(const char *path, const config_setting_t *rows
 	qsort(keys, n, sizeof(*keys), cmp_row_key);
 	for (i = 1; i < n; i++) {
 		if (strcmp(keys[i - 1].name, keys[i].name) == 0) {
-			err = fail(path, config_setting_get_elem(rows, keys[i].index), NULL,
-			           "duplicate row name \"%s\" (also row %u)", keys[i].name,
-			           keys[i - 1].index);
+			err = conf_fail(path, config_setting_get_elem(rows, keys[i].index), NULL,
+			                "duplicate row name \"%s\" (also row %u)", keys[i].name,
+			                keys[i - 1].index);
 			break;
 		}
 	}
@@ -375,12 +82,12 @@ static int parse_row_names(const char *path, const config_setting_t *rows,
 	uint32_t n = config_setting_length(rows), i;
 
 	if (n == 0)
-		return fail(path, rows, NULL, "no rows (empty array)");
+		return conf_fail(path, rows, NULL, "no rows (empty array)");
 	if (n > STATCTR_MAX_CELLS)
-		return fail(path, rows, NULL, "%u rows, at most %u", n, STATCTR_MAX_CELLS);
+		return conf_fail(path, rows, NULL, "%u rows, at most %u", n, STATCTR_MAX_CELLS);
 	names = calloc(n, sizeof(*names));
 	if (!names)
-		return no_memory();
+		return conf_no_memory();
 	t->row_names = names;
 	t->nrows = n;
 	for (i = 0; i < n; i++) {
@@ -389,15 +96,15 @@ static int parse_row_names(const char *path, const config_setting_t *rows,
 		int err;
 
 		if (config_setting_type(el) != CONFIG_TYPE_STRING)
-			return fail(path, el, NULL, "expected a string, not %s",
-			            type_name(config_setting_type(el)));
+			return conf_fail(path, el, NULL, "expected a string, not %s",
+			                 conf_type_name(config_setting_type(el)));
 		name = config_setting_get_string(el);
 		if (name[0] == '\0')
-			return fail(path, el, NULL, "empty row name");
-		err = check_text(path, el, NULL, name, STATCTR_MAX_ROWNAME);
+			return conf_fail(path, el, NULL, "empty row name");
+		err = conf_check_text(path, el, NULL, name, STATCTR_MAX_ROWNAME);
 		if (err)
 			return err;
-		err = copy_string(name, &names[i]);
+		err = conf_copy_string(name, &names[i]);
 		if (err)
 			return err;
 	}
@@ -410,12 +117,12 @@ static int parse_dynamic_rows(const char *path, const config_setting_t *rows,
 {
 	static const char *const dynamic_keys[] = {"max", NULL};
 	const config_setting_t *max;
-	int err = check_keys(path, rows, dynamic_keys);
+	int err = conf_check_keys(path, rows, dynamic_keys);
 
 	if (!err)
-		err = member(path, rows, "max", CONFIG_TYPE_INT, true, &max);
+		err = conf_member(path, rows, "max", CONFIG_TYPE_INT, true, &max);
 	if (!err)
-		err = get_uint(path, rows, "max", 1, STATCTR_MAX_CELLS, &t->nrows);
+		err = conf_get_uint(path, rows, "max", 1, STATCTR_MAX_CELLS, &t->nrows);
 	t->dynamic = !err;
 	return err;
 }
@@ -426,19 +133,19 @@ static int parse_rows(const char *path, const config_setting_t *table, struct st
 	const config_setting_t *rows = config_setting_get_member(table, "rows");
 
 	if (!rows)
-		return fail(path, table, "rows", "missing (required)");
+		return conf_fail(path, table, "rows", "missing (required)");
 	switch (config_setting_type(rows)) {
 	case CONFIG_TYPE_INT:
 	case CONFIG_TYPE_INT64:
-		return get_uint(path, table, "rows", 1, STATCTR_MAX_CELLS, &t->nrows);
+		return conf_get_uint(path, table, "rows", 1, STATCTR_MAX_CELLS, &t->nrows);
 	case CONFIG_TYPE_ARRAY:
 		return parse_row_names(path, rows, t);
 	case CONFIG_TYPE_GROUP:
 		return parse_dynamic_rows(path, rows, t);
 	default:
-		return fail(path, table, "rows",
-		            "expected a number of rows or an array of row names, not %s",
-		            type_name(config_setting_type(rows)));
+		return conf_fail(path, table, "rows",
+		                 "expected a number of rows or an array of row names, not %s",
+		                 conf_type_name(config_setting_type(rows)));
 	}
 }
 
@@ -448,7 +155,7 @@ static int parse_kind(const char *path, const config_setting_t *column, enum sta
 	const char *kind;
 	int err;
 
-	err = member(path, column, "kind", CONFIG_TYPE_STRING, true, &s);
+	err = conf_member(path, column, "kind", CONFIG_TYPE_STRING, true, &s);
 	if (err)
 		return err;
 	kind = config_setting_get_string(s);
@@ -457,8 +164,8 @@ static int parse_kind(const char *path, const config_setting_t *column, enum sta
 	else if (strcmp(kind, "gauge") == 0)
 		*kindp = STATCTR_GAUGE;
 	else
-		return fail(path, column, "kind",
-		            "unknown kind \"%s\" (expected \"counter\" or \"gauge\")", kind);
+		return conf_fail(path, column, "kind",
+		                 "unknown kind \"%s\" (expected \"counter\" or \"gauge\")", kind);
 	return 0;
 }
 
@@ -468,19 +175,19 @@ static int parse_column(const char *path, const config_setting_t *s,
 	int err;
 
 	col->line = config_setting_source_line(s);
-	err = check_keys(path, s, column_keys);
+	err = conf_check_keys(path, s, column_keys);
 	if (err)
 		return err;
-	err = get_name(path, s, "name", &col->name);
+	err = conf_get_name(path, s, "name", &col->name);
 	if (err)
 		return err;
 	err = parse_kind(path, s, &col->kind);
 	if (err)
 		return err;
-	err = get_text(path, s, "description", &col->description);
+	err = conf_get_text(path, s, "description", &col->description);
 	if (err)
 		return err;
-	return get_text(path, s, "units", &col->units);
+	return conf_get_text(path, s, "units", &col->units);
 }
 
 static int parse_columns(const char *path, const config_setting_t *table,
@@ -491,12 +198,12 @@ static int parse_columns(const char *path, const config_setting_t *table,
 	uint32_t n, i, j;
 	int err;
 
-	err = get_list(path, table, "columns", &list, &n);
+	err = conf_get_list(path, table, "columns", &list, &n);
 	if (err)
 		return err;
 	cols = calloc(n, sizeof(*cols));
 	if (!cols)
-		return no_memory();
+		return conf_no_memory();
 	t->columns = cols;
 	t->ncolumns = n;
 	for (i = 0; i < n; i++) {
@@ -507,10 +214,10 @@ static int parse_columns(const char *path, const config_setting_t *table,
 			return err;
 		for (j = 0; j < i; j++)
 			if (strcmp(cols[j].name, cols[i].name) == 0)
-				return fail(path, s, "name",
-				            "duplicate column name \"%s\" (also columns.[%u], "
-				            "line %d)",
-				            cols[i].name, j, cols[j].line);
+				return conf_fail(path, s, "name",
+				                 "duplicate column name \"%s\" (also columns.[%u], "
+				                 "line %d)",
+				                 cols[i].name, j, cols[j].line);
 	}
 	return 0;
 }
@@ -522,16 +229,16 @@ static int parse_table(const char *path, const config_setting_t *s, uint32_t ind
 
 	t->line = config_setting_source_line(s);
 	t->oid = index + 1;
-	err = check_keys(path, s, table_keys);
+	err = conf_check_keys(path, s, table_keys);
 	if (err)
 		return err;
-	err = get_name(path, s, "name", &t->name);
+	err = conf_get_name(path, s, "name", &t->name);
 	if (err)
 		return err;
-	err = get_uint(path, s, "oid", 1, MAX_OID, &t->oid);
+	err = conf_get_uint(path, s, "oid", 1, MAX_OID, &t->oid);
 	if (err)
 		return err;
-	err = get_text(path, s, "description", &t->description);
+	err = conf_get_text(path, s, "description", &t->description);
 	if (err)
 		return err;
 	err = parse_rows(path, s, t);
@@ -547,13 +254,13 @@ static int check_table_unique(const char *path, const config_setting_t *s,
 
 	for (j = 0; j < i; j++) {
 		if (strcmp(tables[j].name, tables[i].name) == 0)
-			return fail(path, s, "name",
-			            "duplicate table name \"%s\" (also tables.[%u], line %d)",
-			            tables[i].name, j, tables[j].line);
+			return conf_fail(path, s, "name",
+			                 "duplicate table name \"%s\" (also tables.[%u], line %d)",
+			                 tables[i].name, j, tables[j].line);
 		if (tables[j].oid == tables[i].oid)
-			return fail(path, s, "oid",
-			            "duplicate table oid %u (also tables.[%u], line %d)",
-			            tables[i].oid, j, tables[j].line);
+			return conf_fail(path, s, "oid",
+			                 "duplicate table oid %u (also tables.[%u], line %d)",
+			                 tables[i].oid, j, tables[j].line);
 	}
 	return 0;
 }
@@ -568,12 +275,12 @@ static int parse_tables(const char *path, const config_setting_t *segment,
 	uint32_t n, i;
 	int err;
 
-	err = get_list(path, segment, "tables", &list, &n);
+	err = conf_get_list(path, segment, "tables", &list, &n);
 	if (err)
 		return err;
 	tables = calloc(n, sizeof(*tables));
 	if (!tables)
-		return no_memory();
+		return conf_no_memory();
 	seg->tables = tables;
 	seg->ntables = n;
 	for (i = 0; i < n; i++) {
@@ -588,10 +295,11 @@ static int parse_tables(const char *path, const config_setting_t *segment,
 		tables[i].first_cell = ncells;
 		ncells += (uint64_t)tables[i].nrows * tables[i].ncolumns;
 		if (ncells > STATCTR_MAX_CELLS)
-			return fail(path, s, NULL,
-			            "too many cells: %llu in the segment's tables up to this one, "
-			            "at most %u",
-			            (unsigned long long)ncells, STATCTR_MAX_CELLS);
+			return conf_fail(
+			    path, s, NULL,
+			    "too many cells: %llu in the segment's tables up to this one, "
+			    "at most %u",
+			    (unsigned long long)ncells, STATCTR_MAX_CELLS);
 	}
 	seg->ncells = ncells;
 	return 0;
@@ -608,22 +316,23 @@ static int parse_seg_path(const char *path, const config_setting_t *segment,
 	const config_setting_t *s;
 	int err;
 
-	err = member(path, segment, "path", CONFIG_TYPE_STRING, false, &s);
+	err = conf_member(path, segment, "path", CONFIG_TYPE_STRING, false, &s);
 	if (err)
 		return err;
 	if (!s) {
 		char dflt[sizeof("/dev/shm/statctr.") + STATCTR_MAX_NAME];
 
 		snprintf(dflt, sizeof(dflt), "/dev/shm/statctr.%s", seg->name);
-		return copy_string(dflt, &seg->path);
+		return conf_copy_string(dflt, &seg->path);
 	}
-	err = check_text(path, segment, "path", config_setting_get_string(s), STATCTR_MAX_PATH);
+	err =
+	    conf_check_text(path, segment, "path", config_setting_get_string(s), STATCTR_MAX_PATH);
 	if (err)
 		return err;
 	if (config_setting_get_string(s)[0] != '/')
-		return fail(path, segment, "path", "\"%s\" is not an absolute path",
-		            config_setting_get_string(s));
-	return copy_string(config_setting_get_string(s), &seg->path);
+		return conf_fail(path, segment, "path", "\"%s\" is not an absolute path",
+		                 config_setting_get_string(s));
+	return conf_copy_string(config_setting_get_string(s), &seg->path);
 }
 
 static int parse_group(const char *path, const config_setting_t *segment,
@@ -632,12 +341,12 @@ static int parse_group(const char *path, const config_setting_t *segment,
 	const config_setting_t *s;
 	int err;
 
-	err = member(path, segment, "group", CONFIG_TYPE_STRING, false, &s);
+	err = conf_member(path, segment, "group", CONFIG_TYPE_STRING, false, &s);
 	if (err || !s)
 		return err;
 	if (config_setting_get_string(s)[0] == '\0')
-		return fail(path, segment, "group", "empty group name");
-	return copy_string(config_setting_get_string(s), &seg->group);
+		return conf_fail(path, segment, "group", "empty group name");
+	return conf_copy_string(config_setting_get_string(s), &seg->group);
 }
 
 static uint32_t online_cpus(void)
@@ -661,25 +370,25 @@ static int parse_segment(const char *path, const config_setting_t *s, uint32_t i
 	seg->nslots = online_cpus();
 	seg->mode = DEFAULT_MODE;
 	seg->ctl_mode = DEFAULT_CTL_MODE;
-	err = check_keys(path, s, segment_keys);
+	err = conf_check_keys(path, s, segment_keys);
 	if (err)
 		return err;
-	err = get_name(path, s, "name", &seg->name);
+	err = conf_get_name(path, s, "name", &seg->name);
 	if (err)
 		return err;
 	err = parse_seg_path(path, s, seg);
 	if (err)
 		return err;
-	err = get_uint(path, s, "slots", 1, STATCTR_MAX_SLOTS, &seg->nslots);
+	err = conf_get_uint(path, s, "slots", 1, STATCTR_MAX_SLOTS, &seg->nslots);
 	if (err)
 		return err;
-	err = get_uint(path, s, "oid", 1, MAX_OID, &seg->oid);
+	err = conf_get_uint(path, s, "oid", 1, MAX_OID, &seg->oid);
 	if (err)
 		return err;
-	err = get_mode(path, s, "mode", &seg->mode);
+	err = conf_get_mode(path, s, "mode", &seg->mode);
 	if (err)
 		return err;
-	err = get_mode(path, s, "ctl_mode", &seg->ctl_mode);
+	err = conf_get_mode(path, s, "ctl_mode", &seg->ctl_mode);
 	if (err)
 		return err;
 	err = parse_group(path, s, seg);
@@ -695,17 +404,19 @@ static int check_segment_unique(const char *path, const config_setting_t *s,
 
 	for (j = 0; j < i; j++) {
 		if (strcmp(segs[j].name, segs[i].name) == 0)
-			return fail(path, s, "name",
-			            "duplicate segment name \"%s\" (also segments.[%u], line %d)",
-			            segs[i].name, j, segs[j].line);
+			return conf_fail(
+			    path, s, "name",
+			    "duplicate segment name \"%s\" (also segments.[%u], line %d)",
+			    segs[i].name, j, segs[j].line);
 		if (segs[j].oid == segs[i].oid)
-			return fail(path, s, "oid",
-			            "duplicate segment oid %u (also segments.[%u], line %d)",
-			            segs[i].oid, j, segs[j].line);
+			return conf_fail(path, s, "oid",
+			                 "duplicate segment oid %u (also segments.[%u], line %d)",
+			                 segs[i].oid, j, segs[j].line);
 		if (strcmp(segs[j].path, segs[i].path) == 0)
-			return fail(path, s, "path",
-			            "duplicate segment path \"%s\" (also segments.[%u], line %d)",
-			            segs[i].path, j, segs[j].line);
+			return conf_fail(
+			    path, s, "path",
+			    "duplicate segment path \"%s\" (also segments.[%u], line %d)",
+			    segs[i].path, j, segs[j].line);
 	}
 	return 0;
 }
@@ -722,15 +433,15 @@ static int parse_root(const char *path, const config_setting_t *root, struct sta
 	uint32_t n, i;
 	int err;
 
-	err = check_keys(path, root, root_keys);
+	err = conf_check_keys(path, root, root_keys);
 	if (err)
 		return err;
-	err = get_list(path, root, "segments", &list, &n);
+	err = conf_get_list(path, root, "segments", &list, &n);
 	if (err)
 		return err;
 	segs = calloc(n, sizeof(*segs));
 	if (!segs)
-		return no_memory();
+		return conf_no_memory();
 	cfg->segments = segs;
 	cfg->nsegments = n;
 	for (i = 0; i < n; i++) {
@@ -950,7 +661,7 @@ static int read_text(const char *path, char **textp, size_t *lenp)
 	text = malloc(MAX_CONFIG_BYTES + 1);
 	if (!text) {
 		close(fd);
-		return no_memory();
+		return conf_no_memory();
 	}
 	n = read(fd, text, MAX_CONFIG_BYTES + 1);
 	err = errno;
@@ -984,7 +695,7 @@ static int read_file(const char *path, config_t *lc)
 	err = check_bytes(path, text, len);
 	wide = err ? NULL : malloc(2 * len + 1);
 	if (!err && !wide)
-		err = no_memory();
+		err = conf_no_memory();
 	if (!err)
 		err = widen_integers(path, text, wide);
 	free(text);
@@ -1022,9 +733,9 @@ int statctr_config_load(const char *path, struct statctr_config **cfgp)
 	*cfgp = NULL;
 	cf = calloc(1, sizeof(*cf));
 	if (!cf)
-		return no_memory();
+		return conf_no_memory();
 	config_init(&cf->lc);
-	err = copy_string(path, &cf->decl.file);
+	err = conf_copy_string(path, &cf->decl.file);
 	if (!err)
 		err = read_file(path, &cf->lc);
 	if (!err)
@@ -1050,7 +761,7 @@ int statctr_config_error(const struct statctr_config *cfg, const void *setting, 
 
 	va_start(ap, fmt);
 	if (setting) {
-		err = vfail(err, cfg->file, setting, NULL, fmt, ap);
+		err = conf_vfail(err, cfg->file, setting, NULL, fmt, ap);
 	} else {
 		vsnprintf(what, sizeof(what), fmt, ap);
 		err = set_error(err, "%s: %s", cfg->file, what);

@@ -156,7 +156,7 @@ _Static_assert(ROWNAME_WORDS * 8 == STATCTR_MAX_ROWNAME + 1, "a row name and its
 _Static_assert(sizeof(struct seg_column) == 16, "column record size");
 _Static_assert(sizeof(struct statctr_slot) == LINE, "slot header is one line");
 _Static_assert(offsetof(struct statctr_slot, owner_start) == 16, "owner_start offset");
-_Static_assert(offsetof(struct statctr_slot, reserved1) == 32, "private part offset");
+_Static_assert(offsetof(struct statctr_slot, hist_map) == 32, "private part offset");
 _Static_assert(offsetof(struct statctr_slot, copy_served) == 40, "copy_served offset");
 _Static_assert(offsetof(struct statctr_slot, copy_resume) == 56, "copy_resume offset");
 _Static_assert(offsetof(struct statctr_slot, cells) == LINE, "cells follow the header line");

@@ -153,9 +153,13 @@ struct statctr_view; /* reader side: a read-only mapping of a segment */
 struct statctr_snap; /* a snapshot taken from a view, summed over slots */
 
 enum statctr_kind {
-	STATCTR_COUNTER = 1, /* u64, wraps mod 2^64, resettable */
-	STATCTR_GAUGE = 2,   /* signed level: sum of per-slot deltas */
+	STATCTR_COUNTER = 1,        /* u64, wraps mod 2^64, resettable */
+	STATCTR_GAUGE = 2,          /* signed level: sum of per-slot deltas */
+	STATCTR_KIND_HISTOGRAM = 3, /* buckets and a sum; see "Histograms" below */
 };
+
+/* The histogram kind by the name its issue gave it (a macro: #ifdef works). */
+#define STATCTR_HISTOGRAM STATCTR_KIND_HISTOGRAM
 
 /**
  * Limits enforced by the configuration parser and by readers.  Every string
@@ -168,6 +172,7 @@ enum statctr_kind {
 #define STATCTR_MAX_ROWNAME 255u /* statctrCellRowName, rowName */
 #define STATCTR_MAX_TEXT    255u /* descriptions and units: statctrCellDescription, Units */
 #define STATCTR_MAX_PATH    255u /* a segment's path: statctrSegmentPath */
+#define STATCTR_MAX_BUCKETS 64u  /* finite buckets of a histogram (+Inf is one more) */
 
 /**
  * statctr_errmsg() - the calling thread's last error message.
@@ -188,6 +193,31 @@ struct statctr_column_decl {
 	const char *units;       /* "" when not given */
 	enum statctr_kind kind;
 	int line; /* line of the column's group in the config file */
+	/* Histograms: nbuckets (1..STATCTR_MAX_BUCKETS) ascending finite
+	 * inclusive upper bounds; 0 and NULL for other kinds. */
+	uint32_t nbuckets;
+	const uint64_t *bounds;
+	const char *ifmib; /* `ifmib`: the IF-MIB object it serves, "" when none */
+};
+
+/*
+ * Interface attributes of an IF-MIB table's rows (`standard = "if-mib"`,
+ * docs/config.md): the table's own (row NULL) and per-row overrides.
+ */
+struct statctr_if_decl {
+	const char *row;   /* the row name it applies to; NULL: the table's default */
+	const char *alias; /* ifAlias; "" when not given */
+	const char *descr; /* ifDescr; NULL: the row name */
+	uint32_t type;     /* ifType (IANAifType); default 6, ethernetCsmacd */
+	uint32_t mtu;      /* ifMtu; 0 when not given */
+	int line;
+};
+
+struct statctr_ifmib_decl {
+	uint32_t ifindex_base; /* first ifIndex of the table's rows; default 1000 */
+	struct statctr_if_decl defaults;
+	uint32_t ninterfaces; /* per-row overrides */
+	const struct statctr_if_decl *interfaces;
 };
 
 struct statctr_table_decl {
@@ -201,6 +231,7 @@ struct statctr_table_decl {
 	const struct statctr_column_decl *columns;
 	statctr_id first_cell; /* cell of row 0, column 0; row-major */
 	int line;
+	const struct statctr_ifmib_decl *ifmib; /* NULL unless standard = "if-mib" */
 };
 
 struct statctr_segment_decl {
@@ -213,7 +244,8 @@ struct statctr_segment_decl {
 	const char *group; /* owner group of both files, NULL: creator's */
 	uint32_t ntables;
 	const struct statctr_table_decl *tables;
-	uint32_t ncells; /* sum over tables of nrows * ncolumns */
+	uint32_t ncells; /* cells per slot: nrows x ncolumns per table, plus
+	                  * nrows x (nbuckets + 1) per histogram column */
 	int line;
 };
 
@@ -420,7 +452,7 @@ struct statctr_slot {
 	_Atomic(uint64_t) owner_start;  /* owner's start time, clock ticks */
 	_Atomic(uint64_t) acquisitions; /* times the slot was acquired */
 	/* Writer-private; readers ignore them. */
-	uint64_t reserved1;        /* 0 */
+	uint64_t hist_map;         /* index in statctr_hist_maps[]; 0: none */
 	uint64_t copy_served;      /* last copy request this writer served */
 	uint64_t reserved2;        /* 0 */
 	uint64_t copy_resume;      /* no copy-request check before this sequence */
@@ -493,6 +525,79 @@ static inline void statctr_txn_end(struct statctr_slot *slot)
 	atomic_store_explicit(&slot->seq, seq, memory_order_release);
 	if (__builtin_expect((seq & STATCTR_COPY_CHECK_MASK) == 0 && seq >= slot->copy_resume, 0))
 		statctr_slot_serve_copy(slot);
+}
+
+/*
+ * Histograms (docs/segment-format.md, "Histogram cells").  A histogram
+ * column's cell in the table (its id, as statctr_seg_lookup() gives it)
+ * holds the sum of the recorded values; nbuckets + 1 more cells of the
+ * same slot, the row's *bucket block* past every table's cells, count the
+ * values per bucket, the last one above every finite bound (+Inf).  The
+ * count is the sum of the buckets, so count and buckets never disagree.
+ *
+ * The writer finds a histogram's bounds and bucket block in private memory
+ * it built at statctr_seg_create(), never in the segment: the slot's
+ * hist_map is a small index (never an address) into statctr_hist_maps[],
+ * whose entry covers the segment's histogram ids.  Public only for the
+ * inline statctr_hist_record(); treat as private.
+ */
+#define STATCTR_HIST_MAPS 128u /* segments with histograms per writer process */
+
+struct statctr_hist_cell {
+	const uint64_t *bounds; /* padded with UINT64_MAX to 2 x half entries */
+	uint32_t block;         /* first cell of the row's bucket block */
+	uint32_t half;          /* half the padded size: the search's first step */
+};
+
+struct statctr_hist_map {
+	statctr_id first; /* cells[i] describes id first + i */
+	uint32_t count;
+	const struct statctr_hist_cell *cells;
+};
+
+extern struct statctr_hist_map statctr_hist_maps[STATCTR_HIST_MAPS];
+
+/**
+ * statctr_hist_bucket_of() - the bucket of @value: the first b whose bound
+ * is >= @value, nbuckets (+Inf) past them all.  A branch-free binary
+ * search over the padded bounds: log2(2 x half) comparisons, 7 for 64
+ * buckets.  Pure; any thread.
+ */
+static inline uint32_t statctr_hist_bucket_of(const struct statctr_hist_cell *h, uint64_t value)
+{
+	uint32_t b = 0;
+
+	for (uint32_t step = h->half; step != 0; step >>= 1)
+		b += h->bounds[b + step - 1] < value ? step : 0;
+	return b;
+}
+
+/**
+ * statctr_hist_record() - record @value in histogram @id of @slot.
+ *
+ * Owning thread only, inside or outside a transaction.  Adds 1 to the
+ * value's bucket and @value to the sum (mod 2^64), each a relaxed load and
+ * store as statctr_add().  Outside a transaction it opens and closes one
+ * around the two, so that every snapshot sees the sum and the buckets of
+ * the same records; inside one, they are part of it.  No locked
+ * instruction; no load of shared memory but the slot's own line and
+ * cells.  @id must be a histogram's id from a lookup on this segment; it
+ * is not checked here.
+ */
+static inline void statctr_hist_record(struct statctr_slot *slot, statctr_id id, uint64_t value)
+{
+	const struct statctr_hist_map *map =
+	    &statctr_hist_maps[slot->hist_map & (STATCTR_HIST_MAPS - 1)];
+	const struct statctr_hist_cell *h = &map->cells[id - map->first];
+	uint32_t b = statctr_hist_bucket_of(h, value);
+	int in_txn = atomic_load_explicit(&slot->seq, memory_order_relaxed) & 1;
+
+	if (!in_txn)
+		statctr_txn_begin(slot);
+	statctr_add(slot, h->block + b, 1);
+	statctr_add(slot, id, value);
+	if (!in_txn)
+		statctr_txn_end(slot);
 }
 
 /**
@@ -643,8 +748,18 @@ int statctr_view_column(const struct statctr_view *view, uint32_t t, uint32_t c,
  * dynamic (a dynamic row's name is a snapshot's: statctr_snap_row_name()). */
 const char *statctr_view_row_name(const struct statctr_view *view, uint32_t t, uint32_t r);
 
-/** The kind of cell @id (0 when out of range). */
+/** The kind of cell @id (0 when out of range, or a cell of a histogram's
+ * bucket block: those have no id of their own). */
 enum statctr_kind statctr_view_cell_kind(const struct statctr_view *view, statctr_id id);
+
+/**
+ * statctr_view_hist_buckets() - the finite buckets of histogram @id: their
+ * number (1..STATCTR_MAX_BUCKETS), with *@bounds set to the ascending
+ * inclusive upper bounds (the view's private copy, valid until it is
+ * closed); 0, *@bounds untouched, when @id is not a histogram's.
+ */
+uint32_t statctr_view_hist_buckets(const struct statctr_view *view, statctr_id id,
+                                   const uint64_t **bounds);
 
 enum statctr_slot_state {
 	STATCTR_SLOT_FREE = 0, /* never acquired or released */
@@ -703,6 +818,23 @@ uint64_t statctr_snap_counter_raw(const struct statctr_snap *snap, statctr_id id
  * dynamic row, since its add; for an absent one, 0). */
 int64_t statctr_snap_gauge(const struct statctr_snap *snap, statctr_id id);
 
+/*
+ * Histogram @id in a snapshot: each value after its reset baseline (or its
+ * dynamic row's incarnation base), as statctr_snap_counter(), so buckets,
+ * count and sum of one snapshot always agree: count == the sum of the
+ * buckets, and sum == the sum of the values recorded since the reset
+ * (mod 2^64).  0 for an id that is not a histogram's.
+ */
+
+/** Bucket @b (0..nbuckets; nbuckets: +Inf) of histogram @id; not cumulative. */
+uint64_t statctr_snap_hist_bucket(const struct statctr_snap *snap, statctr_id id, uint32_t b);
+
+/** The number of values recorded: the sum of every bucket, +Inf included. */
+uint64_t statctr_snap_hist_count(const struct statctr_snap *snap, statctr_id id);
+
+/** The sum of the values recorded, mod 2^64 (statctr_snap_counter() of @id). */
+uint64_t statctr_snap_hist_sum(const struct statctr_snap *snap, statctr_id id);
+
 /** Slot @s's own raw value of cell @id (@s == nslots: the shared slot). */
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id);
 
@@ -751,7 +883,9 @@ void statctr_snap_stats(const struct statctr_snap *snap, struct statctr_snap_sta
  * writer slots; counts arriving meanwhile are kept.  Returns 0, -EACCES (the
  * control file is not writable by this process), -EINVAL (range), -EBUSY
  * (another resetter held the lock too long).  A row, a table and the whole
- * segment are each one contiguous range (see statctr_table_info).
+ * segment are each one contiguous range (see statctr_table_info).  A
+ * histogram in the range is reset whole: its sum and its bucket block, in
+ * the same step, with the same discontinuity time.
  */
 int statctr_reset_range(struct statctr_view *view, statctr_id first, uint32_t count);
 
