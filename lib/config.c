@@ -30,8 +30,13 @@
 static const char *const root_keys[] = {"segments", "agent", NULL};
 static const char *const segment_keys[] = {"name",     "path",  "slots",  "oid", "mode",
                                            "ctl_mode", "group", "tables", NULL};
-static const char *const table_keys[] = {"name", "oid", "description", "rows", "columns", NULL};
-static const char *const column_keys[] = {"name", "kind", "description", "units", NULL};
+/* IF-MIB settings (standard, ifindex_base, ifType, ...): lib/confifmib.c. */
+static const char *const table_keys[] = {"name",    "oid",      "description",  "rows",
+                                         "columns", "standard", "ifindex_base", "ifType",
+                                         "ifMtu",   "ifAlias",  "interfaces",   NULL};
+/* buckets: lib/confhist.c; ifmib: lib/confifmib.c. */
+static const char *const column_keys[] = {"name",    "kind",  "description", "units",
+                                          "buckets", "ifmib", NULL};
 
 struct row_key {
 	const char *name;
