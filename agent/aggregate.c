@@ -229,6 +229,18 @@ static void log_error_once(struct aggregator *agg, struct seg_state *st, int err
 	        detail);
 }
 
+/* A histogram's bounds are served from the configuration: the segment's must be the same. */
+static bool buckets_match(const struct statctr_view *view, statctr_id id,
+                          const struct statctr_column_decl *cd)
+{
+	const uint64_t *bounds = NULL;
+	uint32_t n = statctr_view_hist_buckets(view, id, &bounds);
+
+	if (cd->kind != STATCTR_HISTOGRAM)
+		return n == 0;
+	return n == cd->nbuckets && memcmp(bounds, cd->bounds, n * sizeof(*bounds)) == 0;
+}
+
 static bool table_matches(const struct statctr_view *view, uint32_t t,
                           const struct statctr_table_decl *td)
 {
@@ -241,7 +253,8 @@ static bool table_matches(const struct statctr_view *view, uint32_t t,
 		return false;
 	for (uint32_t c = 0; c < td->ncolumns; c++)
 		if (statctr_view_column(view, t, c, &ci) < 0 ||
-		    strcmp(ci.name, td->columns[c].name) != 0 || ci.kind != td->columns[c].kind)
+		    strcmp(ci.name, td->columns[c].name) != 0 || ci.kind != td->columns[c].kind ||
+		    !buckets_match(view, td->first_cell + c, &td->columns[c]))
 			return false;
 	return true;
 }

@@ -230,6 +230,13 @@ static void set_slot_delta(const struct statctr_snap *snap, uint32_t slot, statc
 	set_string(vb, num);
 }
 
+/* A Counter64 cell's value: a counter's, or a histogram's count. */
+static uint64_t counted(const struct statctr_snap *snap, enum statctr_kind kind, statctr_id id)
+{
+	return kind == STATCTR_HISTOGRAM ? statctr_snap_hist_count(snap, id)
+	                                 : statctr_snap_counter(snap, id);
+}
+
 static void set_cell_value(struct handlers *h, const struct agg_segment *as,
                            const struct oidmap_instance *inst, netsnmp_variable_list *vb)
 {
@@ -258,7 +265,7 @@ static void set_cell_value(struct handlers *h, const struct agg_segment *as,
 		set_string(vb, td->columns[c].units);
 		break;
 	case W_CELL_COUNTER:
-		set_counter64(vb, statctr_snap_counter(as->snap, inst->cell));
+		set_counter64(vb, counted(as->snap, td->columns[c].kind, inst->cell));
 		break;
 	case W_CELL_GAUGE32:
 	case W_CELL_GAUGE64:
@@ -282,13 +289,13 @@ static void set_cell_value(struct handlers *h, const struct agg_segment *as,
 }
 
 /* The latest discontinuity among the row's cells: any of them resets the row's story. */
-static uint64_t row_discontinuity(const struct agg_segment *as, const struct oidmap_instance *inst,
-                                  uint32_t ncolumns)
+uint64_t handlers_row_discontinuity(const struct agg_segment *as, statctr_id first,
+                                    uint32_t ncolumns)
 {
 	uint64_t latest = as->disc_floor_ns;
 
 	for (uint32_t c = 0; c < ncolumns; c++) {
-		uint64_t d = statctr_snap_discontinuity(as->snap, inst->cell + c);
+		uint64_t d = statctr_snap_discontinuity(as->snap, first + c);
 
 		if (d > latest)
 			latest = d;
@@ -309,7 +316,7 @@ static void set_row_value(struct handlers *h, const struct oidmap_region *region
 		break;
 	case W_ROW_DISCONTINUITY:
 		set_uint(vb, ASN_TIMETICKS,
-		         timebase_ticks(row_discontinuity(as, inst, td->ncolumns)));
+		         timebase_ticks(handlers_row_discontinuity(as, inst->cell, td->ncolumns)));
 		break;
 	case W_ROW_RESET:
 		set_int(vb, RESET_IDLE);
@@ -318,7 +325,50 @@ static void set_row_value(struct handlers *h, const struct oidmap_region *region
 		if (td->columns[inst->col->column].kind == STATCTR_GAUGE)
 			set_level(as->snap, id, false, vb);
 		else
-			set_counter64(vb, statctr_snap_counter(as->snap, id));
+			set_counter64(vb,
+			              counted(as->snap, td->columns[inst->col->column].kind, id));
+		break;
+	}
+}
+
+/*
+ * Bucket @b's count, cumulative (Prometheus `le`): values <= its bound.
+ * At most STATCTR_MAX_BUCKETS + 1 additions, whatever the table's size.
+ */
+static uint64_t cumulative(const struct statctr_snap *snap, statctr_id id, uint32_t b)
+{
+	uint64_t total = 0;
+
+	for (uint32_t k = 0; k <= b; k++)
+		total += statctr_snap_hist_bucket(snap, id, k);
+	return total;
+}
+
+/* A histogram's bucket and summary tables (statctrHistograms). */
+static void set_hist_value(const struct agg_segment *as, const struct oidmap_region *region,
+                           const struct oidmap_instance *inst, netsnmp_variable_list *vb)
+{
+	const struct statctr_column_decl *col =
+	    &as->decl->tables[region->table].columns[inst->col->column];
+	statctr_id id = inst->cell + inst->col->column;
+	char bound[24];
+
+	switch (inst->col->what) {
+	case W_HIST_BOUND:
+		if (inst->bucket == col->nbuckets)
+			snprintf(bound, sizeof(bound), "+Inf");
+		else
+			snprintf(bound, sizeof(bound), "%" PRIu64, col->bounds[inst->bucket]);
+		set_string(vb, bound);
+		break;
+	case W_HIST_BUCKET_COUNT:
+		set_counter64(vb, cumulative(as->snap, id, inst->bucket));
+		break;
+	case W_HIST_COUNT:
+		set_counter64(vb, statctr_snap_hist_count(as->snap, id));
+		break;
+	default: /* W_HIST_SUM */
+		set_counter64(vb, statctr_snap_hist_sum(as->snap, id));
 		break;
 	}
 }
@@ -336,7 +386,13 @@ static void set_value(struct handlers *h, const struct oidmap_region *region,
 		set_segment_value(h, &res->segs[inst->seg], inst->col->what, vb);
 		break;
 	case SPACE_ROW:
-		set_row_value(h, region, &res->segs[inst->seg], inst, vb);
+		if (inst->col->what == W_HIST_COUNT || inst->col->what == W_HIST_SUM)
+			set_hist_value(&res->segs[inst->seg], region, inst, vb);
+		else
+			set_row_value(h, region, &res->segs[inst->seg], inst, vb);
+		break;
+	case SPACE_BUCKET:
+		set_hist_value(&res->segs[inst->seg], region, inst, vb);
 		break;
 	default:
 		set_cell_value(h, &res->segs[inst->seg], inst, vb);
@@ -454,15 +510,15 @@ static void release_result(void *res)
  * acquired, else the latest, held until Net-SNMP frees the request.  NULL
  * when out of memory.
  */
-static const struct agg_result *request_result(struct handlers *h,
-                                               netsnmp_agent_request_info *reqinfo)
+const struct agg_result *handlers_request_result(struct aggregator *agg,
+                                                 netsnmp_agent_request_info *reqinfo)
 {
 	const struct agg_result *res = netsnmp_agent_get_list_data(reqinfo, HELD_RESULT);
 	netsnmp_data_list *held;
 
 	if (res)
 		return res;
-	res = agg_acquire(h->agg);
+	res = agg_acquire(agg);
 	held = netsnmp_create_data_list(HELD_RESULT, (void *)res, release_result);
 	if (!held) {
 		agg_release(res);
@@ -477,7 +533,7 @@ static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registra
 {
 	struct binding *b = reg->my_reg_void;
 
-	b->h->res = request_result(b->h, reqinfo);
+	b->h->res = handlers_request_result(b->h->agg, reqinfo);
 	if (!b->h->res) {
 		netsnmp_request_set_error_all(requests, SNMP_ERR_GENERR);
 		return SNMP_ERR_NOERROR;

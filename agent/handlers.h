@@ -49,4 +49,18 @@ void handlers_unregister(struct handlers *h);
  */
 void handlers_free(struct handlers *h);
 
+/*
+ * Shared with ifmib.c (IF-MIB serving), so that both answer alike.
+ * handlers_request_result(): the result request @reqinfo answers from, the
+ * same for every handler of the request (acquired by the first, released
+ * with the request); NULL when out of memory.
+ * handlers_row_discontinuity(): CLOCK_REALTIME of the latest discontinuity
+ * among cells @first..@first+@ncolumns-1 of @as, floored (statctrData's
+ * per-row discontinuity column).
+ */
+const struct agg_result *handlers_request_result(struct aggregator *agg,
+                                                 netsnmp_agent_request_info *reqinfo);
+uint64_t handlers_row_discontinuity(const struct agg_segment *as, statctr_id first,
+                                    uint32_t ncolumns);
+
 #endif /* STATCTR_AGENT_HANDLERS_H */

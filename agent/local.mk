@@ -7,6 +7,8 @@ agent_statctr_agentx_SOURCES = \
 	agent/setcheck.h agent/setcheck.c \
 	agent/timebase.h agent/timebase.c \
 	agent/handlers.h agent/handlers.c \
+	agent/ifindex.h agent/ifindex.c \
+	agent/ifmib.h agent/ifmib.c \
 	agent/notify.h agent/notify.c \
 	agent/privileges.h agent/privileges.c \
 	agent/standalone.h agent/standalone.c \

@@ -19,6 +19,7 @@
 #include "agent.h"
 #include "aggregate.h"
 #include "handlers.h"
+#include "ifmib.h"
 #include "notify.h"
 #include "oidmap.h"
 #include "privileges.h"
@@ -68,6 +69,7 @@ struct serving {
 	struct oidmap *map;
 	struct aggregator *agg;
 	struct handlers *handlers;
+	struct ifmib_serve *ifmib; /* the IF-MIB tables (ifmib.c) */
 };
 
 struct agent {
@@ -277,6 +279,8 @@ static int on_connect(int major, int minor, void *server_arg, void *client_arg)
 	if (server_arg) /* the AgentX session (subagent.c passes it) */
 		a->master_fd = snmp_sess_transport(snmp_sess_pointer(server_arg))->sock;
 	a->told_down = false;
+	/* Called before Net-SNMP re-sends the registrations of a reconnect. */
+	ifmib_serve_reattach_once(a->cur.ifmib);
 	snmp_log(LOG_INFO, "connected to the AgentX master at %s\n",
 	         a->opt.master ? a->opt.master : a->cur.set->master);
 	return SNMPERR_SUCCESS;
@@ -312,6 +316,7 @@ static void check_master(struct agent *a)
 static void serving_stop(struct serving *s)
 {
 	handlers_unregister(s->handlers);
+	ifmib_serve_free(s->ifmib);
 	agg_destroy(s->agg);
 	oidmap_free(s->map);
 	settings_free(s->set);
@@ -340,6 +345,8 @@ static int serving_build(const char *config, struct serving *s, bool threaded)
 		err = agg_create(s->set->cfg, s->set->segment_owner, &s->agg);
 	if (!err && threaded)
 		err = agg_start(s->agg, s->set->interval_ms, wake_pipe[1]);
+	if (!err)
+		err = ifmib_serve_create(s->set, s->agg, &s->ifmib);
 	if (err)
 		serving_stop(s);
 	return err;
@@ -355,6 +362,18 @@ static int serving_start(struct serving *s, bool strict)
 	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
 	                   s->set->ping_interval);
 	return 0;
+}
+
+/*
+ * The IF-MIB tables, registered once the aggregation thread runs: their
+ * range registrations are the slowest (snmpd keeps a subtree per ifIndex),
+ * and Net-SNMP answers requests while it waits for the master's answers,
+ * a reset among them.  A failure leaves statctrMIB served.
+ */
+static void serve_interfaces(struct serving *s)
+{
+	if (ifmib_serve_register(s->ifmib) < 0)
+		snmp_log(LOG_ERR, "IF-MIB tables not served: %s\n", agent_errmsg());
 }
 
 /* SIGHUP: the new configuration is served once its first pass is published. */
@@ -383,6 +402,7 @@ static void switch_serving(struct agent *a)
 		                      "sys_* settings take effect on restart\n");
 	handlers_unregister(old.handlers);
 	old.handlers = NULL;
+	ifmib_serve_unregister(old.ifmib);
 	a->cur = a->next;
 	memset(&a->next, 0, sizeof(a->next));
 	if (serving_start(&a->cur, true) < 0) {
@@ -393,8 +413,10 @@ static void switch_serving(struct agent *a)
 		/* Not strict: a region another agent took in between is retried. */
 		if (serving_start(&a->cur, false) < 0)
 			snmp_log(LOG_ERR, "cannot register again: %s\n", agent_errmsg());
+		serve_interfaces(&a->cur);
 		return;
 	}
+	serve_interfaces(&a->cur);
 	serving_stop(&old);
 	timebase_set_state_file(a->cur.set->state_file);
 	snmp_log(LOG_INFO, "SIGHUP: configuration %s reloaded\n", a->opt.config);
@@ -579,6 +601,7 @@ static int run(struct agent *a)
 		err = agg_start(a->cur.agg, a->cur.set->interval_ms, wake_pipe[1]);
 	if (err)
 		return err;
+	serve_interfaces(&a->cur); /* after statctrMIB: the slowest, and optional */
 	snmp_log(LOG_INFO, AGENT_NAME " %s serving %s (%u segments) as uid %u gid %u\n",
 	         STATCTR_VERSION, a->opt.config, a->cur.set->cfg->nsegments, (unsigned)getuid(),
 	         (unsigned)getgid());
@@ -646,6 +669,7 @@ static void shut_down(struct agent *a)
 	shutdown_agent(); /* the local registrations, without callbacks */
 	a->cur.handlers = NULL;
 	handlers_free(h);
+	ifmib_serve_forget(a->cur.ifmib); /* shutdown_agent() freed its registrations too */
 	serving_stop(&a->cur);
 }
 

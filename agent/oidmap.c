@@ -3,8 +3,10 @@
  * the O(log n) GET / GETNEXT search over a published aggregation.
  *
  * Owns the per-configuration index (segments sorted by oid, the sorted
- * counter and gauge cell ids of each segment, the column arrays) and, per
- * dynamic table, the sorted indexes of the rows a snapshot holds.  Never
+ * counter, histogram and gauge cell ids of each segment, the column arrays)
+ * and, per dynamic table, the sorted indexes of the rows a snapshot holds.
+ * A histogram's bucket cells are no cells (cell ids stop at the last
+ * table's); its buckets are a dense range per row of its region.  Never
  * reads a segment: which instances exist is decided by the configuration
  * and by the published result (a segment without a snapshot has no rows;
  * a dynamic table has the rows present in the snapshot).
@@ -28,10 +30,15 @@ struct seg_by_oid {
 };
 
 struct seg_cells {
-	statctr_id *counters; /* sorted */
+	statctr_id *counters; /* sorted: counters and histograms */
 	uint32_t ncounters;
+	statctr_id *plain; /* sorted: counters only */
+	uint32_t nplain;
 	statctr_id *gauges; /* sorted */
 	uint32_t ngauges;
+	/* Cells of the tables, 0..ngrid-1; the histograms' bucket blocks follow
+	 * (docs/segment-format.md) and are no cells of their own. */
+	uint32_t ngrid;
 };
 
 /*
@@ -80,6 +87,7 @@ static unsigned space_levels(enum oidmap_space space)
 {
 	switch (space) {
 	case SPACE_CELL:
+	case SPACE_BUCKET:
 		return 2;
 	case SPACE_SLOT:
 		return 3;
@@ -251,8 +259,10 @@ static bool any_cell_ge(const struct search *s, uint32_t conf, uint64_t v, uint3
 		return ids_ge(cells->counters, cells->ncounters, v, out);
 	case FILTER_GAUGE:
 		return ids_ge(cells->gauges, cells->ngauges, v, out);
+	case FILTER_PLAIN_COUNTER:
+		return ids_ge(cells->plain, cells->nplain, v, out);
 	default:
-		return range_ge(1, s->reg->map->cfg->segments[conf].ncells, v, out);
+		return range_ge(1, cells->ngrid, v, out);
 	}
 }
 
@@ -289,6 +299,15 @@ static bool row_ge(const struct search *s, uint64_t v, uint32_t *out)
 	return true;
 }
 
+/* Bucket indexes are b + 1, the last (+Inf) nbuckets + 1: the same for every row. */
+static bool bucket_ge(const struct search *s, uint64_t v, uint32_t *out)
+{
+	const struct oidmap_region *reg = s->reg;
+	const struct statctr_table_decl *td = &reg->map->cfg->segments[reg->seg].tables[reg->table];
+
+	return range_ge(1, (uint64_t)td->columns[s->col->column].nbuckets + 1, v, out);
+}
+
 static bool level_ge(const struct search *s, unsigned level, uint64_t v, uint32_t *out)
 {
 	switch ((enum oidmap_space)s->col->space) {
@@ -298,6 +317,8 @@ static bool level_ge(const struct search *s, unsigned level, uint64_t v, uint32_
 		return seg_ge(s, v, false, out);
 	case SPACE_ROW:
 		return row_ge(s, v, out);
+	case SPACE_BUCKET:
+		return level == 0 ? row_ge(s, v, out) : bucket_ge(s, v, out);
 	case SPACE_CELL:
 	case SPACE_SLOT:
 		break;
@@ -342,13 +363,14 @@ static void decode(const struct search *s, struct oidmap_instance *inst)
 	inst->col = col;
 	inst->nindex = space_levels(col->space);
 	memcpy(inst->index, s->idx, sizeof(inst->index));
-	if (col->space == SPACE_ROW) {
+	if (col->space == SPACE_ROW || col->space == SPACE_BUCKET) {
 		const struct statctr_table_decl *t =
 		    &map->cfg->segments[s->reg->seg].tables[s->reg->table];
 
 		inst->seg = s->reg->seg;
 		inst->row = s->idx[0] - 1;
 		inst->cell = t->first_cell + inst->row * t->ncolumns;
+		inst->bucket = col->space == SPACE_BUCKET ? s->idx[1] - 1 : 0;
 	} else if (col->space != SPACE_SCALAR) {
 		inst->seg = seg_conf(map, s->idx[0]);
 		inst->cell = s->idx[1] ? s->idx[1] - 1 : 0;
@@ -581,26 +603,37 @@ static int build_table_order(const struct statctr_segment_decl *d, uint32_t **or
 	return 0;
 }
 
+static void add_cell(struct seg_cells *cells, enum statctr_kind kind, statctr_id id)
+{
+	if (kind == STATCTR_GAUGE) {
+		cells->gauges[cells->ngauges++] = id;
+		return;
+	}
+	cells->counters[cells->ncounters++] = id;
+	if (kind == STATCTR_COUNTER)
+		cells->plain[cells->nplain++] = id;
+}
+
 static int build_cells(const struct statctr_segment_decl *d, struct seg_cells *cells)
 {
 	cells->counters = malloc(((size_t)d->ncells + 1) * sizeof(statctr_id));
+	cells->plain = malloc(((size_t)d->ncells + 1) * sizeof(statctr_id));
 	cells->gauges = malloc(((size_t)d->ncells + 1) * sizeof(statctr_id));
-	if (!cells->counters || !cells->gauges)
+	if (!cells->counters || !cells->plain || !cells->gauges)
 		return agent_seterr(ENOMEM, "out of memory");
 	for (uint32_t t = 0; t < d->ntables; t++) {
 		const struct statctr_table_decl *td = &d->tables[t];
+		uint32_t end = td->first_cell + td->nrows * td->ncolumns;
 
 		for (uint32_t r = 0; r < td->nrows; r++)
-			for (uint32_t c = 0; c < td->ncolumns; c++) {
-				statctr_id id = td->first_cell + r * td->ncolumns + c;
-
-				if (td->columns[c].kind == STATCTR_GAUGE)
-					cells->gauges[cells->ngauges++] = id;
-				else
-					cells->counters[cells->ncounters++] = id;
-			}
+			for (uint32_t c = 0; c < td->ncolumns; c++)
+				add_cell(cells, td->columns[c].kind,
+				         td->first_cell + r * td->ncolumns + c);
+		if (end > cells->ngrid)
+			cells->ngrid = end;
 	}
 	qsort(cells->counters, cells->ncounters, sizeof(statctr_id), cmp_id);
+	qsort(cells->plain, cells->nplain, sizeof(statctr_id), cmp_id);
 	qsort(cells->gauges, cells->ngauges, sizeof(statctr_id), cmp_id);
 	return 0;
 }
@@ -696,6 +729,75 @@ static struct oidmap_column *data_columns(const struct statctr_table_decl *td)
 	return cols;
 }
 
+/* A histogram's bucket and summary tables: R.4.S.T.(10+c) is the region's root. */
+static struct oidmap_column *hist_columns(uint32_t c)
+{
+	static const struct {
+		oid sub[3];
+		uint8_t space;
+		uint16_t what;
+	} cols[4] = {
+	    {{MIB_HIST_BUCKETS, MIB_ARC_ENTRY, MIB_HIST_BUCKET_BOUND}, SPACE_BUCKET, W_HIST_BOUND},
+	    {{MIB_HIST_BUCKETS, MIB_ARC_ENTRY, MIB_HIST_BUCKET_COUNT},
+	     SPACE_BUCKET,
+	     W_HIST_BUCKET_COUNT},
+	    {{MIB_HIST_SUMMARY, MIB_ARC_ENTRY, MIB_HIST_COUNT}, SPACE_ROW, W_HIST_COUNT},
+	    {{MIB_HIST_SUMMARY, MIB_ARC_ENTRY, MIB_HIST_SUM}, SPACE_ROW, W_HIST_SUM},
+	};
+	struct oidmap_column *out = calloc(4, sizeof(*out));
+
+	for (size_t i = 0; out && i < 4; i++)
+		out[i] = (struct oidmap_column){{cols[i].sub[0], cols[i].sub[1], cols[i].sub[2]},
+		                                3,
+		                                cols[i].space,
+		                                FILTER_ANY,
+		                                0,
+		                                cols[i].what,
+		                                c};
+	return out;
+}
+
+/* The next region, for table @t of segment @s: its columns @cols (owned by the map). */
+static struct oidmap_region *add_region(struct oidmap *map, uint32_t s, uint32_t t,
+                                        struct oidmap_column *cols, size_t ncols)
+{
+	struct oidmap_region *reg = &map->regions[map->nregions];
+
+	map->data_cols[map->nregions] = cols;
+	if (!cols)
+		return NULL;
+	map->nregions++;
+	reg->map = map;
+	reg->cols = cols;
+	reg->ncols = ncols;
+	reg->seg = s;
+	reg->table = t;
+	return reg;
+}
+
+/* One region per histogram column of table @t of segment @s, after the table's. */
+static int build_hist_regions(struct oidmap *map, const uint32_t *root, size_t root_len, uint32_t s,
+                              uint32_t t)
+{
+	const struct statctr_segment_decl *d = &map->cfg->segments[s];
+	const struct statctr_table_decl *td = &d->tables[t];
+
+	for (uint32_t c = 0; c < td->ncolumns; c++) {
+		const oid tail[] = {MIB_ARC_HISTOGRAMS, d->oid, td->oid, MIB_DATA_FIRST_VALUE + c};
+		struct oidmap_region *reg;
+
+		if (td->columns[c].kind != STATCTR_HISTOGRAM)
+			continue;
+		reg = add_region(map, s, t, hist_columns(c), 4);
+		if (!reg)
+			return agent_seterr(ENOMEM, "out of memory");
+		snprintf(reg->name, sizeof(reg->name), "statctr.%.12s.%.12s.%.12s", d->name,
+		         td->name, td->columns[c].name);
+		set_root(reg, root, root_len, tail, 4);
+	}
+	return 0;
+}
+
 /* Table oids are unique within a segment (the library checks it). */
 static int build_regions(struct oidmap *map, const uint32_t *root, size_t root_len)
 {
@@ -713,31 +815,36 @@ static int build_regions(struct oidmap *map, const uint32_t *root, size_t root_l
 
 		for (uint32_t t = 0; t < d->ntables; t++) {
 			const oid tail[] = {MIB_ARC_DATA, d->oid, d->tables[t].oid};
+			int err;
 
-			reg = &map->regions[map->nregions];
-			map->data_cols[map->nregions] = data_columns(&d->tables[t]);
-			if (!map->data_cols[map->nregions])
+			reg = add_region(map, s, t, data_columns(&d->tables[t]),
+			                 (size_t)d->tables[t].ncolumns + 3);
+			if (!reg)
 				return agent_seterr(ENOMEM, "out of memory");
-			reg->map = map;
 			snprintf(reg->name, sizeof(reg->name), "statctr.%.18s.%.18s", d->name,
 			         d->tables[t].name);
 			set_root(reg, root, root_len, tail, 3);
-			reg->cols = map->data_cols[map->nregions];
-			reg->ncols = (size_t)d->tables[t].ncolumns + 3;
-			reg->seg = s;
-			reg->table = t;
-			map->nregions++;
+			err = build_hist_regions(map, root, root_len, s, t);
+			if (err)
+				return err;
 		}
 	}
 	return 0;
 }
 
-static size_t count_tables(const struct statctr_config *cfg)
+/* Regions of the declared tables and of their histogram columns. */
+static size_t count_regions(const struct statctr_config *cfg)
 {
 	size_t n = 0;
 
 	for (uint32_t s = 0; s < cfg->nsegments; s++)
-		n += cfg->segments[s].ntables;
+		for (uint32_t t = 0; t < cfg->segments[s].ntables; t++) {
+			const struct statctr_table_decl *td = &cfg->segments[s].tables[t];
+
+			n++;
+			for (uint32_t c = 0; c < td->ncolumns; c++)
+				n += td->columns[c].kind == STATCTR_HISTOGRAM;
+		}
 	return n;
 }
 
@@ -745,7 +852,7 @@ int oidmap_create(const struct statctr_config *cfg, const uint32_t *root, size_t
                   struct oidmap **mapp)
 {
 	struct oidmap *map;
-	size_t nregions = count_tables(cfg) + 1;
+	size_t nregions = count_regions(cfg) + 1;
 	int err = 0;
 
 	*mapp = NULL;
@@ -790,6 +897,7 @@ void oidmap_free(struct oidmap *map)
 		return;
 	for (uint32_t s = 0; map->cells && s < map->cfg->nsegments; s++) {
 		free(map->cells[s].counters);
+		free(map->cells[s].plain);
 		free(map->cells[s].gauges);
 	}
 	for (uint32_t s = 0; map->tables_by_cell && s < map->cfg->nsegments; s++)

@@ -3,14 +3,17 @@
  * configuration and a published aggregation.
  *
  * Registered regions under the root R (statctrMIB, agent.root_oid): R.1
- * statctrObjects, holding every accessible row of MIB_FIXED_OBJECTS, and
- * one per declared table at R.3.<segment oid>.<table oid> (statctrData).
+ * statctrObjects, holding every accessible row of MIB_FIXED_OBJECTS, one
+ * per declared table at R.3.<segment oid>.<table oid> (statctrData), and
+ * one per histogram column i of a table at R.4.<segment oid>.<table
+ * oid>.(10+i) (statctrHistograms: its bucket and summary tables).
  *
  * Lookups never scan a table: the columns of a region and the segments are
  * sorted arrays searched by bisection, the counter and gauge cells of each
  * segment are sorted arrays of cell ids, rows and slots are dense ranges,
  * and the rows of a dynamic table present in a snapshot a sorted array
- * (built once per snapshot).  GET and GETNEXT cost O(log n) per varbind.
+ * (built once per snapshot), and a histogram's buckets a dense range.  GET
+ * and GETNEXT cost O(log n) per varbind.
  *
  * A dynamic table (rows = { max = N; }) has an instance for the rows
  * present in the result's snapshot only, in its own table and in the cell
@@ -46,6 +49,10 @@ enum oidmap_what {
 	W_ROW_DISCONTINUITY,
 	W_ROW_RESET,
 	W_ROW_VALUE,
+	W_HIST_BOUND,        /* a bucket's upper bound, "+Inf" last */
+	W_HIST_BUCKET_COUNT, /* values <= that bound: cumulative */
+	W_HIST_COUNT,
+	W_HIST_SUM,
 };
 
 enum oidmap_space {
@@ -53,12 +60,14 @@ enum oidmap_space {
 	SPACE_SEGMENT = MIB_SPACE_SEGMENT,
 	SPACE_CELL = MIB_SPACE_CELL,
 	SPACE_SLOT = MIB_SPACE_SLOT,
-	SPACE_ROW = MIB_NSPACES,
+	SPACE_ROW = MIB_NSPACES, /* the rows of a declared table (and a histogram's summary) */
+	SPACE_BUCKET,            /* the rows of a declared table x a histogram's buckets */
 };
 enum oidmap_filter {
 	FILTER_ANY = MIB_ALL,
 	FILTER_COUNTER = MIB_COUNTERS,
 	FILTER_GAUGE = MIB_GAUGES,
+	FILTER_PLAIN_COUNTER = MIB_PLAIN_COUNTERS,
 };
 
 struct oidmap_column {
@@ -68,7 +77,7 @@ struct oidmap_column {
 	uint8_t filter; /* enum oidmap_filter: which cells have an instance */
 	uint8_t writable;
 	uint16_t what;   /* enum oidmap_what */
-	uint32_t column; /* W_ROW_VALUE: the declared column */
+	uint32_t column; /* W_ROW_VALUE, W_HIST_*: the declared column */
 };
 
 struct oidmap;
@@ -80,8 +89,8 @@ struct oidmap_region {
 	size_t root_len;
 	const struct oidmap_column *cols; /* sorted by sub */
 	size_t ncols;
-	uint32_t seg;   /* SPACE_ROW: configuration index of the segment */
-	uint32_t table; /* SPACE_ROW: table index within the segment */
+	uint32_t seg;   /* SPACE_ROW/BUCKET: configuration index of the segment */
+	uint32_t table; /* SPACE_ROW/BUCKET: table index within the segment */
 };
 
 /* One resolved instance: a column and its index, decoded. */
@@ -89,10 +98,11 @@ struct oidmap_instance {
 	const struct oidmap_column *col;
 	uint32_t index[3]; /* the sub-identifiers after the column */
 	uint32_t nindex;
-	uint32_t seg;    /* configuration index (SPACE_SEGMENT/CELL/SLOT/ROW) */
-	statctr_id cell; /* SPACE_CELL/SLOT; SPACE_ROW: cell of column 0 */
+	uint32_t seg;    /* configuration index (SPACE_SEGMENT/CELL/SLOT/ROW/BUCKET) */
+	statctr_id cell; /* SPACE_CELL/SLOT; SPACE_ROW/BUCKET: cell of column 0 */
 	uint32_t slot;   /* SPACE_SLOT */
-	uint32_t row;    /* SPACE_ROW */
+	uint32_t row;    /* SPACE_ROW/BUCKET */
+	uint32_t bucket; /* SPACE_BUCKET: 0..nbuckets (nbuckets: +Inf) */
 };
 
 /*

@@ -5,7 +5,8 @@
 #
 # Runs every benchmark family in one go, on this machine, so that each
 # ratio compares figures measured in the same run: memory, update cost
-# (timed, then instruction counts under callgrind), snapshots, the agent's
+# (timed, then instruction counts under callgrind), histogram record cost
+# (the same two ways), snapshots, the agent's
 # aggregation pass and CPU share, SNMP serving.  Each family prints a table
 # and writes DIR/<family>*.csv; targets are collected in DIR/targets.csv
 # and summarised at the end; scripts/plot-bench.sh renders DIR/*.png.
@@ -116,10 +117,42 @@ callgrind() {
 	[ "$(wc -l <"$OUT/update_ir.csv")" -ge 10 ] # header, 9 patterns (+ PCP MMV)
 }
 
+# Instructions per histogram record: bench_hist under callgrind, 1 thread,
+# 16 and 64 buckets; Ir of each loop_<pattern> function (inclusive) / records.
+# shellcheck disable=SC2317 # invoked through step
+hist_callgrind() {
+	local records=$1 buckets out
+	echo "pattern,buckets,ir_per_record,ratio_vs_per_thread,ratio_vs_per_thread_plain" \
+		>"$OUT/hist_ir.csv"
+	for buckets in 16 64; do
+		out=$BENCH_TMP/hist_callgrind.$buckets
+		valgrind --tool=callgrind --callgrind-out-file="$out" "$B/bench_hist" \
+			--out "$BENCH_TMP/cg" callgrind "$records" "$buckets" || return 1
+		callgrind_annotate --inclusive=yes --threshold=100 "$out" |
+			awk -v records="$records" -v k="$buckets" '
+			/loop_[a-z0-9_]+ \[/ {
+				ir = $1; gsub(",", "", ir)
+				match($0, /loop_[a-z0-9_]+/); ir_of[substr($0, RSTART + 5, RLENGTH - 5)] = ir / records
+			}
+			END {
+				n = split("per_thread per_thread_plain statctr_record statctr_txn4 linear", order)
+				for (i = 1; i <= n; i++)
+					if ((p = order[i]) in ir_of)
+						printf "%s,%s,%.3f,%.3f,%.3f\n", p, k, ir_of[p],
+							ir_of[p] / ir_of["per_thread"], ir_of[p] / ir_of["per_thread_plain"]
+			}' >>"$OUT/hist_ir.csv"
+	done
+	echo
+	echo "Instructions per histogram record (callgrind, 1 thread, $records records per pattern)"
+	awk -F, '{ printf "%-17s %8s %14s %20s %26s\n", $1, $2, $3, $4, $5 }' "$OUT/hist_ir.csv"
+	[ "$(wc -l <"$OUT/hist_ir.csv")" -eq 11 ] # header, 5 patterns x 2 bucket counts
+}
+
 # Every CSV has a header and rows, and no NaN or inf.
 check_csvs() {
 	local spec f bad=0
-	for spec in memory:memory update:update update_ir:update_ir snapshot:snapshot_cost \
+	for spec in memory:memory update:update update_ir:update_ir hist:hist hist_ir:hist_ir \
+		snapshot:snapshot_cost \
 		snapshot:snapshot_consistency snapshot:snapshot_slowdown agent:agent_pass \
 		agent:agent_cpu snmp:snmp_walk snmp:snmp_get snmp:snmp_columns; do
 		f=${spec#*:}
@@ -138,11 +171,13 @@ check_csvs() {
 machine
 step memory "$B/bench_memory" --out "$OUT" $QUICK
 step update "$B/bench_update" --out "$OUT" $QUICK
+step hist "$B/bench_hist" --out "$OUT" $QUICK
 if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
 	step update_ir callgrind "$([ -n "$QUICK" ] && echo 10000 || echo 100000)"
+	step hist_ir hist_callgrind "$([ -n "$QUICK" ] && echo 4000 || echo 40000)"
 else
 	echo "SKIP: valgrind not found (Debian: apt-get install valgrind)"
-	SKIPPED="$SKIPPED update_ir"
+	SKIPPED="$SKIPPED update_ir hist_ir"
 fi
 step snapshot "$B/bench_snapshot" --out "$OUT" $QUICK
 AGENT=$builddir/agent/statctr-agentx

@@ -4,7 +4,9 @@
  * reader [-1] [-i MS] SEGMENT: every MS milliseconds (default 1000), or once
  * with -1, one line per cell: "table.column.row value", where row is the
  * row's name or its number (a dynamic table: its rows present in the
- * snapshot, by name).  Snapshot statistics go to stderr.
+ * snapshot, by name), and value a counter's count, a gauge's level or a
+ * histogram's count (as statctr-agentx serves them in their table).
+ * Snapshot statistics go to stderr.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -31,6 +33,8 @@ static void print_cell(const struct statctr_view *view, const struct statctr_sna
 		printf("%s.%s.%" PRIu32 " ", table.name, column.name, r);
 	if (column.kind == STATCTR_GAUGE)
 		printf("%" PRId64 "\n", statctr_snap_gauge(snap, id));
+	else if (column.kind == STATCTR_HISTOGRAM)
+		printf("%" PRIu64 "\n", statctr_snap_hist_count(snap, id));
 	else
 		printf("%" PRIu64 "\n", statctr_snap_counter(snap, id));
 }

@@ -11,6 +11,9 @@
  *     ifStats.queueDepth is +1 in classify (enqueue) and -1 in transmit
  *     (dequeue); totals.inFlight is +1 in receive and -1 where a packet
  *     leaves (transmitted or dropped).  Their sum over slots is the level.
+ *   - each stage times its work on every packet (CLOCK_MONOTONIC around
+ *     it) into its row of the stages.latency histogram, in nanoseconds:
+ *     statctr_hist_record() on the fast path, like the counters.
  * One more thread plays the virtual functions of the dynamic table vfStats:
  * vf0 and vf1 stay for the whole run, vf3 is plugged in 5 s into every 10 s
  * and pulled out 5 s later (statctr_row_add()/statctr_row_remove()).  It is
@@ -57,11 +60,15 @@ struct lane {
 	pthread_t threads[3];
 };
 
+/* The rows of the stages table. */
+enum stage { STAGE_RECEIVE, STAGE_CLASSIFY, STAGE_TRANSMIT, NSTAGES };
+
 struct ids {
 	statctr_id rx_pkts[NIFS], rx_octets[NIFS], tx_pkts[NIFS], tx_octets[NIFS];
 	statctr_id drops[NIFS], queue[NIFS];
 	statctr_id flow_pkts[NFLOWS], flow_octets[NFLOWS];
 	statctr_id tot_pkts, tot_octets, in_flight;
+	statctr_id latency[NSTAGES];
 };
 
 static struct statctr_seg *seg;
@@ -98,6 +105,20 @@ static void nap(long ns)
 	nanosleep(&ts, NULL);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The time since @start, into @stage's latency histogram. */
+static void record_latency(struct statctr_slot *slot, enum stage stage, uint64_t start)
+{
+	statctr_hist_record(slot, ids.latency[stage], now_ns() - start);
+}
+
 static struct statctr_slot *take_slot(const char *stage)
 {
 	struct statctr_slot *slot;
@@ -117,6 +138,7 @@ static void *receive(void *arg)
 	uint64_t seed = 0x9e3779b97f4a7c15ull * (lane->index + 1), n;
 
 	for (n = 0; !stop; n++) {
+		uint64_t start = now_ns();
 		struct packet p;
 
 		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
@@ -129,6 +151,7 @@ static void *receive(void *arg)
 			statctr_inc(slot, ids.drops[ifx]);
 			statctr_gauge_add(slot, ids.in_flight, -1);
 		}
+		record_latency(slot, STAGE_RECEIVE, start);
 		if (n % (uint64_t)(rate / 1000 + 1) == 0)
 			nap(1000000); /* about `rate` packets per second */
 	}
@@ -145,6 +168,8 @@ static void *classify(void *arg)
 	struct packet p;
 
 	for (;;) {
+		uint64_t start = now_ns();
+
 		if (!ring_pop(&lane->to_classify, &p)) {
 			if (atomic_load(&lane->receive_done))
 				break;
@@ -163,6 +188,7 @@ static void *classify(void *arg)
 			statctr_inc(slot, ids.drops[ifx]);
 			statctr_gauge_add(slot, ids.in_flight, -1);
 		}
+		record_latency(slot, STAGE_CLASSIFY, start);
 	}
 	atomic_store(&lane->classify_done, 1);
 	statctr_slot_release(slot);
@@ -177,6 +203,8 @@ static void *transmit(void *arg)
 	struct packet p;
 
 	for (;;) {
+		uint64_t start = now_ns();
+
 		if (!ring_pop(&lane->to_transmit, &p)) {
 			if (atomic_load(&lane->classify_done))
 				break;
@@ -187,6 +215,7 @@ static void *transmit(void *arg)
 		statctr_inc(slot, ids.tx_pkts[ifx]);
 		statctr_add(slot, ids.tx_octets[ifx], p.size);
 		statctr_gauge_add(slot, ids.in_flight, -1);
+		record_latency(slot, STAGE_TRANSMIT, start);
 	}
 	statctr_slot_release(slot);
 	return NULL;
@@ -296,6 +325,8 @@ static int lookup_ids(void)
 	for (i = 0; i < NFLOWS; i++)
 		err |= lookup("flowStats", "packets", i, &ids.flow_pkts[i]) |
 		       lookup("flowStats", "octets", i, &ids.flow_octets[i]);
+	for (i = 0; i < NSTAGES; i++)
+		err |= lookup("stages", "latency", i, &ids.latency[i]);
 	return err | lookup("totals", "packets", 0, &ids.tot_pkts) |
 	       lookup("totals", "octets", 0, &ids.tot_octets) |
 	       lookup("totals", "inFlight", 0, &ids.in_flight);

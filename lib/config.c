@@ -168,9 +168,13 @@ static int parse_kind(const char *path, const config_setting_t *column, enum sta
 		*kindp = STATCTR_COUNTER;
 	else if (strcmp(kind, "gauge") == 0)
 		*kindp = STATCTR_GAUGE;
+	else if (strcmp(kind, "histogram") == 0)
+		*kindp = STATCTR_HISTOGRAM;
 	else
 		return conf_fail(path, column, "kind",
-		                 "unknown kind \"%s\" (expected \"counter\" or \"gauge\")", kind);
+		                 "unknown kind \"%s\" (expected \"counter\", \"gauge\" or "
+		                 "\"histogram\")",
+		                 kind);
 	return 0;
 }
 
@@ -187,9 +191,13 @@ static int parse_column(const char *path, const config_setting_t *s,
 	if (err)
 		return err;
 	err = parse_kind(path, s, &col->kind);
+	if (!err)
+		err = conf_get_buckets(path, s, col);
 	if (err)
 		return err;
 	err = conf_get_text(path, s, "description", &col->description);
+	if (!err)
+		err = conf_ifmib_column(path, s, col);
 	if (err)
 		return err;
 	return conf_get_text(path, s, "units", &col->units);
@@ -247,6 +255,8 @@ static int parse_table(const char *path, const config_setting_t *s, uint32_t ind
 	if (err)
 		return err;
 	err = parse_rows(path, s, t);
+	if (!err)
+		err = conf_ifmib_table(path, s, t);
 	if (err)
 		return err;
 	return parse_columns(path, s, t);
@@ -276,7 +286,7 @@ static int parse_tables(const char *path, const config_setting_t *segment,
 {
 	struct statctr_table_decl *tables;
 	const config_setting_t *list;
-	uint64_t ncells = 0;
+	uint64_t ncells = 0, hist_cells = 0; /* bucket blocks follow every grid */
 	uint32_t n, i;
 	int err;
 
@@ -299,14 +309,15 @@ static int parse_tables(const char *path, const config_setting_t *segment,
 			return err;
 		tables[i].first_cell = ncells;
 		ncells += (uint64_t)tables[i].nrows * tables[i].ncolumns;
-		if (ncells > STATCTR_MAX_CELLS)
+		hist_cells += conf_hist_cells(&tables[i]);
+		if (ncells + hist_cells > STATCTR_MAX_CELLS)
 			return conf_fail(
 			    path, s, NULL,
 			    "too many cells: %llu in the segment's tables up to this one, "
 			    "at most %u",
-			    (unsigned long long)ncells, STATCTR_MAX_CELLS);
+			    (unsigned long long)(ncells + hist_cells), STATCTR_MAX_CELLS);
 	}
-	seg->ncells = ncells;
+	seg->ncells = ncells + hist_cells;
 	return 0;
 }
 
@@ -391,6 +402,13 @@ static int parse_segment(const char *path, const config_setting_t *s, uint32_t i
 	if (err)
 		return err;
 	err = conf_get_mode(path, s, "mode", &seg->mode);
+	/* The writer slots hold the writer's histogram descriptors (statctr.h,
+	 * "Histograms"): the segment is its writer's alone.  Resetters write
+	 * the control file, whose ctl_mode may let the group write. */
+	if (!err && (seg->mode & S_IWGRP))
+		err = conf_fail(path, s, "mode",
+		                "mode %04o lets the group write the segment: only its writer may",
+		                seg->mode);
 	if (err)
 		return err;
 	err = conf_get_mode(path, s, "ctl_mode", &seg->ctl_mode);
@@ -784,7 +802,9 @@ static void free_table(const struct statctr_table_decl *t)
 		free((void *)t->columns[i].name);
 		free((void *)t->columns[i].description);
 		free((void *)t->columns[i].units);
+		free((void *)t->columns[i].bounds);
 	}
+	conf_ifmib_free(t);
 	for (i = 0; t->row_names && i < t->nrows; i++)
 		free((void *)t->row_names[i]);
 	free((void *)t->row_names);

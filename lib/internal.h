@@ -38,6 +38,18 @@ int guard_register(struct statctr_seg *seg, void *base, uint64_t size, enum writ
 void guard_unregister(const struct statctr_seg *seg);  /* every mapping of @seg */
 struct statctr_seg *guard_writer_of(const void *addr); /* whose segment holds @addr */
 
+/*
+ * confhist.c: a column's `buckets` (docs/config.md, "Histograms"), read
+ * after its kind: required for a histogram, refused for other kinds; sets
+ * col->nbuckets and col->bounds (allocated: the declaration frees it).
+ * @column is a libconfig setting (config_setting_t).
+ */
+struct config_setting_t;
+int conf_get_buckets(const char *path, const struct config_setting_t *column,
+                     struct statctr_column_decl *col);
+/* The block cells of table @t: nrows x (nbuckets + 2) per histogram column. */
+uint64_t conf_hist_cells(const struct statctr_table_decl *t);
+
 /* proc.c: liveness through /proc, robust against pid and tid reuse. */
 uint64_t proc_start_time(pid_t pid, pid_t tid); /* 0 when gone */
 bool proc_alive(pid_t pid, pid_t tid, uint64_t start);
@@ -50,6 +62,14 @@ uint64_t realtime_ns(void);
  * against (row names, the cells of dynamic rows) past a refresh or close
  * of the view, and never use its mapping.
  */
+/* Per cell of a segment with histograms (meta.hist): column is the column
+ * record of a histogram's id, or NO_HIST (any other cell, block cells too);
+ * block is that id's bucket block (its row's: the sum, then the buckets). */
+#define NO_HIST UINT32_MAX
+struct meta_hist {
+	uint32_t column, block;
+};
+
 struct meta {
 	const uint8_t *base; /* start of the mapping */
 	uint64_t size;
@@ -57,13 +77,15 @@ struct meta {
 	const struct seg_header *hdr;
 	const struct seg_table *tables;
 	const struct seg_column *columns;
+	const uint64_t *bounds; /* nbounds, validated ascending per histogram */
 	const uint32_t *rownames;
 	const char *strings;
-	uint8_t *cell_kind;    /* ncells entries, enum statctr_kind */
-	uint32_t *table_order; /* table indexes sorted by name: O(log n) lookups */
-	uint32_t *cell_rowdir; /* nrowdir > 0: per cell, its row's directory entry
-	                        * or NO_ROWDIR (static); else NULL */
-	_Atomic uint32_t refs; /* readers: the view and its snapshots */
+	uint8_t *cell_kind;     /* ncells entries, enum statctr_kind */
+	uint32_t *table_order;  /* table indexes sorted by name: O(log n) lookups */
+	uint32_t *cell_rowdir;  /* nrowdir > 0: per cell (block cells too), its row's
+	                         * directory entry or NO_ROWDIR (static); else NULL */
+	struct meta_hist *hist; /* nbounds > 0: ncells entries; else NULL */
+	_Atomic uint32_t refs;  /* readers: the view and its snapshots */
 };
 
 /* The writer validates the segment it built, from its own mapping at @base. */
@@ -90,6 +112,12 @@ int meta_table_index(const struct meta *m, const char *name, uint32_t *tp);
 const struct slot_header *meta_slot(const struct meta *m, uint32_t s);
 const struct seg_rowdir *meta_rowdir(const struct meta *m, uint32_t entry);
 const _Atomic uint64_t *meta_bases(const struct meta *m);
+/* The column record of histogram @id (with *@blockp its bucket block), or
+ * NULL when @id is not a histogram's. */
+const struct seg_column *meta_hist_of(const struct meta *m, statctr_id id, uint32_t *blockp);
+/* The cell holding @id's value: a histogram's sum (its block's first cell;
+ * its own cell holds the writer's descriptor), else @id itself. */
+statctr_id meta_value_cell(const struct meta *m, statctr_id id);
 
 /*
  * The one rule for a byte of a name or text a reader may print: printable
@@ -108,6 +136,16 @@ static inline bool text_byte_ok(unsigned char c)
  * within them.
  */
 bool row_name_ok(const char *name, size_t len);
+
+/*
+ * hist.c, writer side: each histogram column's padded bounds in
+ * statctr_hist_pool, from the segment's validated metadata, and every
+ * writer slot's descriptor of every histogram id (statctr.h,
+ * "Histograms"), stored before the rename; the ranges are given back at
+ * destroy, after the slots are unmapped.
+ */
+int hist_claim(struct statctr_seg *seg);
+void hist_release(struct statctr_seg *seg);
 
 /* rows.c, writer side: the dynamic tables' private state (struct rows). */
 int rows_init(struct statctr_seg *seg);
@@ -147,7 +185,9 @@ struct statctr_seg {
 	struct ctl_header *ctl;       /* read-write mapping of the control file, ctl_layout.size */
 	struct copy_budget *budget;   /* nslots entries */
 	struct meta meta;
-	struct rows **rows; /* per table: its row state when dynamic, else NULL (rows.c) */
+	struct rows **rows;  /* per table: its row state when dynamic, else NULL (rows.c) */
+	uint32_t *hist_pool; /* per column record: its bounds' index in statctr_hist_pool
+	                      * (hist.c), or NO_HIST (not a histogram); NULL: none */
 	/* Stored by the SIGBUS handler (guard.c) when a mapping was replaced. */
 	_Atomic uint32_t lost;                     /* WRITER_CTL_LOST | WRITER_SEG_LOST */
 	_Atomic uint64_t ctl_lost_ns, seg_lost_ns; /* CLOCK_REALTIME of the first fault */

@@ -1,5 +1,5 @@
 /*
- * layout.h - the on-disk layout of segment and control files, version 2.
+ * layout.h - the on-disk layout of segment and control files, version 3.
  *
  * docs/segment-format.md is the specification; these structs mirror it and
  * the _Static_asserts freeze every offset.  Fields that several processes
@@ -17,8 +17,8 @@
 
 #define SEG_MAGIC      "STCTRSEG"
 #define CTL_MAGIC      "STCTRCTL"
-#define LAYOUT_VERSION 2u /* segment files */
-#define CTL_VERSION    1u /* control files: unchanged by version 2 */
+#define LAYOUT_VERSION 3u /* segment files */
+#define CTL_VERSION    1u /* control files: unchanged by versions 2 and 3 */
 #define HEADER_SIZE    256u
 #define LINE           64u
 #define NO_ROWNAMES    UINT32_MAX
@@ -62,7 +62,10 @@ struct seg_header {
 	uint32_t nrowdir;
 	uint32_t reserved1;
 	uint64_t bases_off;
-	uint8_t reserved2[88];
+	uint64_t bounds_off;
+	uint32_t nbounds;
+	uint32_t reserved3;
+	uint8_t reserved2[72];
 };
 
 struct seg_table {
@@ -98,7 +101,21 @@ struct seg_column {
 	uint32_t description;
 	uint32_t units;
 	uint32_t kind;
+	uint32_t nbuckets;    /* histogram: finite buckets; else 0 */
+	uint32_t first_bound; /* histogram: index of its first bound; else 0 */
+	uint32_t first_block; /* histogram: row 0's bucket block; else 0 */
+	uint32_t reserved;
 };
+
+/*
+ * The cells of a histogram row's bucket block (docs/segment-format.md,
+ * "Histogram cells"): block + 0 the sum, block + 1 + b bucket b, the last
+ * (b = nbuckets) +Inf.
+ */
+static inline uint32_t hist_block_cells(uint32_t nbuckets)
+{
+	return nbuckets + 2;
+}
 
 /* A slot's header line is struct statctr_slot (statctr.h); its cells follow. */
 #define slot_header statctr_slot
@@ -146,6 +163,9 @@ _Static_assert(offsetof(struct seg_header, slot_stride) == 136, "slot_stride off
 _Static_assert(offsetof(struct seg_header, rowdir_off) == 144, "rowdir_off offset");
 _Static_assert(offsetof(struct seg_header, nrowdir) == 152, "nrowdir offset");
 _Static_assert(offsetof(struct seg_header, bases_off) == 160, "bases_off offset");
+_Static_assert(offsetof(struct seg_header, bounds_off) == 168, "bounds_off offset");
+_Static_assert(offsetof(struct seg_header, nbounds) == 176, "nbounds offset");
+_Static_assert(offsetof(struct seg_header, reserved2) == 184, "reserved2 offset");
 _Static_assert(sizeof(struct seg_table) == 48, "table record size");
 _Static_assert(offsetof(struct seg_table, flags) == 32, "table flags offset");
 _Static_assert(offsetof(struct seg_table, first_rowdir) == 36, "first_rowdir offset");
@@ -153,10 +173,12 @@ _Static_assert(sizeof(struct seg_rowdir) == ROWDIR_SIZE, "row directory entry si
 _Static_assert(offsetof(struct seg_rowdir, added_ns) == 8, "added_ns offset");
 _Static_assert(offsetof(struct seg_rowdir, name) == 64, "row name offset");
 _Static_assert(ROWNAME_WORDS * 8 == STATCTR_MAX_ROWNAME + 1, "a row name and its NUL");
-_Static_assert(sizeof(struct seg_column) == 16, "column record size");
+_Static_assert(sizeof(struct seg_column) == 32, "column record size");
+_Static_assert(offsetof(struct seg_column, nbuckets) == 16, "nbuckets offset");
+_Static_assert(offsetof(struct seg_column, first_block) == 24, "first_block offset");
 _Static_assert(sizeof(struct statctr_slot) == LINE, "slot header is one line");
 _Static_assert(offsetof(struct statctr_slot, owner_start) == 16, "owner_start offset");
-_Static_assert(offsetof(struct statctr_slot, hist_map) == 32, "private part offset");
+_Static_assert(offsetof(struct statctr_slot, reserved1) == 32, "private part offset");
 _Static_assert(offsetof(struct statctr_slot, copy_served) == 40, "copy_served offset");
 _Static_assert(offsetof(struct statctr_slot, copy_resume) == 56, "copy_resume offset");
 _Static_assert(offsetof(struct statctr_slot, cells) == LINE, "cells follow the header line");
@@ -187,19 +209,22 @@ static inline uint64_t slot_stride_for(uint32_t ncells)
  * bounded by the caller, so nothing here overflows 64 bits.
  */
 struct seg_layout {
-	uint64_t tables_off, columns_off, rownames_off, strings_off, rowdir_off, bases_off;
+	uint64_t tables_off, columns_off, bounds_off, rownames_off, strings_off, rowdir_off;
+	uint64_t bases_off;
 	uint64_t slots_off, stride, size;
 };
 
 static inline struct seg_layout seg_layout_for(uint32_t ntables, uint32_t ncolumns,
-                                               uint32_t nrownames, uint64_t strings_size,
-                                               uint32_t nrowdir, uint32_t nslots, uint32_t ncells)
+                                               uint32_t nbounds, uint32_t nrownames,
+                                               uint64_t strings_size, uint32_t nrowdir,
+                                               uint32_t nslots, uint32_t ncells)
 {
 	struct seg_layout l;
 
 	l.tables_off = HEADER_SIZE;
 	l.columns_off = l.tables_off + (uint64_t)ntables * sizeof(struct seg_table);
-	l.rownames_off = l.columns_off + (uint64_t)ncolumns * sizeof(struct seg_column);
+	l.bounds_off = l.columns_off + (uint64_t)ncolumns * sizeof(struct seg_column);
+	l.rownames_off = l.bounds_off + (uint64_t)nbounds * 8;
 	l.strings_off = l.rownames_off + (uint64_t)nrownames * 4;
 	l.rowdir_off = round_up_line(l.strings_off + strings_size);
 	l.bases_off = l.rowdir_off + (uint64_t)nrowdir * ROWDIR_SIZE;

@@ -8,8 +8,12 @@
  * the file it has just built) and every rule of docs/segment-format.md is
  * checked on that copy: the counts against the library limits, every offset
  * and the file size against the canonical layout of the counts, every
- * record and string.  Afterwards offsets, counts and strings come from the
- * copy only; the mapping is read for the live header fields and the slots.
+ * record and string.  Histograms: their bounds are part of the copy
+ * (checked ascending), and the numbering of their bucket cells is recomputed
+ * and required (map_histograms()), so that readers and the writer's
+ * descriptors (hist.c) find every block from the copy alone.  Afterwards
+ * offsets, counts, strings and bounds come from the copy only; the mapping
+ * is read for the live header fields and the slots.
  * The row directory and the incarnation bases (between the metadata and the
  * slots) are live, stored by the writer: they are read from the mapping,
  * by snapshot.c, with the per-row protocol, never copied here.
@@ -122,6 +126,9 @@ static int check_counts(const struct seg_header *h, const char *path)
 	if (h->nrowdir > h->ncells)
 		return set_error(EPROTO, "%s: nrowdir %u exceeds ncells (%u)", path, h->nrowdir,
 		                 h->ncells);
+	if (h->nbounds > (uint64_t)STATCTR_MAX_BUCKETS * h->ncolumns)
+		return set_error(EPROTO, "%s: nbounds %u exceeds %u per column record (%u)", path,
+		                 h->nbounds, STATCTR_MAX_BUCKETS, h->ncolumns);
 	if (h->strings_size < 1 || h->strings_size > strings_bound(h))
 		return set_error(EPROTO, "%s: strings_size %llu out of range 1..%llu", path,
 		                 (unsigned long long)h->strings_size,
@@ -132,14 +139,15 @@ static int check_counts(const struct seg_header *h, const char *path)
 /* Every stored offset and the file size must equal the canonical layout. */
 static int check_layout(const struct seg_header *h, const char *path)
 {
-	struct seg_layout l = seg_layout_for(h->ntables, h->ncolumns, h->nrownames, h->strings_size,
-	                                     h->nrowdir, h->nslots, h->ncells);
+	struct seg_layout l = seg_layout_for(h->ntables, h->ncolumns, h->nbounds, h->nrownames,
+	                                     h->strings_size, h->nrowdir, h->nslots, h->ncells);
 	const struct {
 		const char *name;
 		uint64_t stored, expected;
 	} field[] = {
 	    {"tables_off", h->tables_off, l.tables_off},
 	    {"columns_off", h->columns_off, l.columns_off},
+	    {"bounds_off", h->bounds_off, l.bounds_off},
 	    {"rownames_off", h->rownames_off, l.rownames_off},
 	    {"strings_off", h->strings_off, l.strings_off},
 	    {"rowdir_off", h->rowdir_off, l.rowdir_off},
@@ -193,9 +201,52 @@ static int check_strings(const struct meta *m, const char *path)
 	return 0;
 }
 
+/*
+ * A histogram record's buckets: 1..STATCTR_MAX_BUCKETS, its bounds at the
+ * canonical index @bound (the buckets of the records before it) and
+ * strictly ascending.  Other kinds have none.
+ */
+static int check_buckets(const struct meta *m, uint32_t c, uint64_t bound, const char *path)
+{
+	const struct seg_column *col = &m->columns[c];
+	uint32_t b;
+
+	if (col->reserved != 0)
+		return set_error(EPROTO, "%s: column record %u: reserved 0x%x not 0", path, c,
+		                 col->reserved);
+	if (col->kind != STATCTR_HISTOGRAM) {
+		if (col->nbuckets != 0 || col->first_bound != 0 || col->first_block != 0)
+			return set_error(
+			    EPROTO,
+			    "%s: column record %u of kind %u: nbuckets %u, first_bound "
+			    "%u, first_block %u, expected 0",
+			    path, c, col->kind, col->nbuckets, col->first_bound, col->first_block);
+		return 0;
+	}
+	if (col->nbuckets < 1 || col->nbuckets > STATCTR_MAX_BUCKETS)
+		return set_error(EPROTO, "%s: column record %u: nbuckets %u out of range 1..%u",
+		                 path, c, col->nbuckets, STATCTR_MAX_BUCKETS);
+	if (col->first_bound != bound || bound + col->nbuckets > m->hdr->nbounds)
+		return set_error(EPROTO,
+		                 "%s: column record %u: first_bound %u..+%u, expected %llu within "
+		                 "nbounds %u",
+		                 path, c, col->first_bound, col->nbuckets,
+		                 (unsigned long long)bound, m->hdr->nbounds);
+	for (b = 1; b < col->nbuckets; b++)
+		if (m->bounds[bound + b] <= m->bounds[bound + b - 1])
+			return set_error(EPROTO,
+			                 "%s: column record %u: bound %u (%llu) is not above bound "
+			                 "%u (%llu)",
+			                 path, c, b, (unsigned long long)m->bounds[bound + b],
+			                 b - 1, (unsigned long long)m->bounds[bound + b - 1]);
+	return 0;
+}
+
 static int check_columns(const struct meta *m, const char *path)
 {
+	uint64_t bound = 0;
 	uint32_t c;
+	int err;
 
 	for (c = 0; c < m->hdr->ncolumns; c++) {
 		const struct seg_column *col = &m->columns[c];
@@ -207,10 +258,18 @@ static int check_columns(const struct meta *m, const char *path)
 		    !string_ok(m, col->units, 0, STATCTR_MAX_TEXT))
 			return set_error(EPROTO, "%s: column record %u: bad description or units",
 			                 path, c);
-		if (col->kind != STATCTR_COUNTER && col->kind != STATCTR_GAUGE)
+		if (col->kind != STATCTR_COUNTER && col->kind != STATCTR_GAUGE &&
+		    col->kind != STATCTR_HISTOGRAM)
 			return set_error(EPROTO, "%s: column record %u has kind %u", path, c,
 			                 col->kind);
+		err = check_buckets(m, c, bound, path);
+		if (err)
+			return err;
+		bound += col->nbuckets;
 	}
+	if (bound != m->hdr->nbounds)
+		return set_error(EPROTO, "%s: nbounds %u, but the histograms have %llu buckets",
+		                 path, m->hdr->nbounds, (unsigned long long)bound);
 	return 0;
 }
 
@@ -323,6 +382,79 @@ static int check_unique_tables(struct meta *m, const char *path)
 	return 0;
 }
 
+/*
+ * Histogram column @c (record @col) of table @tb: its rows' bucket blocks
+ * start at the canonical *@next, lie inside ncells and overlap no grid.
+ */
+static int map_blocks(struct meta *m, const struct seg_table *tb, uint32_t c, uint64_t *next,
+                      const char *path)
+{
+	uint32_t column = tb->first_column + c, r, i;
+	const struct seg_column *col = &m->columns[column];
+	uint64_t size = hist_block_cells(col->nbuckets), end = *next + tb->nrows * size;
+
+	if (col->first_block != *next || end > m->hdr->ncells)
+		return set_error(EPROTO,
+		                 "%s: table %s column %s: first_block %u, expected %llu with %llu "
+		                 "bucket cells within ncells %u",
+		                 path, m->strings + tb->name, m->strings + col->name,
+		                 col->first_block, (unsigned long long)*next,
+		                 (unsigned long long)(end - *next), m->hdr->ncells);
+	for (i = (uint32_t)*next; i < end; i++)
+		if (m->cell_kind[i] != 0)
+			return set_error(EPROTO, "%s: bucket cell %u overlaps a table's cell", path,
+			                 i);
+	for (r = 0; r < tb->nrows; r++) {
+		statctr_id id = tb->first_cell + r * tb->ncolumns + c;
+
+		m->hist[id].column = column;
+		m->hist[id].block = (uint32_t)(*next + r * size);
+	}
+	*next = end;
+	return 0;
+}
+
+/*
+ * The canonical numbering of bucket blocks (docs/segment-format.md,
+ * "Histogram cells"): after every grid, tables in order, histogram columns
+ * in order, and the last block ends at ncells.
+ */
+static int map_histograms(struct meta *m, const char *path)
+{
+	uint64_t next = 0;
+	uint32_t t, c;
+	int err;
+
+	m->hist = malloc((size_t)m->hdr->ncells * sizeof(*m->hist));
+	if (!m->hist)
+		return set_error(ENOMEM, "%s: out of memory for %u cells", path, m->hdr->ncells);
+	memset(m->hist, 0xff, (size_t)m->hdr->ncells * sizeof(*m->hist));
+	for (t = 0; t < m->hdr->ntables; t++)
+		next += (uint64_t)m->tables[t].nrows * m->tables[t].ncolumns;
+	for (t = 0; t < m->hdr->ntables; t++)
+		for (c = 0; c < m->tables[t].ncolumns; c++) {
+			if (m->columns[m->tables[t].first_column + c].kind != STATCTR_HISTOGRAM)
+				continue;
+			err = map_blocks(m, &m->tables[t], c, &next, path);
+			if (err)
+				return err;
+		}
+	if (next != m->hdr->ncells)
+		return set_error(EPROTO, "%s: ncells %u, but the tables and buckets have %llu",
+		                 path, m->hdr->ncells, (unsigned long long)next);
+	return 0;
+}
+
+/* A dynamic row's cells of histogram @id's block belong to the row too. */
+static void map_dynamic_block(struct meta *m, statctr_id id, uint32_t entry)
+{
+	uint32_t block, b;
+	const struct seg_column *col = meta_hist_of(m, id, &block);
+
+	for (b = 0; col && b < hist_block_cells(col->nbuckets); b++)
+		m->cell_rowdir[block + b] = entry;
+}
+
 /* Per cell of a dynamic row, its directory entry: what snapshots serve by. */
 static int map_dynamic_cells(struct meta *m, const char *path)
 {
@@ -336,9 +468,12 @@ static int map_dynamic_cells(struct meta *m, const char *path)
 		const struct seg_table *tb = &m->tables[t];
 
 		for (r = 0; (tb->flags & TABLE_DYNAMIC) && r < tb->nrows; r++)
-			for (c = 0; c < tb->ncolumns; c++)
-				m->cell_rowdir[tb->first_cell + r * tb->ncolumns + c] =
-				    tb->first_rowdir + r;
+			for (c = 0; c < tb->ncolumns; c++) {
+				statctr_id id = tb->first_cell + r * tb->ncolumns + c;
+
+				m->cell_rowdir[id] = tb->first_rowdir + r;
+				map_dynamic_block(m, id, tb->first_rowdir + r);
+			}
 	}
 	return 0;
 }
@@ -369,6 +504,8 @@ static int check_tables(struct meta *m, const char *path)
 		return set_error(EPROTO, "%s: nrowdir %u, but the dynamic tables have %llu rows",
 		                 path, m->hdr->nrowdir, (unsigned long long)rowdir);
 	err = check_unique_tables(m, path);
+	if (!err && m->hdr->nbounds > 0)
+		err = map_histograms(m, path);
 	if (!err && m->hdr->nrowdir > 0)
 		err = map_dynamic_cells(m, path);
 	return err;
@@ -382,6 +519,7 @@ static int check_metadata(struct meta *m, const char *path)
 
 	m->tables = (const void *)(m->copy + h->tables_off);
 	m->columns = (const void *)(m->copy + h->columns_off);
+	m->bounds = (const void *)(m->copy + h->bounds_off);
 	m->rownames = (const void *)(m->copy + h->rownames_off);
 	m->strings = (const char *)(m->copy + h->strings_off);
 	m->cell_kind = calloc(h->ncells, 1);
@@ -489,6 +627,8 @@ void meta_fini(struct meta *m)
 	free(m->copy);
 	free(m->table_order);
 	free(m->cell_rowdir);
+	free(m->hist);
+	m->hist = NULL;
 	m->cell_kind = NULL;
 	m->copy = NULL;
 	m->table_order = NULL;
@@ -525,6 +665,21 @@ const struct seg_rowdir *meta_rowdir(const struct meta *m, uint32_t entry)
 const _Atomic uint64_t *meta_bases(const struct meta *m)
 {
 	return (const void *)(m->base + m->hdr->bases_off);
+}
+
+const struct seg_column *meta_hist_of(const struct meta *m, statctr_id id, uint32_t *blockp)
+{
+	if (!m->hist || id >= m->hdr->ncells || m->hist[id].column == NO_HIST)
+		return NULL;
+	*blockp = m->hist[id].block;
+	return &m->columns[m->hist[id].column];
+}
+
+statctr_id meta_value_cell(const struct meta *m, statctr_id id)
+{
+	uint32_t block;
+
+	return meta_hist_of(m, id, &block) ? block : id;
 }
 
 /* Binary search of the tables sorted by name (check_unique_tables()). */

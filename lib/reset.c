@@ -11,6 +11,11 @@
  * file, which every other resetter may rewrite; the cells stored are
  * bounded by the segment's private copy.
  *
+ * A histogram's id names its whole block, the sum and the buckets (cells
+ * with no id of their own): they are reset together, in the same step,
+ * with the same time.  Its own cell holds its writers' descriptors, which
+ * nobody serves: it needs no baseline.
+ *
  * The discontinuity time is taken before the snapshot whose totals become
  * the baselines.  A cell of a dynamic row serves its reset baseline only
  * when the reset is newer than the row's add (snapshot.c): a row added
@@ -27,6 +32,31 @@
 static _Atomic uint64_t *ctl_array(struct statctr_view *v, uint64_t off)
 {
 	return (_Atomic uint64_t *)((uint8_t *)v->ctl + off);
+}
+
+/* Baseline @id at its total in @snap, discontinuity @now. */
+static void reset_cell(_Atomic uint64_t *baseline, _Atomic uint64_t *disc,
+                       const struct statctr_snap *snap, statctr_id id, uint64_t now)
+{
+	atomic_store_explicit(&baseline[id], statctr_snap_counter_raw(snap, id),
+	                      memory_order_relaxed);
+	atomic_store_explicit(&disc[id], now, memory_order_relaxed);
+}
+
+/* A counter alone; a histogram its whole block; a gauge not. */
+static void reset_id(struct statctr_view *v, _Atomic uint64_t *baseline, _Atomic uint64_t *disc,
+                     const struct statctr_snap *snap, statctr_id id, uint64_t now)
+{
+	uint32_t block, b;
+	const struct seg_column *col = meta_hist_of(v->meta, id, &block); /* NULL: no histogram */
+
+	if (col) {
+		for (b = 0; b < hist_block_cells(col->nbuckets); b++)
+			reset_cell(baseline, disc, snap, block + b, now);
+		return;
+	}
+	if (statctr_view_cell_kind(v, id) == STATCTR_COUNTER)
+		reset_cell(baseline, disc, snap, id, now);
 }
 
 struct reset_args {
@@ -56,13 +86,8 @@ static int store_baselines(void *arg)
 	/* Orders the odd reset_seq before the baseline stores: pairs with the
 	 * acquire fence in read_all() (snapshot.c). */
 	atomic_thread_fence(memory_order_release);
-	for (id = first; id - first < count; id++) {
-		if (statctr_view_cell_kind(v, id) != STATCTR_COUNTER)
-			continue;
-		atomic_store_explicit(&baseline[id], statctr_snap_counter_raw(snap, id),
-		                      memory_order_relaxed);
-		atomic_store_explicit(&disc[id], now, memory_order_relaxed);
-	}
+	for (id = first; id - first < count; id++)
+		reset_id(v, baseline, disc, snap, id, now);
 	/* Pairs with the acquire load of reset_seq at the start of read_all()
 	 * (snapshot.c): the baselines and times above first. */
 	atomic_store_explicit(&v->ctl->reset_seq, seq + 2, memory_order_release);

@@ -178,24 +178,42 @@ static struct seg_rowdir *rowdir_entry(struct statctr_seg *seg, const struct row
 }
 
 /*
- * The incarnation bases of row @r: each cell's raw total now, over every
- * slot and the shared slot.  Relaxed loads: nobody should be updating the
- * row (statctr.h), and a reader that sees the new gen sees at least these
+ * The incarnation base of cell @id: its raw total now, over every slot and
+ * the shared slot.  Relaxed loads: nobody should be updating the row
+ * (statctr.h), and a reader that sees the new gen sees at least these
  * values in the slots (read-read coherence through the release of gen).
+ */
+static void store_base(struct statctr_seg *seg, statctr_id id)
+{
+	_Atomic uint64_t *bases = (void *)(seg->base + seg->layout.bases_off);
+	uint64_t total = 0;
+	uint32_t s;
+
+	for (s = 0; s <= seg->nslots; s++)
+		total +=
+		    atomic_load_explicit(&seg_slot_header(seg, s)->cells[id], memory_order_relaxed);
+	atomic_store_explicit(&bases[id], total, memory_order_relaxed);
+}
+
+/*
+ * Row @r's bases: its cells', and for a histogram its whole block's (the
+ * sum and the buckets start at zero too; its own cell holds descriptors,
+ * whose base nobody serves).
  */
 static void store_bases(struct statctr_seg *seg, const struct rows *rt, uint32_t r)
 {
-	_Atomic uint64_t *bases = (void *)(seg->base + seg->layout.bases_off);
 	statctr_id id = rt->first_cell + r * rt->ncolumns, end = id + rt->ncolumns;
-	uint32_t s;
+	uint32_t block, b;
 
 	for (; id < end; id++) {
-		uint64_t total = 0;
+		const struct seg_column *col = meta_hist_of(&seg->meta, id, &block);
 
-		for (s = 0; s <= seg->nslots; s++)
-			total += atomic_load_explicit(&seg_slot_header(seg, s)->cells[id],
-			                              memory_order_relaxed);
-		atomic_store_explicit(&bases[id], total, memory_order_relaxed);
+		if (!col) {
+			store_base(seg, id);
+			continue;
+		}
+		for (b = 0; b < hist_block_cells(col->nbuckets); b++)
+			store_base(seg, block + b);
 	}
 }
 

@@ -26,7 +26,8 @@
 
 /* Sizes and offsets of a segment for one declaration. */
 struct plan {
-	uint32_t ncolumns, nrownames, nrowdir;
+	uint32_t ncolumns, nbounds, nrownames, nrowdir;
+	uint32_t grid_cells; /* every table's grid: bucket blocks are numbered after them */
 	uint64_t strings_size;
 	struct seg_layout seg;
 	struct ctl_layout ctl;
@@ -42,11 +43,14 @@ static void plan_layout(const struct statctr_segment_decl *d, struct plan *p)
 		const struct statctr_table_decl *tb = &d->tables[t];
 
 		p->ncolumns += tb->ncolumns;
+		p->grid_cells += tb->nrows * tb->ncolumns;
 		p->strings_size += strlen(tb->name) + strlen(tb->description) + 2;
-		for (c = 0; c < tb->ncolumns; c++)
+		for (c = 0; c < tb->ncolumns; c++) {
 			p->strings_size += strlen(tb->columns[c].name) +
 			                   strlen(tb->columns[c].description) +
 			                   strlen(tb->columns[c].units) + 3;
+			p->nbounds += tb->columns[c].nbuckets;
+		}
 		if (tb->dynamic)
 			p->nrowdir += tb->nrows;
 		if (tb->row_names) {
@@ -55,8 +59,8 @@ static void plan_layout(const struct statctr_segment_decl *d, struct plan *p)
 				p->strings_size += strlen(tb->row_names[r]) + 1;
 		}
 	}
-	p->seg = seg_layout_for(d->ntables, p->ncolumns, p->nrownames, p->strings_size, p->nrowdir,
-	                        d->nslots, d->ncells);
+	p->seg = seg_layout_for(d->ntables, p->ncolumns, p->nbounds, p->nrownames, p->strings_size,
+	                        p->nrowdir, d->nslots, d->ncells);
 	p->ctl = ctl_layout_for(d->nslots, d->ncells);
 }
 
@@ -73,6 +77,32 @@ static uint32_t put_string(char *strings, uint64_t *used, const char *s)
 	return (uint32_t)off;
 }
 
+/*
+ * Column record of @decl in table @tb: its strings, and for a histogram its
+ * bounds at *@bound and its bucket blocks at *@block (the canonical
+ * numbering of docs/segment-format.md, "Histogram cells"), both moved on.
+ */
+static void write_column(uint8_t *base, const struct plan *p, const struct statctr_table_decl *tb,
+                         const struct statctr_column_decl *decl, struct seg_column *out,
+                         uint32_t *bound, uint32_t *block, uint64_t *used)
+{
+	char *strings = (char *)(base + p->seg.strings_off);
+	uint64_t *bounds = (void *)(base + p->seg.bounds_off);
+
+	out->name = put_string(strings, used, decl->name);
+	out->description = put_string(strings, used, decl->description);
+	out->units = put_string(strings, used, decl->units);
+	out->kind = decl->kind;
+	if (decl->kind != STATCTR_HISTOGRAM)
+		return;
+	out->nbuckets = decl->nbuckets;
+	out->first_bound = *bound;
+	out->first_block = *block;
+	memcpy(bounds + *bound, decl->bounds, decl->nbuckets * sizeof(*bounds));
+	*bound += decl->nbuckets;
+	*block += tb->nrows * hist_block_cells(decl->nbuckets);
+}
+
 static void write_metadata(uint8_t *base, const struct statctr_segment_decl *d,
                            const struct plan *p)
 {
@@ -82,7 +112,7 @@ static void write_metadata(uint8_t *base, const struct statctr_segment_decl *d,
 	uint32_t *rownames = (void *)(base + p->seg.rownames_off);
 	char *strings = (char *)(base + p->seg.strings_off);
 	uint64_t used = 1;
-	uint32_t t, c, r, col = 0, rn = 0, rowdir = 0;
+	uint32_t t, c, r, col = 0, rn = 0, rowdir = 0, bound = 0, block = p->grid_cells;
 
 	h->name = put_string(strings, &used, d->name);
 	for (t = 0; t < d->ntables; t++) {
@@ -101,13 +131,9 @@ static void write_metadata(uint8_t *base, const struct statctr_segment_decl *d,
 		out->flags = tb->dynamic ? TABLE_DYNAMIC : 0;
 		out->first_rowdir = tb->dynamic ? rowdir : NO_ROWDIR;
 		rowdir += tb->dynamic ? tb->nrows : 0;
-		for (c = 0; c < tb->ncolumns; c++, col++) {
-			columns[col].name = put_string(strings, &used, tb->columns[c].name);
-			columns[col].description =
-			    put_string(strings, &used, tb->columns[c].description);
-			columns[col].units = put_string(strings, &used, tb->columns[c].units);
-			columns[col].kind = tb->columns[c].kind;
-		}
+		for (c = 0; c < tb->ncolumns; c++, col++)
+			write_column(base, p, tb, &tb->columns[c], &columns[col], &bound, &block,
+			             &used);
 		for (r = 0; tb->row_names && r < tb->nrows; r++)
 			rownames[rn++] = put_string(strings, &used, tb->row_names[r]);
 	}
@@ -152,6 +178,8 @@ static void write_header(uint8_t *base, const struct statctr_segment_decl *d, co
 	h->rowdir_off = p->seg.rowdir_off;
 	h->nrowdir = p->nrowdir;
 	h->bases_off = p->seg.bases_off;
+	h->bounds_off = p->seg.bounds_off;
+	h->nbounds = p->nbounds;
 }
 
 static void write_ctl_header(struct ctl_header *c, const struct statctr_segment_decl *d,
@@ -320,6 +348,8 @@ static int build(struct statctr_seg *seg, const struct statctr_segment_decl *d)
 	err = meta_init(&seg->meta, seg->base, seg->layout.size, tmp);
 	if (!err)
 		err = rows_init(seg);
+	if (!err)
+		err = hist_claim(seg);
 	if (err)
 		goto fail;
 	err = file_id_of(ctl_tmp, &seg->ctl_id);
@@ -409,6 +439,8 @@ static void seg_free(struct statctr_seg *seg)
 		munmap(seg->base, seg->layout.size);
 	if (seg->ctl)
 		munmap(seg->ctl, seg->ctl_layout.size);
+	/* After the unmaps: no slot whose descriptors name its pool ranges is left. */
+	hist_release(seg);
 	free(seg->budget);
 	rows_fini(seg);
 	meta_fini(&seg->meta);

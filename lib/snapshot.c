@@ -412,6 +412,24 @@ static int check_sizes(const struct statctr_view *v)
 	return 0;
 }
 
+/* The incarnation bases of row @first's cells and of its histograms' blocks
+ * (a histogram's own cell, its descriptor, gets one it never serves). */
+static void copy_row_bases(struct statctr_snap *snap, const struct meta *m, statctr_id first,
+                           uint32_t ncolumns)
+{
+	const _Atomic uint64_t *bases = meta_bases(m);
+	uint32_t c, block;
+
+	copy_cells(snap->base + first, bases + first, ncolumns);
+	for (c = 0; m->hist && c < ncolumns; c++) {
+		const struct seg_column *col = meta_hist_of(m, first + c, &block);
+
+		if (col)
+			copy_cells(snap->base + block, bases + block,
+			           hist_block_cells(col->nbuckets));
+	}
+}
+
 /*
  * Copies row @r of dynamic table @tb (entry @e) into the snapshot: its
  * incarnation if present and unchanged across the copy, else 0.
@@ -421,7 +439,6 @@ static uint64_t read_entry(struct reader *rd, const struct seg_table *tb, uint32
 	const struct meta *m = rd->view->meta;
 	struct statctr_snap *snap = rd->snap;
 	const struct seg_rowdir *entry = meta_rowdir(m, e);
-	const _Atomic uint64_t *bases = meta_bases(m);
 	statctr_id first = tb->first_cell + r * tb->ncolumns;
 	uint64_t gen, word;
 	uint32_t i;
@@ -437,7 +454,7 @@ static uint64_t read_entry(struct reader *rd, const struct seg_table *tb, uint32
 			word = atomic_load_explicit(&entry->name[i], memory_order_relaxed);
 			memcpy(snap->row_names[e] + 8 * i, &word, 8);
 		}
-		copy_cells(snap->base + first, bases + first, tb->ncolumns);
+		copy_row_bases(snap, m, first, tb->ncolumns);
 		/* Pairs with the release fence in publish() (rows.c): a copy that
 		 * saw a store of a later add sees gen moved on below. */
 		atomic_thread_fence(memory_order_acquire);
@@ -578,9 +595,14 @@ void statctr_snap_free(struct statctr_snap *snap)
 	free(snap);
 }
 
+/*
+ * The sums of a histogram's own cell are its writers' descriptors, never
+ * served: every call that serves a value by id reads a histogram's sum
+ * (the first cell of its block) instead, through meta_value_cell().
+ */
 uint64_t statctr_snap_counter_raw(const struct statctr_snap *snap, statctr_id id)
 {
-	return id < snap->ncells ? snap->sum[id] : 0;
+	return id < snap->ncells ? snap->sum[meta_value_cell(snap->meta, id)] : 0;
 }
 
 /* The row directory entry of cell @id (< ncells), or NO_ROWDIR: a static cell. */
@@ -605,6 +627,7 @@ uint64_t statctr_snap_counter(const struct statctr_snap *snap, statctr_id id)
 
 	if (id >= snap->ncells)
 		return 0;
+	id = meta_value_cell(snap->meta, id);
 	e = entry_of(snap, id);
 	if (e == NO_ROWDIR)
 		return snap->sum[id] - snap->baseline[id];
@@ -617,17 +640,46 @@ int64_t statctr_snap_gauge(const struct statctr_snap *snap, statctr_id id)
 
 	if (id >= snap->ncells)
 		return 0;
+	id = meta_value_cell(snap->meta, id);
 	e = entry_of(snap, id);
 	if (e == NO_ROWDIR)
 		return (int64_t)snap->sum[id];
 	return snap->row_gen[e] ? (int64_t)(snap->sum[id] - snap->base[id]) : 0;
 }
 
+uint64_t statctr_snap_hist_bucket(const struct statctr_snap *snap, statctr_id id, uint32_t b)
+{
+	uint32_t block;
+	const struct seg_column *col = meta_hist_of(snap->meta, id, &block);
+
+	if (!col || b > col->nbuckets)
+		return 0;
+	return statctr_snap_counter(snap, block + 1 + b);
+}
+
+uint64_t statctr_snap_hist_count(const struct statctr_snap *snap, statctr_id id)
+{
+	uint32_t block, b;
+	const struct seg_column *col = meta_hist_of(snap->meta, id, &block);
+	uint64_t count = 0;
+
+	for (b = 0; col && b <= col->nbuckets; b++)
+		count += statctr_snap_counter(snap, block + 1 + b);
+	return count;
+}
+
+uint64_t statctr_snap_hist_sum(const struct statctr_snap *snap, statctr_id id)
+{
+	uint32_t block;
+
+	return meta_hist_of(snap->meta, id, &block) ? statctr_snap_counter(snap, block) : 0;
+}
+
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id)
 {
 	if (s > snap->nslots || id >= snap->ncells)
 		return 0;
-	return snap->slot_values[(uint64_t)s * snap->ncells + id];
+	return snap->slot_values[(uint64_t)s * snap->ncells + meta_value_cell(snap->meta, id)];
 }
 
 uint64_t statctr_snap_discontinuity(const struct statctr_snap *snap, statctr_id id)
@@ -637,6 +689,7 @@ uint64_t statctr_snap_discontinuity(const struct statctr_snap *snap, statctr_id 
 
 	if (id >= snap->ncells)
 		return 0;
+	id = meta_value_cell(snap->meta, id);
 	since = snap->disc[id] > snap->created_ns ? snap->disc[id] : snap->created_ns;
 	e = entry_of(snap, id);
 	if (e != NO_ROWDIR && snap->row_gen[e] && snap->added_ns[e] > since)

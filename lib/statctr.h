@@ -452,7 +452,7 @@ struct statctr_slot {
 	_Atomic(uint64_t) owner_start;  /* owner's start time, clock ticks */
 	_Atomic(uint64_t) acquisitions; /* times the slot was acquired */
 	/* Writer-private; readers ignore them. */
-	uint64_t hist_map;         /* index in statctr_hist_maps[]; 0: none */
+	uint64_t reserved1;        /* 0 */
 	uint64_t copy_served;      /* last copy request this writer served */
 	uint64_t reserved2;        /* 0 */
 	uint64_t copy_resume;      /* no copy-request check before this sequence */
@@ -528,47 +528,50 @@ static inline void statctr_txn_end(struct statctr_slot *slot)
 }
 
 /*
- * Histograms (docs/segment-format.md, "Histogram cells").  A histogram
- * column's cell in the table (its id, as statctr_seg_lookup() gives it)
- * holds the sum of the recorded values; nbuckets + 1 more cells of the
- * same slot, the row's *bucket block* past every table's cells, count the
- * values per bucket, the last one above every finite bound (+Inf).  The
- * count is the sum of the buckets, so count and buckets never disagree.
+ * Histograms (docs/segment-format.md, "Histogram cells").  Each row's
+ * histogram has a *bucket block* of nbuckets + 2 cells, past every table's
+ * cells: first the sum of the values recorded, then one count per bucket,
+ * the last for values above every finite bound (+Inf).  The count is the
+ * sum of the buckets, so count and buckets never disagree.
  *
- * The writer finds a histogram's bounds and bucket block in private memory
- * it built at statctr_seg_create(), never in the segment: the slot's
- * hist_map is a small index (never an address) into statctr_hist_maps[],
- * whose entry covers the segment's histogram ids.  Public only for the
- * inline statctr_hist_record(); treat as private.
+ * The histogram's own cell (its id) counts nothing.  In every writer slot
+ * it holds the writer's private *descriptor* of the histogram, stored by
+ * statctr_seg_create() before the segment is published: where its block
+ * is, how deep the bucket search goes and where its bounds are in this
+ * process's bounds pool - integers, never an address.  So the fast path
+ * finds all it needs with one load from the slot, next to the row's other
+ * cells, and never reads a bound from a file.  Readers ignore descriptors
+ * (statctr_snap_hist_*() read the block).  The descriptor's bits, laid
+ * out so that each field takes one or two instructions to extract:
+ *   0..23   the block's first cell (cells are < STATCTR_MAX_CELLS = 2^24)
+ *   24..31  half: half the padded number of bounds (1..64), the first
+ *           step; 0 (a slot line the SIGBUS guard replaced by zeroes, or
+ *           no descriptor) records nothing
+ *   32..47  0
+ *   48..63  the padded bounds' index in statctr_hist_pool
+ * Public only for the inline statctr_hist_record(); treat as private.
  */
-#define STATCTR_HIST_MAPS 128u /* segments with histograms per writer process */
+#define STATCTR_HIST_POOL 65536u /* padded bounds per writer process: a 16-bit index */
 
-struct statctr_hist_cell {
-	const uint64_t *bounds; /* padded with UINT64_MAX to 2 x half entries */
-	uint32_t block;         /* first cell of the row's bucket block */
-	uint32_t half;          /* half the padded size: the search's first step */
-};
-
-struct statctr_hist_map {
-	statctr_id first; /* cells[i] describes id first + i */
-	uint32_t count;
-	const struct statctr_hist_cell *cells;
-};
-
-extern struct statctr_hist_map statctr_hist_maps[STATCTR_HIST_MAPS];
+/* The padded bounds of this process's writer histograms (lib/hist.c): each
+ * histogram's bounds, then UINT64_MAX up to 2 x half entries.  The slack
+ * keeps any 16-bit index plus any 8-bit half's search inside the array. */
+extern uint64_t statctr_hist_pool[STATCTR_HIST_POOL + 512];
 
 /**
- * statctr_hist_bucket_of() - the bucket of @value: the first b whose bound
- * is >= @value, nbuckets (+Inf) past them all.  A branch-free binary
- * search over the padded bounds: log2(2 x half) comparisons, 7 for 64
- * buckets.  Pure; any thread.
+ * statctr_hist_bucket_of() - the bucket of @value among @bounds (padded
+ * with UINT64_MAX to 2 x @half entries): the first b whose bound is >=
+ * @value, which is nbuckets (+Inf) past every finite bound.  A branch-free
+ * binary search: log2(2 x half) comparisons, 7 for 64 buckets, each a
+ * load, a compare and a conditional move (a search that moves a pointer
+ * instead compiles to a branch, which random values mispredict).  Pure.
  */
-static inline uint32_t statctr_hist_bucket_of(const struct statctr_hist_cell *h, uint64_t value)
+static inline uint32_t statctr_hist_bucket_of(const uint64_t *bounds, uint32_t half, uint64_t value)
 {
 	uint32_t b = 0;
 
-	for (uint32_t step = h->half; step != 0; step >>= 1)
-		b += h->bounds[b + step - 1] < value ? step : 0;
+	for (uint32_t step = half; step != 0; step >>= 1)
+		b += bounds[b + step - 1] < value ? step : 0;
 	return b;
 }
 
@@ -581,23 +584,44 @@ static inline uint32_t statctr_hist_bucket_of(const struct statctr_hist_cell *h,
  * around the two, so that every snapshot sees the sum and the buckets of
  * the same records; inside one, they are part of it.  No locked
  * instruction; no load of shared memory but the slot's own line and
- * cells.  @id must be a histogram's id from a lookup on this segment; it
- * is not checked here.
+ * cells.  @id must be a histogram's id from a lookup on this segment (it
+ * is not checked, as for statctr_add()); a descriptor whose half is 0
+ * records nothing.
  */
-static inline void statctr_hist_record(struct statctr_slot *slot, statctr_id id, uint64_t value)
+/* Always inlined: GCC -O2 calls it out of line from a loop that records
+ * four times, which costs more than the record (docs/PERFORMANCE.md, §8). */
+static inline __attribute__((always_inline)) void statctr_hist_record(struct statctr_slot *slot,
+                                                                      statctr_id id, uint64_t value)
 {
-	const struct statctr_hist_map *map =
-	    &statctr_hist_maps[slot->hist_map & (STATCTR_HIST_MAPS - 1)];
-	const struct statctr_hist_cell *h = &map->cells[id - map->first];
-	uint32_t b = statctr_hist_bucket_of(h, value);
-	int in_txn = atomic_load_explicit(&slot->seq, memory_order_relaxed) & 1;
+	uint64_t desc = atomic_load_explicit(&slot->cells[id], memory_order_relaxed);
+	const uint64_t *bounds = &statctr_hist_pool[desc >> 48];
+	uint32_t block = (uint32_t)desc & 0xffffffu, half = (uint32_t)desc >> 24, b;
+	uint64_t seq;
 
-	if (!in_txn)
-		statctr_txn_begin(slot);
-	statctr_add(slot, h->block + b, 1);
-	statctr_add(slot, id, value);
-	if (!in_txn)
-		statctr_txn_end(slot);
+	if (__builtin_expect(half == 0, 0))
+		return;
+	/* Makes the compiler keep the bounds' address in a register: it would
+	 * otherwise fold the pool's address into every probe of the search and
+	 * add the index at each step (docs/PERFORMANCE.md, section 8).  Emits
+	 * nothing (Linux's OPTIMIZER_HIDE_VAR). */
+	__asm__("" : "+r"(bounds));
+	b = statctr_hist_bucket_of(bounds, half, value);
+	seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
+	if (seq & 1) { /* the caller's transaction */
+		statctr_add(slot, block + 1 + b, 1);
+		statctr_add(slot, block, value);
+		return;
+	}
+	/* statctr_txn_begin() and statctr_txn_end(), with the sequence kept in
+	 * a register: the same stores and the same fences. */
+	atomic_store_explicit(&slot->seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release); /* pairs as in statctr_txn_begin() */
+	statctr_add(slot, block + 1 + b, 1);
+	statctr_add(slot, block, value);
+	seq += 2;
+	atomic_store_explicit(&slot->seq, seq, memory_order_release); /* as statctr_txn_end() */
+	if (__builtin_expect((seq & STATCTR_COPY_CHECK_MASK) == 0 && seq >= slot->copy_resume, 0))
+		statctr_slot_serve_copy(slot);
 }
 
 /**

@@ -517,6 +517,18 @@ enum statctr_kind statctr_view_cell_kind(const struct statctr_view *view, statct
 	return (enum statctr_kind)view->meta->cell_kind[id];
 }
 
+uint32_t statctr_view_hist_buckets(const struct statctr_view *view, statctr_id id,
+                                   const uint64_t **bounds)
+{
+	uint32_t block;
+	const struct seg_column *col = meta_hist_of(view->meta, id, &block);
+
+	if (!col)
+		return 0;
+	*bounds = view->meta->bounds + col->first_bound;
+	return col->nbuckets;
+}
+
 struct owner {
 	const struct meta *meta;
 	uint32_t slot, tid;

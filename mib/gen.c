@@ -3,9 +3,10 @@
  *
  * The OID layout is mib/oids.h's, which the agent serves: table T of
  * segment S at statctrData.S.T, its entry and its columns (row index, row
- * name, discontinuity, reset, then the declared columns), the module's
- * identity and conformance under the first segment.  Every number comes
- * from there.  Output depends only on the configuration and the revision
+ * name, discontinuity, reset, then the declared columns), each histogram
+ * column's bucket and summary tables at statctrHistograms.S.T.(10+i), the
+ * module's identity and conformance under the first segment.  Every number
+ * comes from there.  Output depends only on the configuration and the revision
  * time given.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
@@ -30,10 +31,11 @@ struct gen {
 	const struct mib_settings *set;
 	const char *file;
 	struct mib_module_names names;
-	const char *data; /* statctrData, or the node this module defines for root.3 */
+	const char *data;       /* statctrData, or the node this module defines for root.3 */
+	const char *histograms; /* statctrHistograms, or the node it defines for root.4 */
 	char module[80];
 	char date[16];
-	bool has_counter, has_gauge;
+	bool has_counter, has_gauge, has_histogram;
 };
 
 /* ---- names ------------------------------------------------------------ */
@@ -47,8 +49,11 @@ static void find_kinds(struct gen *g)
 				enum statctr_kind kind =
 				    g->cfg->segments[s].tables[t].columns[c].kind;
 
-				g->has_counter |= kind == STATCTR_COUNTER;
+				/* A histogram's count, sum and buckets are Counter64s. */
+				g->has_counter |=
+				    kind == STATCTR_COUNTER || kind == STATCTR_HISTOGRAM;
 				g->has_gauge |= kind == STATCTR_GAUGE;
+				g->has_histogram |= kind == STATCTR_HISTOGRAM;
 			}
 }
 
@@ -131,8 +136,9 @@ static void emit_imports(struct gen *g, const char *anchor)
 	      "    MODULE-COMPLIANCE, OBJECT-GROUP\n"
 	      "        FROM SNMPv2-CONF\n",
 	      g->out);
-	fprintf(g->out, "    %sStatctrResetAction\n        FROM STATCTR-MIB;\n\n",
-	        anchor ? "" : "statctrData, ");
+	fprintf(g->out, "    %s%sStatctrResetAction\n        FROM STATCTR-MIB;\n\n",
+	        anchor ? "" : "statctrData, ",
+	        anchor || !g->has_histogram ? "" : "statctrHistograms, ");
 }
 
 static void emit_identity(struct gen *g)
@@ -144,7 +150,8 @@ static void emit_identity(struct gen *g)
 	emit_description(g,
 	                 "Counter tables declared in %s and served by statctr-agentx: one "
 	                 "table per declared table, one row per declared row, one column per "
-	                 "declared counter or gauge.",
+	                 "declared counter, gauge or histogram (its count; its buckets, count "
+	                 "and sum in two tables of its own under statctrHistograms).",
 	                 g->file);
 	fprintf(g->out, "    REVISION \"%s\"\n", g->date);
 	emit_description(g, "Generated from %s.", g->file);
@@ -178,7 +185,15 @@ static bool emit_root_chain(struct gen *g, const char *anchor, const char *below
 	g->data = mib_name(&g->names.reg, 2, first, "Data");
 	if (g->data == NULL)
 		return false;
-	fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n\n", g->data, parent, MIB_ARC_DATA);
+	fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", g->data, parent, MIB_ARC_DATA);
+	if (g->has_histogram) {
+		g->histograms = mib_name(&g->names.reg, 2, first, "Histograms");
+		if (g->histograms == NULL)
+			return false;
+		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", g->histograms, parent,
+		        MIB_ARC_HISTOGRAMS);
+	}
+	fputc('\n', g->out);
 	return true;
 }
 
@@ -311,18 +326,184 @@ static void emit_column(struct gen *g, const struct statctr_table_decl *t,
 	                   n->entry,      MIB_DATA_FIRST_VALUE + c};
 	const char *desc = col->description[0] ? col->description : col->name;
 
+	if (col->kind == STATCTR_HISTOGRAM)
+		o.units = "";
 	emit_object_head(g, &o);
 	if (gauge)
 		emit_description(g,
 		                 "%s\nGauge %s: a level, latched at 0 when negative and at "
 		                 "4294967295 when greater.",
 		                 desc, col->name);
+	else if (col->kind == STATCTR_HISTOGRAM)
+		emit_description(g,
+		                 "%s\nHistogram %s: the number of values recorded (its count, "
+		                 "as %s). Its buckets are in %s. Discontinuities in its value "
+		                 "occur at %sresets and writer restarts, as indicated by %s.",
+		                 desc, col->name, n->hists[c].count, n->hists[c].bucket_table,
+		                 t->dynamic ? "the row's add, " : "", n->disc);
 	else
 		emit_description(g,
 		                 "%s\nCounter %s. Discontinuities in its value occur at %s"
 		                 "resets and writer restarts, as indicated by %s.",
 		                 desc, col->name, t->dynamic ? "the row's add, " : "", n->disc);
 	emit_object_tail(g, &o);
+}
+
+/* ---- histograms ------------------------------------------------------- */
+
+/* An OBJECT-TYPE whole: head, DESCRIPTION, then @clause (an INDEX or AUGMENTS line, or NULL). */
+static void emit_object(struct gen *g, const struct object *o, const char *clause, const char *fmt,
+                        ...) __attribute__((format(printf, 4, 5)));
+
+static void emit_object(struct gen *g, const struct object *o, const char *clause, const char *fmt,
+                        ...)
+{
+	char text[TEXT_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	emit_object_head(g, o);
+	emit_description(g, "%s", text);
+	if (clause)
+		fprintf(g->out, "    %s\n", clause);
+	emit_object_tail(g, o);
+}
+
+/*
+ * A table @table at @parent.@arc and its entry @entry, described by
+ * @table_text and @entry_text, indexed by @clause; then its SEQUENCE type
+ * with @members ("name Type" each).
+ */
+static void emit_table_pair(struct gen *g, const char *table, const char *entry, const char *parent,
+                            uint32_t arc, const char *table_text, const char *entry_text,
+                            const char *clause, const char *const *members, size_t nmembers)
+{
+	char syntax[128];
+	const char *type = syntax + strlen("SEQUENCE OF ");
+	struct object o = {table, syntax, "not-accessible", "", parent, arc};
+
+	snprintf(syntax, sizeof(syntax), "SEQUENCE OF %c%s", entry[0] - 'a' + 'A', entry + 1);
+	emit_object(g, &o, NULL, "%s", table_text);
+	o = (struct object){entry, type, "not-accessible", "", table, MIB_ARC_ENTRY};
+	emit_object(g, &o, clause, "%s", entry_text);
+	fprintf(g->out, "%s ::= SEQUENCE {", type);
+	for (size_t i = 0; i < nmembers; i++)
+		fprintf(g->out, "%s\n    %s", i ? "," : "", members[i]);
+	fputs("\n}\n\n", g->out);
+}
+
+static void emit_bucket_table(struct gen *g, const struct statctr_table_decl *t,
+                              const struct mib_table_names *n, uint32_t c)
+{
+	const struct mib_hist_names *h = &n->hists[c];
+	const struct statctr_column_decl *col = &t->columns[c];
+	char text[TEXT_MAX], entry_text[256], clause[160], members[3][96];
+	const char *const member_list[] = {members[0], members[1], members[2]};
+
+	snprintf(text, sizeof(text),
+	         "The buckets of histogram %s of table %s: one row per %s row of %s and bucket "
+	         "(%" PRIu32 " finite bounds, then +Inf).\nCounts are cumulative, as "
+	         "Prometheus's le: a bucket counts the values less than or equal to its bound. "
+	         "So each count is a monotonic counter with a meaning of its own (values of at "
+	         "most the bound), the fraction of values within an objective is one GET and a "
+	         "division by %s, a manager polling a subset of the buckets still reads correct "
+	         "values, the +Inf row equals %s, and the rows map one to one onto Prometheus "
+	         "_bucket{le} series through snmp_exporter.",
+	         col->name, t->name, t->dynamic ? "present" : "declared", n->table, col->nbuckets,
+	         h->count, h->count);
+	snprintf(entry_text, sizeof(entry_text), "One bucket of histogram %s of one row of %s.",
+	         col->name, n->table);
+	snprintf(clause, sizeof(clause), "INDEX       { %s, %s }", n->row_index, h->bucket_index);
+	snprintf(members[0], sizeof(members[0]), "%s Unsigned32", h->bucket_index);
+	snprintf(members[1], sizeof(members[1]), "%s DisplayString", h->bucket_bound);
+	snprintf(members[2], sizeof(members[2]), "%s Counter64", h->bucket_count);
+	emit_table_pair(g, h->bucket_table, h->bucket_entry, h->node, MIB_HIST_BUCKETS, text,
+	                entry_text, clause, member_list, 3);
+}
+
+static void emit_bucket_columns(struct gen *g, const struct statctr_table_decl *t,
+                                const struct mib_table_names *n, uint32_t c)
+{
+	const struct mib_hist_names *h = &n->hists[c];
+	const struct statctr_column_decl *col = &t->columns[c];
+	struct object o = {h->bucket_index, "Unsigned32 (1..65)", "not-accessible", "",
+	                   h->bucket_entry, MIB_HIST_BUCKET_INDEX};
+
+	emit_object(g, &o, NULL,
+	            "The bucket's position, from 1 for the lowest bound; the last, %" PRIu32
+	            ", is +Inf.",
+	            col->nbuckets + 1);
+	o = (struct object){h->bucket_bound, "DisplayString",      "read-only", "",
+	                    h->bucket_entry, MIB_HIST_BUCKET_BOUND};
+	emit_object(g, &o, NULL,
+	            "The bucket's inclusive upper bound in decimal%s%s, or '+Inf' for the last "
+	            "bucket (Prometheus's le label).",
+	            col->units[0] ? ", in " : "", col->units);
+	o = (struct object){h->bucket_count, "Counter64",          "read-only", "",
+	                    h->bucket_entry, MIB_HIST_BUCKET_COUNT};
+	emit_object(g, &o, NULL,
+	            "The number of values recorded that are less than or equal to the bound "
+	            "(cumulative). Discontinuities occur at %sresets and writer restarts, as "
+	            "indicated by %s.",
+	            t->dynamic ? "the row's add, " : "", n->disc);
+}
+
+static void emit_summary(struct gen *g, const struct statctr_table_decl *t,
+                         const struct mib_table_names *n, uint32_t c)
+{
+	const struct mib_hist_names *h = &n->hists[c];
+	const struct statctr_column_decl *col = &t->columns[c];
+	char text[256], entry_text[256], clause[96], members[2][96];
+	const char *const member_list[] = {members[0], members[1]};
+	struct object o = {h->count, "Counter64",      "read-only",
+	                   "",       h->summary_entry, MIB_HIST_COUNT};
+
+	snprintf(text, sizeof(text), "The count and sum of histogram %s, one row per row of %s.",
+	         col->name, n->table);
+	snprintf(entry_text, sizeof(entry_text),
+	         "The count and sum of histogram %s of one row of %s.", col->name, n->table);
+	snprintf(clause, sizeof(clause), "AUGMENTS    { %s }", n->entry);
+	snprintf(members[0], sizeof(members[0]), "%s Counter64", h->count);
+	snprintf(members[1], sizeof(members[1]), "%s Counter64", h->sum);
+	emit_table_pair(g, h->summary_table, h->summary_entry, h->node, MIB_HIST_SUMMARY, text,
+	                entry_text, clause, member_list, 2);
+	emit_object(g, &o, NULL,
+	            "The number of values recorded: the +Inf bucket's %s. Discontinuities as "
+	            "for %s.",
+	            h->bucket_count, h->bucket_count);
+	o = (struct object){h->sum,     "Counter64",      "read-only",
+	                    col->units, h->summary_entry, MIB_HIST_SUM};
+	emit_object(g, &o, NULL,
+	            "The sum of the values recorded%s%s, modulo 2^64; with %s, their mean. "
+	            "Discontinuities as for %s.",
+	            col->units[0] ? ", in " : "", col->units, h->count, h->bucket_count);
+}
+
+/* statctrHistograms.S.T and, per histogram column, its node and its two tables. */
+static void emit_histograms(struct gen *g, const struct statctr_segment_decl *seg,
+                            const struct mib_seg_names *sn, uint32_t t)
+{
+	const struct statctr_table_decl *td = &seg->tables[t];
+	const struct mib_table_names *n = &sn->tables[t];
+
+	if (n->hist_node == NULL)
+		return;
+	fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %" PRIu32 " }\n", n->hist_node,
+	        sn->hist_node, td->oid);
+	for (uint32_t c = 0; c < td->ncolumns; c++)
+		if (td->columns[c].kind == STATCTR_HISTOGRAM)
+			fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %" PRIu32 " }\n",
+			        n->hists[c].node, n->hist_node, MIB_DATA_FIRST_VALUE + c);
+	fputc('\n', g->out);
+	for (uint32_t c = 0; c < td->ncolumns; c++) {
+		if (td->columns[c].kind != STATCTR_HISTOGRAM)
+			continue;
+		emit_bucket_table(g, td, n, c);
+		emit_bucket_columns(g, td, n, c);
+		emit_summary(g, td, n, c);
+	}
 }
 
 static void emit_segment(struct gen *g, uint32_t s)
@@ -332,6 +513,9 @@ static void emit_segment(struct gen *g, uint32_t s)
 
 	fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %" PRIu32 " }\n\n", sn->node, g->data,
 	        seg->oid);
+	if (sn->hist_node)
+		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %" PRIu32 " }\n\n", sn->hist_node,
+		        g->histograms, seg->oid);
 	for (uint32_t t = 0; t < seg->ntables; t++) {
 		const struct statctr_table_decl *td = &seg->tables[t];
 
@@ -339,6 +523,7 @@ static void emit_segment(struct gen *g, uint32_t s)
 		emit_fixed_columns(g, td, &sn->tables[t]);
 		for (uint32_t c = 0; c < td->ncolumns; c++)
 			emit_column(g, td, &sn->tables[t], c);
+		emit_histograms(g, seg, sn, t);
 	}
 }
 
@@ -377,6 +562,13 @@ static void emit_group(struct gen *g, const struct statctr_table_decl *t,
 	        n->group, n->row_name, n->disc, n->reset);
 	for (uint32_t c = 0; c < t->ncolumns; c++)
 		fprintf(g->out, ",\n              %s", n->columns[c]);
+	for (uint32_t c = 0; n->hists && c < t->ncolumns; c++)
+		if (t->columns[c].kind == STATCTR_HISTOGRAM)
+			fprintf(g->out,
+			        ",\n              %s,\n              %s,\n              %s,\n"
+			        "              %s",
+			        n->hists[c].bucket_bound, n->hists[c].bucket_count,
+			        n->hists[c].count, n->hists[c].sum);
 	fputs(" }\n    STATUS      current\n", g->out);
 	emit_description(g, "The objects of table %s.", t->name);
 	fprintf(g->out, "    ::= { %s %" PRIu32 " }\n\n", g->names.groups,
@@ -420,7 +612,11 @@ static int prepare(struct gen *g, const struct statctr_config *cfg, long long re
 int mib_generate(FILE *out, const struct statctr_config *cfg, const struct mib_settings *set,
                  long long revision_time)
 {
-	struct gen g = {.out = out, .cfg = cfg, .set = set, .data = "statctrData"};
+	struct gen g = {.out = out,
+	                .cfg = cfg,
+	                .set = set,
+	                .data = "statctrData",
+	                .histograms = "statctrHistograms"};
 	const char *anchor = NULL, *below = NULL;
 	int err = prepare(&g, cfg, revision_time);
 

@@ -169,6 +169,59 @@ static bool table_names_init(struct mib_names *reg, const struct statctr_segment
 	       n->reset;
 }
 
+static bool hist_names_init(struct mib_names *reg, const char *seg, const char *table,
+                            const char *column, struct mib_hist_names *h)
+{
+	const char *const parts[] = {seg, table, column};
+	const char **const out[] = {
+	    &h->node,         &h->bucket_table, &h->bucket_entry,  &h->bucket_index,
+	    &h->bucket_bound, &h->bucket_count, &h->summary_table, &h->summary_entry,
+	    &h->count,        &h->sum};
+	static const char *const suffixes[] = {
+	    "Histogram",   "BucketTable",  "BucketEntry",  "BucketIndex", "BucketBound",
+	    "BucketCount", "SummaryTable", "SummaryEntry", "Count",       "Sum"};
+
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		*out[i] = mib_name(reg, 4, parts[0], parts[1], parts[2], suffixes[i]);
+		if (*out[i] == NULL)
+			return false;
+	}
+	return true;
+}
+
+static bool has_histogram(const struct statctr_table_decl *t)
+{
+	for (uint32_t c = 0; c < t->ncolumns; c++)
+		if (t->columns[c].kind == STATCTR_HISTOGRAM)
+			return true;
+	return false;
+}
+
+/* The histogram nodes of segment @s: after every table's names (names.h). */
+static bool seg_hist_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
+                                struct mib_seg_names *sn)
+{
+	for (uint32_t t = 0; t < seg->ntables; t++) {
+		const struct statctr_table_decl *td = &seg->tables[t];
+		struct mib_table_names *tn = &sn->tables[t];
+
+		if (!has_histogram(td))
+			continue;
+		if (sn->hist_node == NULL)
+			sn->hist_node = mib_name(reg, 2, seg->name, "SegmentHistograms");
+		tn->hist_node = mib_name(reg, 3, seg->name, td->name, "Histograms");
+		tn->hists = calloc(td->ncolumns, sizeof(*tn->hists));
+		if (sn->hist_node == NULL || tn->hist_node == NULL || tn->hists == NULL)
+			return false;
+		for (uint32_t c = 0; c < td->ncolumns; c++)
+			if (td->columns[c].kind == STATCTR_HISTOGRAM &&
+			    !hist_names_init(reg, seg->name, td->name, td->columns[c].name,
+			                     &tn->hists[c]))
+				return false;
+	}
+	return true;
+}
+
 bool mib_module_names_init(struct mib_module_names *n, const struct statctr_config *cfg)
 {
 	const char *first = cfg->segments[0].name;
@@ -194,14 +247,19 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 			if (!table_names_init(&n->reg, seg, &seg->tables[t], &n->segs[s].tables[t]))
 				return false;
 	}
+	for (uint32_t s = 0; s < cfg->nsegments; s++)
+		if (!seg_hist_names_init(&n->reg, &cfg->segments[s], &n->segs[s]))
+			return false;
 	return n->modid && n->compliances && n->groups && n->compliance;
 }
 
 void mib_module_names_free(struct mib_module_names *n, const struct statctr_config *cfg)
 {
 	for (uint32_t s = 0; n->segs != NULL && s < cfg->nsegments; s++) {
-		for (uint32_t t = 0; n->segs[s].tables && t < cfg->segments[s].ntables; t++)
+		for (uint32_t t = 0; n->segs[s].tables && t < cfg->segments[s].ntables; t++) {
 			free(n->segs[s].tables[t].columns);
+			free(n->segs[s].tables[t].hists);
+		}
 		free(n->segs[s].tables);
 	}
 	free(n->segs);

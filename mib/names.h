@@ -22,15 +22,27 @@ void mib_names_free(struct mib_names *reg);
 void mib_module_name(const struct statctr_config *cfg, const char *configured, char *buf,
                      size_t size);
 
+/* The descriptors of one histogram column (statctrHistograms.S.T.(10+i)). */
+struct mib_hist_names {
+	const char *node;
+	const char *bucket_table, *bucket_entry, *bucket_index, *bucket_bound, *bucket_count;
+	const char *summary_table, *summary_entry, *count, *sum;
+};
+
 /* The descriptors of one declared table in the generated module. */
 struct mib_table_names {
 	const char *table, *entry, *group;
 	const char *row_index, *row_name, *disc, *reset;
 	const char **columns; /* one per declared column */
+	/* Tables with histogram columns: statctrHistograms.S.T, and one per
+	 * declared column (all NULL but a histogram's); else NULL. */
+	const char *hist_node;
+	struct mib_hist_names *hists;
 };
 
 struct mib_seg_names {
 	const char *node;
+	const char *hist_node;          /* statctrHistograms.S, or NULL: no histogram */
 	struct mib_table_names *tables; /* one per declared table */
 };
 
@@ -38,8 +50,9 @@ struct mib_seg_names {
  * Every descriptor of the module of @cfg (statctl mib) and of the
  * snmp_exporter module naming it (statctl exporter-config), given out in
  * one fixed order so that both agree; names given out later (the root
- * chain) cannot change them.  mib_module_names_init() returns false when
- * out of memory; mib_module_names_free() frees what it made either way.
+ * chain) cannot change them.  The histograms' come after every table's,
+ * so a histogram column added to a configuration renames nothing else.  mib_module_names_init()
+ * returns false when out of memory; mib_module_names_free() frees what it made either way.
  */
 struct mib_module_names {
 	struct mib_names reg;

@@ -22,8 +22,8 @@ enum mib_space {
 
 enum mib_access { MIB_NOT_ACCESSIBLE, MIB_READ_ONLY, MIB_READ_WRITE };
 
-/* Which cells an object of the cell or slot table has an instance for. */
-enum mib_instances { MIB_ALL, MIB_COUNTERS, MIB_GAUGES };
+/* Which cells an object of the cell or slot table has an instance for (oids.h). */
+enum mib_instances { MIB_ALL, MIB_COUNTERS, MIB_GAUGES, MIB_PLAIN_COUNTERS };
 
 /* One id per row of MIB_FIXED_OBJECTS, in its order (which is OID order). */
 enum mib_object_id {

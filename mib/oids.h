@@ -12,8 +12,18 @@
  *     R.3.S.T.1              its entry
  *     R.3.S.T.1.c.(row+1)    column c: MIB_DATA_ROW_INDEX .. MIB_DATA_RESET,
  *                            then declared column i at MIB_DATA_FIRST_VALUE + i
+ *                            (a histogram's: its count)
  *     R.3.S.0                the generated module's MODULE-IDENTITY (first
  *                            segment), its compliances at .1, groups at .2
+ *   R.4                    statctrHistograms: the histogram columns' buckets
+ *     R.4.S.T.(10+i)         histogram column i of table T of segment S (the
+ *                            arc of its column in R.3.S.T.1)
+ *     R.4.S.T.(10+i).1.1.c.(row+1).(b+1)
+ *                            its bucket table: MIB_HIST_BUCKET_INDEX ..
+ *                            MIB_HIST_BUCKET_COUNT, bucket b (the last +Inf)
+ *     R.4.S.T.(10+i).2.1.c.(row+1)
+ *                            its summary table (AUGMENTS the table's entry):
+ *                            MIB_HIST_COUNT, MIB_HIST_SUM
  *
  * Index values of the fixed tables: a segment is its `oid`, a cell its id
  * + 1, a slot its number + 1 (the last one is the shared slot).  Segment
@@ -30,11 +40,11 @@
 
 /*
  * SNMP names at most 128 sub-identifiers (RFC 2578, 3.5); the deepest OID
- * below the root is a slot: R.1.T.1.n.segment.cell.slot, 7 more.  100 keeps
- * room to spare for managers with shorter buffers.
+ * below the root is a bucket: R.4.S.T.(10+i).1.1.c.row.bucket, 9 more.  100
+ * keeps room to spare for managers with shorter buffers.
  */
 #define MIB_MAX_OID_ARCS        128
-#define MIB_MAX_ARCS_BELOW_ROOT 7
+#define MIB_MAX_ARCS_BELOW_ROOT 9
 #define MIB_ROOT_MAX_ARCS       100
 _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
                "every served OID fits in 128 sub-identifiers");
@@ -43,6 +53,7 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 #define MIB_ARC_OBJECTS     1 /* statctrObjects */
 #define MIB_ARC_CONFORMANCE 2 /* statctrConformance */
 #define MIB_ARC_DATA        3 /* statctrData */
+#define MIB_ARC_HISTOGRAMS  4 /* statctrHistograms */
 
 /* Under statctrObjects: the agent's scalars (instance .0), then the tables. */
 #define MIB_ARC_AGENT       1 /* statctrAgent */
@@ -66,7 +77,10 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
  *   X(id, descriptor, space, arc, syntax, access, instances)
  * space: AGENT (scalar statctrAgent.arc) or a MIB_FIXED_TABLES space
  * (column arc of its entry); syntax: as the MIB states it, an enumeration
- * as its base type; instances: which cells have one (counters, gauges, all).
+ * as its base type; instances: which cells have one (COUNTERS: counters and
+ * histograms, whose value is their count; PLAIN_COUNTERS: counters only;
+ * GAUGES; ALL: every cell but a histogram's bucket cells, which are no
+ * cells of their own).
  */
 #define MIB_FIXED_OBJECTS(X)                                                                       \
 	X(VERSION, "statctrAgentVersion", AGENT, 1, "DisplayString", READ_ONLY, ALL)               \
@@ -106,7 +120,7 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 	X(CELL_DISCONTINUITY, "statctrCellDiscontinuity", CELL, 11, "TimeStamp", READ_ONLY, ALL)   \
 	X(CELL_RESET, "statctrCellReset", CELL, 12, "StatctrResetAction", READ_WRITE, COUNTERS)    \
 	X(SLOT_INDEX, "statctrSlotIndex", SLOT, 1, "Unsigned32 (1..4097)", NOT_ACCESSIBLE, ALL)    \
-	X(SLOT_COUNTER, "statctrSlotCounter", SLOT, 2, "Counter64", READ_ONLY, COUNTERS)           \
+	X(SLOT_COUNTER, "statctrSlotCounter", SLOT, 2, "Counter64", READ_ONLY, PLAIN_COUNTERS)     \
 	X(SLOT_GAUGE_DELTA, "statctrSlotGaugeDelta", SLOT, 3, "DisplayString", READ_ONLY, GAUGES)
 
 /* The entry columns of every declared table under statctrData. */
@@ -115,6 +129,18 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 #define MIB_DATA_DISCONTINUITY 3  /* TimeStamp: the latest of the row's cells */
 #define MIB_DATA_RESET         4  /* StatctrResetAction, read-write */
 #define MIB_DATA_FIRST_VALUE   10 /* declared column i is MIB_DATA_FIRST_VALUE + i */
+
+/*
+ * Under a histogram's node R.4.S.T.(MIB_DATA_FIRST_VALUE + i): its two
+ * tables, each with its entry at .1 (MIB_ARC_ENTRY), and their columns.
+ */
+#define MIB_HIST_BUCKETS      1 /* the bucket table, INDEX { row index, bucket index } */
+#define MIB_HIST_BUCKET_INDEX 1 /* Unsigned32 (1..65), not-accessible: bucket b is b + 1 */
+#define MIB_HIST_BUCKET_BOUND 2 /* DisplayString: the inclusive upper bound, "+Inf" last */
+#define MIB_HIST_BUCKET_COUNT 3 /* Counter64: values <= the bound (cumulative) */
+#define MIB_HIST_SUMMARY      2 /* the summary table, AUGMENTS { the table's entry } */
+#define MIB_HIST_COUNT        1 /* Counter64: values recorded */
+#define MIB_HIST_SUM          2 /* Counter64: their sum, mod 2^64 */
 
 /* The generated module's own nodes, under the first segment's statctrData.S. */
 #define MIB_MODULE_IDENTITY    0 /* table OIDs start at 1, so 0 is free */

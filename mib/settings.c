@@ -10,6 +10,7 @@
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
 #include "settings.h"
+#include "ifmib.h"
 #include "objects.h"
 
 #include <errno.h>
@@ -549,6 +550,8 @@ int settings_load(const char *path, struct agent_settings **setp)
 		err = set_defaults(set->cfg, set, settings_keys, settings_nkeys);
 	if (!err && group)
 		err = check_v3_rules(set, group);
+	if (!err)
+		err = ifmib_check(set->cfg);
 	if (err) {
 		settings_free(set);
 		return err;

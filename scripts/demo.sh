@@ -66,5 +66,9 @@ while running; do
 	echo "vfStats, a dynamic table (rows = { max = 64; }): vf3 is plugged in for 5 s of every 10,"
 	echo "each time at a new index (first-in first-out), counting from zero since its add:"
 	show dataplaneVfStatsTable -Ci
+	echo
+	echo "stages.latency, a histogram per stage (statctr_hist_record() of each packet's time);"
+	echo "statctl estimates the quantiles within its buckets:"
+	"$build/tools/statctl" show "$work/dataplane" stages | sed -n '/^  stages\.latency /,$p'
 	sleep 2
 done

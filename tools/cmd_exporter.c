@@ -6,7 +6,12 @@
  * through a lookup that replaces the row index; the reset column and the
  * row name's own sample are dropped.  Counters and gauges get their metric
  * types from the MIB (Counter64, Gauge32), the discontinuity column stays
- * as a gauge (a TimeStamp).  Every descriptor comes from
+ * as a gauge (a TimeStamp).  A histogram column's count is its column in
+ * the table; its bucket table (cumulative Counter64 per bound) and summary
+ * table (count, sum) are walked too, the bound labelling each bucket
+ * through a second lookup (docs/fleet.md: snmp_exporter has no histogram
+ * type, so these are counters a relabelling can turn into _bucket{le}).
+ * Every descriptor comes from
  * mib_module_names_init(), the call that names the objects of the MIB
  * `statctl mib` writes, so the generator finds each one there; this file
  * derives no name itself.
@@ -46,35 +51,79 @@ static void exporter_module_name(const char *mib_module, char *buf, size_t size)
 	buf[i] = '\0';
 }
 
-/* Calls @fn for the names of every declared table, in declaration order. */
-static void for_each_table(FILE *f, const struct exporter_job *job,
-                           void (*fn)(FILE *f, const struct mib_table_names *n))
+typedef void table_fn(FILE *f, const struct statctr_table_decl *td,
+                      const struct mib_table_names *n);
+
+/* Calls @fn for every declared table and its names, in declaration order. */
+static void for_each_table(FILE *f, const struct exporter_job *job, table_fn *fn)
 {
 	for (uint32_t s = 0; s < job->cfg->nsegments; s++)
 		for (uint32_t t = 0; t < job->cfg->segments[s].ntables; t++)
-			fn(f, &job->names->segs[s].tables[t]);
+			fn(f, &job->cfg->segments[s].tables[t], &job->names->segs[s].tables[t]);
 }
 
-static void emit_walk(FILE *f, const struct mib_table_names *n)
+/* The names of @td's histogram column @c, or NULL when it is not one. */
+static const struct mib_hist_names *hist_names(const struct statctr_table_decl *td,
+                                               const struct mib_table_names *n, uint32_t c)
 {
+	if (td->columns[c].kind != STATCTR_HISTOGRAM || n->hists == NULL)
+		return NULL;
+	return &n->hists[c];
+}
+
+static void emit_walk(FILE *f, const struct statctr_table_decl *td, const struct mib_table_names *n)
+{
+	const struct mib_hist_names *h;
+
 	fprintf(f, "      - %s\n", n->table);
+	for (uint32_t c = 0; c < td->ncolumns; c++)
+		if ((h = hist_names(td, n, c)) != NULL)
+			fprintf(f, "      - %s\n      - %s\n", h->bucket_table, h->summary_table);
 }
 
-/* The row name replaces the index: row names are unique within a table. */
-static void emit_lookup(FILE *f, const struct mib_table_names *n)
+static void emit_index_lookup(FILE *f, const char *indexes, const char *lookup)
 {
-	fprintf(f, "      - source_indexes: [%s]\n", n->row_index);
-	fprintf(f, "        lookup: %s\n", n->row_name);
+	fprintf(f, "      - source_indexes: [%s]\n", indexes);
+	fprintf(f, "        lookup: %s\n", lookup);
 	fputs("        drop_source_indexes: true\n", f);
 }
 
-/* No samples for the index (not readable), the name (a label) and the reset (an action). */
-static void emit_overrides(FILE *f, const struct mib_table_names *n)
+/*
+ * The row name replaces the index: row names are unique within a table
+ * (a histogram's bucket and summary rows are indexed by the same row
+ * index, so they get the same label).  A bucket's bound ("10", "+Inf")
+ * replaces the bucket index: the bounds are unique within a histogram.
+ */
+static void emit_lookup(FILE *f, const struct statctr_table_decl *td,
+                        const struct mib_table_names *n)
+{
+	const struct mib_hist_names *h;
+	char indexes[2 * 80];
+
+	emit_index_lookup(f, n->row_index, n->row_name);
+	for (uint32_t c = 0; c < td->ncolumns; c++) {
+		if ((h = hist_names(td, n, c)) == NULL)
+			continue;
+		snprintf(indexes, sizeof(indexes), "%s, %s", n->row_index, h->bucket_index);
+		emit_index_lookup(f, indexes, h->bucket_bound);
+	}
+}
+
+/* No samples for the indexes (not readable), the names and bounds (labels)
+ * and the reset (an action). */
+static void emit_overrides(FILE *f, const struct statctr_table_decl *td,
+                           const struct mib_table_names *n)
 {
 	const char *ignored[] = {n->row_index, n->row_name, n->reset};
+	const struct mib_hist_names *h;
 
 	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
 		fprintf(f, "      %s:\n        ignore: true\n", ignored[i]);
+	for (uint32_t c = 0; c < td->ncolumns; c++)
+		if ((h = hist_names(td, n, c)) != NULL)
+			fprintf(
+			    f, "      %s:\n        ignore: true\n      %s:\n        ignore: true\n",
+			    h->bucket_index, h->bucket_bound);
 }
 
 static int fill_exporter(FILE *f, void *arg)

@@ -11,8 +11,9 @@
 #include <string.h>
 
 static const char reset_help[] =
-    "\nResets the counters of a whole segment, a table, a row (a name, or a number\n"
-    "from 0 for numbered rows) or one cell; gauges are left alone.  Readers see\n"
+    "\nResets the counters and histograms of a whole segment, a table, a row (a\n"
+    "name, or a number from 0 for numbered rows) or one cell; gauges are left\n"
+    "alone.  A histogram resets whole: buckets, count and sum.  Readers see\n"
     "the values restart from 0 and a new discontinuity time.  Needs write access\n"
     "to the segment's control file.\n";
 
@@ -65,7 +66,8 @@ static int find_column(const struct statctr_view *view, uint32_t t, uint32_t nco
 	for (uint32_t c = 0; c < ncolumns; c++) {
 		if (statctr_view_column(view, t, c, &info) == 0 && strcmp(info.name, arg) == 0) {
 			*colp = c;
-			return info.kind == STATCTR_COUNTER ? 0 : -EINVAL;
+			return info.kind == STATCTR_GAUGE ? -EINVAL
+			                                  : 0; /* counters and histograms */
 		}
 	}
 	return -ENOENT;

@@ -14,6 +14,8 @@
 static const char show_help[] =
     "  -s, --slots          add each slot's own raw value (the shared slot last)\n"
     "  -r, --raw            ignore reset baselines: totals since the segment's creation\n"
+    "                       (not histograms: they have none without their baselines)\n"
+    "  -b, --buckets        text: each histogram's buckets too (count, cumulative)\n"
     "  -o, --output=FILE    write to FILE instead of stdout, atomically (a new file in\n"
     "                       FILE's directory, fsync()ed, renamed over FILE): for\n"
     "                       node_exporter's textfile collector\n"
@@ -61,16 +63,17 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"slots", no_argument, NULL, 's'},
 	    {"raw", no_argument, NULL, 'r'},
+	    {"buckets", no_argument, NULL, 'b'},
 	    {"output", required_argument, NULL, 'o'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct common_opts opts = *common;
 	struct cmd_parser p = {.cmd = "show",
-	                       .shortopts = "sro:",
+	                       .shortopts = "srbo:",
 	                       .longopts = longopts,
 	                       .help = show_help,
 	                       .common = &opts};
-	struct walk_opts wopts = {.raw = false, .slots = false, .width = 0};
+	struct walk_opts wopts = {.raw = false, .slots = false, .buckets = false, .width = 0};
 	struct show_job job = {.wopts = &wopts, .table = NULL};
 	const char *out = NULL;
 	int c;
@@ -82,6 +85,8 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 			wopts.slots = true;
 		else if (c == 'r')
 			wopts.raw = true;
+		else if (c == 'b')
+			wopts.buckets = true;
 		else
 			out = optarg;
 	}

@@ -63,6 +63,19 @@ static void json_end(FILE *out)
 	fputs("]}\n", out);
 }
 
+/* A histogram column's "bounds": its finite buckets' inclusive upper bounds. */
+static void json_bounds(FILE *out, const struct table_view *tv, uint32_t col)
+{
+	struct hist h;
+
+	if (!table_hist(tv, 0, col, &h))
+		return;
+	fputs(",\"bounds\":[", out);
+	for (uint32_t b = 0; b < h.nbuckets; b++)
+		fprintf(out, "%s%" PRIu64, b ? "," : "", h.bounds[b]);
+	fputc(']', out);
+}
+
 static void json_columns(FILE *out, const struct table_view *tv)
 {
 	fputs(",\"columns\":[", out);
@@ -74,6 +87,7 @@ static void json_columns(FILE *out, const struct table_view *tv)
 		json_kv_str(out, "kind", kind_name(col->kind), true);
 		json_kv_str(out, "units", col->units, true);
 		json_kv_str(out, "description", col->description, true);
+		json_bounds(out, tv, c);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -134,11 +148,47 @@ static void json_row_object(FILE *out, const struct table_view *tv, uint32_t row
 	fputc('}', out);
 }
 
+/*
+ * "histograms":{"column":{"count","sum","buckets":[per finite bucket, not
+ * cumulative],"inf"}}, for the rows of a table with histogram columns.
+ */
+static void json_row_histograms(FILE *out, const struct table_view *tv, uint32_t row)
+{
+	bool first = true;
+	struct hist h;
+
+	for (uint32_t c = 0; c < tv->info.ncolumns; c++) {
+		if (!table_hist(tv, row, c, &h))
+			continue;
+		fputs(first ? ",\"histograms\":{" : ",", out);
+		first = false;
+		json_string(out, tv->columns[c].name);
+		fputs(":{", out);
+		json_kv_u64(out, "count", h.count, false);
+		json_kv_u64(out, "sum", h.sum, true);
+		fputs(",\"buckets\":[", out);
+		for (uint32_t b = 0; b < h.nbuckets; b++)
+			fprintf(out, "%s%" PRIu64, b ? "," : "", h.buckets[b]);
+		fputc(']', out);
+		json_kv_u64(out, "inf", h.buckets[h.nbuckets], true);
+		fputc('}', out);
+	}
+	if (!first)
+		fputc('}', out);
+}
+
+/* A histogram's per-slot cells hold sums alone (its counts are spread over
+ * its bucket block): histograms have no per-slot values. */
 static void json_row_slots(FILE *out, const struct table_view *tv, uint32_t row)
 {
+	bool first = true;
+
 	fputs(",\"slots\":{", out);
 	for (uint32_t c = 0; c < tv->info.ncolumns; c++) {
-		fputs(c ? "," : "", out);
+		if (tv->columns[c].kind == STATCTR_HISTOGRAM)
+			continue;
+		fputs(first ? "" : ",", out);
+		first = false;
 		json_string(out, tv->columns[c].name);
 		fputs(":[", out);
 		for (uint32_t s = 0; s < table_nslots(tv); s++) {
@@ -163,6 +213,7 @@ static void json_row(FILE *out, const struct table_view *tv, uint32_t row, bool 
 		fputs("null", out);
 	json_row_object(out, tv, row, "values", FIELD_VALUE);
 	json_row_object(out, tv, row, "discontinuity_ns", FIELD_DISCONTINUITY);
+	json_row_histograms(out, tv, row);
 	if (tv->src->prev != NULL) {
 		json_row_object(out, tv, row, "deltas", FIELD_DELTA);
 		json_row_object(out, tv, row, "rates", FIELD_RATE);

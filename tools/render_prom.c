@@ -5,7 +5,10 @@
  * "_total" for counters; one sample per row, labelled segment/table/row
  * (a dynamic table's present rows only, labelled by name: a series follows
  * an interface, and its re-add starting at zero is an ordinary counter reset).
- * Families are printed whole (all rows of a column), as the format requires.
+ * A histogram column is a family of type histogram: per row its cumulative
+ * <name>_bucket{le="B"} series (le="+Inf" last, equal to <name>_count), then
+ * <name>_sum and <name>_count.  Families are printed whole (all rows of a
+ * column), as the format requires.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
@@ -56,7 +59,7 @@ static void family_header(FILE *out, const struct table_view *tv, uint32_t col, 
 	}
 	fputs("\n# TYPE ", out);
 	metric_name(out, tv, col, suffix);
-	fprintf(out, " %s\n", info->kind == STATCTR_GAUGE ? "gauge" : "counter");
+	fprintf(out, " %s\n", kind_name(info->kind));
 }
 
 static void sample_start(FILE *out, const struct table_view *tv, uint32_t row, uint32_t col,
@@ -97,6 +100,36 @@ static void column_family(FILE *out, const struct table_view *tv, uint32_t col)
 	}
 }
 
+/*
+ * le is the bound as an integer ("10"): Prometheus parses it as a float,
+ * and promtool and the client libraries accept the integer form.
+ */
+static void hist_family(FILE *out, const struct table_view *tv, uint32_t col)
+{
+	struct hist h;
+
+	family_header(out, tv, col, "", "");
+	for (uint32_t r = 0; r < tv->info.nrows; r++) {
+		uint64_t cumulative = 0;
+
+		if (!table_row_present(tv, r) || !table_hist(tv, r, col, &h))
+			continue;
+		for (uint32_t b = 0; b <= h.nbuckets; b++) {
+			cumulative += h.buckets[b];
+			sample_start(out, tv, r, col, "_bucket");
+			if (b == h.nbuckets)
+				fputs(",le=\"+Inf\"}", out);
+			else
+				fprintf(out, ",le=\"%" PRIu64 "\"}", h.bounds[b]);
+			fprintf(out, " %" PRIu64 "\n", cumulative);
+		}
+		sample_start(out, tv, r, col, "_sum");
+		fprintf(out, "} %" PRIu64 "\n", h.sum);
+		sample_start(out, tv, r, col, "_count");
+		fprintf(out, "} %" PRIu64 "\n", h.count);
+	}
+}
+
 static void slot_family(FILE *out, const struct table_view *tv, uint32_t col)
 {
 	enum statctr_kind kind = tv->columns[col].kind;
@@ -122,6 +155,10 @@ static void slot_family(FILE *out, const struct table_view *tv, uint32_t col)
 static void prom_table(FILE *out, const struct table_view *tv)
 {
 	for (uint32_t c = 0; c < tv->info.ncolumns; c++) {
+		if (tv->columns[c].kind == STATCTR_HISTOGRAM) {
+			hist_family(out, tv, c); /* no per-slot counts: render_json.c */
+			continue;
+		}
 		column_family(out, tv, c);
 		if (tv->opts->slots)
 			slot_family(out, tv, c);

@@ -99,8 +99,13 @@ static void grid_print(FILE *out, struct grid *g, int limit)
 	uint32_t ncols = grid_fit(g, limit);
 
 	for (uint32_t r = 0; r < g->nrows; r++) {
-		for (uint32_t c = 0; c < ncols; c++) {
-			const char *cell = g->cells[(size_t)r * g->ncols + c];
+		char **line = &g->cells[(size_t)r * g->ncols];
+		uint32_t used = ncols;
+
+		while (used > 1 && line[used - 1] == NULL)
+			used--; /* no trailing blanks: a counter's line beside histograms */
+		for (uint32_t c = 0; c < used; c++) {
+			const char *cell = line[c];
 
 			if (c == 0)
 				fprintf(out, "%-*.*s", g->width[0], g->width[0], cell ? cell : "");
@@ -119,9 +124,13 @@ static void set_value(struct grid *g, uint32_t col, const struct cell *c)
 		grid_set(g, col, "%" PRIu64, c->counter);
 }
 
+/* A histogram's slot cell holds that slot's sum alone, its count being
+ * spread over the bucket block: no per-slot value to show. */
 static void set_slot_value(struct grid *g, uint32_t col, enum statctr_kind kind, uint64_t v)
 {
-	if (kind == STATCTR_GAUGE)
+	if (kind == STATCTR_HISTOGRAM)
+		grid_set(g, col, "-");
+	else if (kind == STATCTR_GAUGE)
 		grid_set(g, col, "%" PRId64, (int64_t)v);
 	else
 		grid_set(g, col, "%" PRIu64, v);
@@ -172,6 +181,120 @@ static void table_title(FILE *out, const struct table_view *tv, uint32_t npresen
 	fputc('\n', out);
 }
 
+/* Mean and quantiles of @h into columns @col.. (NQUANTILES + 1 of them). */
+static void set_distribution(struct grid *g, uint32_t col, const struct hist *h)
+{
+	struct quantile q;
+	double mean;
+
+	if (!hist_mean(h, &mean)) {
+		for (uint32_t i = 0; i <= NQUANTILES; i++)
+			grid_set(g, col + i, "-");
+		return;
+	}
+	grid_set(g, col, "%.1f", mean);
+	for (uint32_t i = 0; i < NQUANTILES; i++) {
+		hist_quantile(h, hist_quantiles[i], &q);
+		if (q.above)
+			grid_set(g, col + 1 + i, ">%" PRIu64, h->bounds[h->nbuckets - 1]);
+		else
+			grid_set(g, col + 1 + i, "%.1f", q.value);
+	}
+}
+
+static void set_distribution_heads(struct grid *g, uint32_t col)
+{
+	grid_set(g, col, "mean");
+	for (uint32_t i = 0; i < NQUANTILES; i++)
+		grid_set(g, col + 1 + i, "%s", hist_quantile_names[i]);
+}
+
+/*
+ * "  table.column (units) - what": the title of a histogram's grids.  They
+ * are indented under their table: a line starting "row " follows a table's
+ * title, for whatever reads show's text (bash completion, tests).
+ */
+static void hist_title(FILE *out, const struct table_view *tv, uint32_t col, const char *what)
+{
+	const struct statctr_column_info *info = &tv->columns[col];
+
+	fputc('\n', out);
+	text_print(out, "  %s.%s", tv->info.name, info->name);
+	if (info->units[0] != '\0')
+		text_print(out, " (%s)", info->units);
+	text_print(out, " - %s", what);
+	fputc('\n', out);
+}
+
+/* One line per present row: count, mean, quantiles. */
+static void hist_summary(FILE *out, const struct table_view *tv, uint32_t col)
+{
+	struct grid g;
+	struct hist h;
+	char buf[16];
+
+	if (!grid_init(&g, 1 + tv->info.nrows, 2 + NQUANTILES + 1)) {
+		grid_free(&g);
+		error_msg("out of memory");
+		return;
+	}
+	grid_set(&g, 0, "  row");
+	grid_set(&g, 1, "count");
+	set_distribution_heads(&g, 2);
+	g.nrows++;
+	for (uint32_t r = 0; r < tv->info.nrows; r++) {
+		if (!table_row_present(tv, r) || !table_hist(tv, r, col, &h))
+			continue;
+		grid_set(&g, 0, "  %s", table_row_label(tv, r, buf));
+		grid_set(&g, 1, "%" PRIu64, h.count);
+		set_distribution(&g, 2, &h);
+		g.nrows++;
+	}
+	hist_title(out, tv, col, "count, mean and quantiles estimated within buckets");
+	grid_print(out, &g, tv->opts->width);
+	grid_free(&g);
+}
+
+/* --buckets: one line per row and bucket, not cumulative and cumulative. */
+static void hist_buckets(FILE *out, const struct table_view *tv, uint32_t col)
+{
+	struct grid g;
+	struct hist h;
+	char buf[16];
+
+	if (!table_hist(tv, 0, col, &h))
+		return;
+	if (!grid_init(&g, 1 + tv->info.nrows * (h.nbuckets + 1), 4)) {
+		grid_free(&g);
+		error_msg("out of memory");
+		return;
+	}
+	grid_set(&g, 0, "  row");
+	grid_set(&g, 1, "le");
+	grid_set(&g, 2, "count");
+	grid_set(&g, 3, "cumulative");
+	g.nrows++;
+	for (uint32_t r = 0; r < tv->info.nrows; r++) {
+		uint64_t cumulative = 0;
+
+		if (!table_row_present(tv, r) || !table_hist(tv, r, col, &h))
+			continue;
+		for (uint32_t b = 0; b <= h.nbuckets; b++, g.nrows++) {
+			cumulative += h.buckets[b];
+			grid_set(&g, 0, "  %s", table_row_label(tv, r, buf));
+			if (b == h.nbuckets)
+				grid_set(&g, 1, "+Inf");
+			else
+				grid_set(&g, 1, "%" PRIu64, h.bounds[b]);
+			grid_set(&g, 2, "%" PRIu64, h.buckets[b]);
+			grid_set(&g, 3, "%" PRIu64, cumulative);
+		}
+	}
+	hist_title(out, tv, col, "buckets: values <= le");
+	grid_print(out, &g, tv->opts->width);
+	grid_free(&g);
+}
+
 static void text_table(FILE *out, const struct table_view *tv)
 {
 	uint32_t per_row = tv->opts->slots ? table_nslots(tv) + 1 : 1;
@@ -196,6 +319,13 @@ static void text_table(FILE *out, const struct table_view *tv)
 	table_title(out, tv, npresent);
 	grid_print(out, &g, tv->opts->width);
 	grid_free(&g);
+	for (uint32_t c = 0; c < tv->info.ncolumns; c++) {
+		if (tv->columns[c].kind != STATCTR_HISTOGRAM)
+			continue;
+		hist_summary(out, tv, c);
+		if (tv->opts->buckets)
+			hist_buckets(out, tv, c);
+	}
 }
 
 static void format_time(char *buf, size_t len, uint64_t ns)
@@ -264,13 +394,36 @@ static void set_delta(struct grid *g, const struct cell *c)
 	grid_set(g, 3, "%.1f", c->rate);
 }
 
+static bool has_histogram(const struct table_view *tv)
+{
+	for (uint32_t c = 0; c < tv->info.ncolumns; c++)
+		if (tv->columns[c].kind == STATCTR_HISTOGRAM)
+			return true;
+	return false;
+}
+
+/*
+ * watch: a histogram's mean and quantiles live, of the values recorded
+ * during the last interval; of those since its reset when there is no
+ * comparable previous snapshot (the first frame, a reset, a restart).
+ */
+static void set_live_distribution(struct grid *g, const struct table_view *tv, uint32_t row,
+                                  uint32_t col)
+{
+	struct hist h;
+
+	if (table_hist_interval(tv, row, col, &h) || table_hist(tv, row, col, &h))
+		set_distribution(g, 4, &h);
+}
+
 static void long_table(FILE *out, const struct table_view *tv)
 {
+	bool hists = has_histogram(tv);
 	struct grid g;
 	struct cell cell;
 	char buf[16];
 
-	if (!grid_init(&g, 1 + tv->info.nrows * tv->info.ncolumns, 4)) {
+	if (!grid_init(&g, 1 + tv->info.nrows * tv->info.ncolumns, hists ? 5 + NQUANTILES : 4)) {
 		grid_free(&g);
 		error_msg("out of memory");
 		return;
@@ -279,6 +432,8 @@ static void long_table(FILE *out, const struct table_view *tv)
 	grid_set(&g, 1, "value");
 	grid_set(&g, 2, "delta");
 	grid_set(&g, 3, "per second");
+	if (hists)
+		set_distribution_heads(&g, 4);
 	g.nrows++;
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
 		if (!table_row_present(tv, r))
@@ -289,6 +444,8 @@ static void long_table(FILE *out, const struct table_view *tv)
 			         tv->columns[c].name);
 			set_value(&g, 1, &cell);
 			set_delta(&g, &cell);
+			if (cell.kind == STATCTR_HISTOGRAM)
+				set_live_distribution(&g, tv, r, c);
 		}
 	}
 	grid_print(out, &g, tv->opts->width);

@@ -103,15 +103,16 @@ struct source {
 };
 
 struct walk_opts {
-	bool raw;   /* ignore reset baselines */
-	bool slots; /* per-slot breakdown */
-	int width;  /* text: fit lines into this many columns; 0: no limit */
+	bool raw;     /* ignore reset baselines (counters and gauges) */
+	bool slots;   /* per-slot breakdown */
+	bool buckets; /* text: each histogram's buckets */
+	int width;    /* text: fit lines into this many columns; 0: no limit */
 };
 
 /* One cell's value as the renderers see it. */
 struct cell {
 	enum statctr_kind kind;
-	uint64_t counter; /* counters: value (raw or since reset) */
+	uint64_t counter; /* counters: value (raw or since reset); histograms: count */
 	int64_t gauge;    /* gauges: level */
 	uint64_t disc_ns; /* counting without discontinuity since */
 	bool has_delta;   /* watch: a previous snapshot of the same counting */
@@ -143,6 +144,43 @@ const char *table_row_label(const struct table_view *tv, uint32_t row, char buf[
 uint32_t table_nslots(const struct table_view *tv); /* writer slots + the shared one */
 uint64_t table_slot_value(const struct table_view *tv, uint32_t slot, uint32_t row, uint32_t col);
 const char *kind_name(enum statctr_kind kind);
+
+/*
+ * A histogram cell's distribution: since its reset (the library applies
+ * the baselines; --raw does not apply), or for watch the values recorded
+ * between the previous snapshot and this one.
+ */
+struct hist {
+	uint32_t nbuckets;                         /* finite buckets */
+	const uint64_t *bounds;                    /* inclusive upper bounds (the view's) */
+	uint64_t buckets[STATCTR_MAX_BUCKETS + 1]; /* not cumulative; +Inf last */
+	uint64_t count;                            /* the sum of the buckets */
+	uint64_t sum;                              /* of the values, mod 2^64 */
+};
+
+/* Fills @out from histogram @col of @row; false when the column is not one. */
+bool table_hist(const struct table_view *tv, uint32_t row, uint32_t col, struct hist *out);
+/* The same for the values recorded since the previous snapshot; false when
+ * there is none of the same counting (first frame, reset, restart). */
+bool table_hist_interval(const struct table_view *tv, uint32_t row, uint32_t col, struct hist *out);
+
+/*
+ * A quantile estimated within buckets (Prometheus' histogram_quantile()):
+ * the bucket where the cumulative count reaches q x count, interpolated
+ * linearly between its lower bound (the previous bound, 0 for the first)
+ * and its upper bound.  In +Inf, @above is set and @value is the highest
+ * finite bound: a lower limit.  Returns false when the histogram is empty.
+ */
+struct quantile {
+	double value;
+	bool above;
+};
+bool hist_quantile(const struct hist *h, double q, struct quantile *out);
+bool hist_mean(const struct hist *h, double *mean);
+/* The quantiles every text output shows, in this order. */
+#define NQUANTILES 3
+extern const double hist_quantiles[NQUANTILES];
+extern const char *const hist_quantile_names[NQUANTILES];
 const char *status_name(enum statctr_seg_status status);
 
 struct renderer {

@@ -15,6 +15,8 @@
 
 const char *kind_name(enum statctr_kind kind)
 {
+	if (kind == STATCTR_HISTOGRAM)
+		return "histogram";
 	return kind == STATCTR_GAUGE ? "gauge" : "counter";
 }
 
@@ -154,8 +156,13 @@ static statctr_id cell_id(const struct table_view *tv, uint32_t row, uint32_t co
 	return tv->info.first_cell + row * tv->info.ncolumns + col;
 }
 
-static uint64_t counter_value(const struct statctr_snap *snap, statctr_id id, bool raw)
+/* A histogram's value is its count, always since its reset: the library
+ * has no raw bucket values, and a raw sum beside a reset count would lie. */
+static uint64_t counter_value(const struct statctr_snap *snap, statctr_id id,
+                              enum statctr_kind kind, bool raw)
 {
+	if (kind == STATCTR_HISTOGRAM)
+		return statctr_snap_hist_count(snap, id);
 	return raw ? statctr_snap_counter_raw(snap, id) : statctr_snap_counter(snap, id);
 }
 
@@ -194,7 +201,7 @@ static void fill_delta(const struct table_view *tv, uint32_t row, statctr_id id,
 		    (int64_t)((uint64_t)c->gauge - (uint64_t)statctr_snap_gauge(prev, id));
 		c->rate = (double)c->gauge_delta / tv->interval_s;
 	} else {
-		c->counter_delta = c->counter - counter_value(prev, id, tv->opts->raw);
+		c->counter_delta = c->counter - counter_value(prev, id, c->kind, tv->opts->raw);
 		c->rate = (double)c->counter_delta / tv->interval_s;
 	}
 }
@@ -210,8 +217,85 @@ void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct 
 	if (out->kind == STATCTR_GAUGE)
 		out->gauge = statctr_snap_gauge(snap, id);
 	else
-		out->counter = counter_value(snap, id, tv->opts->raw);
+		out->counter = counter_value(snap, id, out->kind, tv->opts->raw);
 	fill_delta(tv, row, id, out);
+}
+
+static void hist_read(struct hist *h, const struct statctr_snap *snap, statctr_id id)
+{
+	for (uint32_t b = 0; b <= h->nbuckets; b++)
+		h->buckets[b] = statctr_snap_hist_bucket(snap, id, b);
+	h->count = statctr_snap_hist_count(snap, id);
+	h->sum = statctr_snap_hist_sum(snap, id);
+}
+
+bool table_hist(const struct table_view *tv, uint32_t row, uint32_t col, struct hist *out)
+{
+	statctr_id id = cell_id(tv, row, col);
+
+	if (tv->columns[col].kind != STATCTR_HISTOGRAM)
+		return false;
+	out->nbuckets = statctr_view_hist_buckets(tv->src->view, id, &out->bounds);
+	if (out->nbuckets == 0 || out->nbuckets > STATCTR_MAX_BUCKETS)
+		return false;
+	hist_read(out, tv->src->snap, id);
+	return true;
+}
+
+/* Differences mod 2^64, as counter deltas: the totals only grow between resets. */
+bool table_hist_interval(const struct table_view *tv, uint32_t row, uint32_t col, struct hist *out)
+{
+	statctr_id id = cell_id(tv, row, col);
+	struct hist prev;
+
+	if (!table_hist(tv, row, col, out) || !comparable(tv, row, id))
+		return false;
+	prev.nbuckets = out->nbuckets;
+	hist_read(&prev, tv->src->prev, id);
+	for (uint32_t b = 0; b <= out->nbuckets; b++)
+		out->buckets[b] -= prev.buckets[b];
+	out->count -= prev.count;
+	out->sum -= prev.sum;
+	return true;
+}
+
+const double hist_quantiles[NQUANTILES] = {0.5, 0.9, 0.99};
+const char *const hist_quantile_names[NQUANTILES] = {"p50", "p90", "p99"};
+
+bool hist_mean(const struct hist *h, double *mean)
+{
+	if (h->count == 0)
+		return false;
+	*mean = (double)h->sum / (double)h->count;
+	return true;
+}
+
+/*
+ * Prometheus' bucketQuantile(): the rank q x count falls in the first
+ * bucket whose cumulative count reaches it; the values of that bucket are
+ * taken as spread evenly between its bounds, so the estimate is off by at
+ * most the bucket's width (docs/statctl.md).
+ */
+bool hist_quantile(const struct hist *h, double q, struct quantile *out)
+{
+	double rank = q * (double)h->count;
+	uint64_t below = 0;
+	uint32_t b = 0;
+
+	if (h->count == 0)
+		return false;
+	while (b < h->nbuckets && (double)(below + h->buckets[b]) < rank)
+		below += h->buckets[b++];
+	out->above = b == h->nbuckets;
+	if (out->above) {
+		out->value = (double)h->bounds[h->nbuckets - 1];
+		return true;
+	}
+	double lower = b == 0 ? 0 : (double)h->bounds[b - 1];
+	double upper = (double)h->bounds[b];
+
+	out->value = lower + (upper - lower) * (rank - (double)below) / (double)h->buckets[b];
+	return true;
 }
 
 bool table_row_present(const struct table_view *tv, uint32_t row)

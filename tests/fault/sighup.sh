@@ -35,7 +35,7 @@ hup_broken() {
 	}
 	kill -0 "$AGENT_PID" || fail "$what: the agent died"
 	fx_agent_answers || fail "$what: the agent does not answer"
-	[ "$(fx_registrations)" = 5 ] || fail "$what: $(fx_registrations) registrations, not 5"
+	[ "$(fx_registrations)" = "$FX_REGIONS" ] || fail "$what: $(fx_registrations) registrations, not $FX_REGIONS"
 	[ "$(snmp_value "$ROOT.1.1.2.0")" = 100 ] || fail "$what: statctrAggInterval changed"
 	[ "$(snmp_value "$DATA.3.1.10.1")" = 4000 ] || fail "$what: values not served"
 	[ "$(fx_fd_count "$AGENT_PID")" = "$fds0" ] || fail "$what: descriptors $fds0 -> $(fx_fd_count "$AGENT_PID")"
@@ -81,7 +81,7 @@ kill -HUP "$AGENT_PID"
 wait_log 5 "configuration .* reloaded"
 fx_wait 5 bash -c "[ \"\$(snmpget $V2 -Ov 127.0.0.1:$PORT $ROOT.1.1.2.0)\" = 200 ]" ||
 	fail "statctrAggInterval is not 200 after the good reload"
-[ "$(fx_registrations)" = 5 ] || fail "$(fx_registrations) registrations after the good reload"
+[ "$(fx_registrations)" = "$FX_REGIONS" ] || fail "$(fx_registrations) registrations after the good reload"
 [ "$(snmp_value "$DATA.3.1.10.1")" = 4000 ] || fail "values after the good reload"
 agent_exit_clean 10
 log "pass"

@@ -17,7 +17,7 @@ fx_writer -t 2 -r 2000
 fx_agent
 fx_wait_pass
 fds0=$(fx_fd_count "$AGENT_PID")
-[ "$(fx_registrations)" = 5 ] || fail "not 5 registrations at start"
+[ "$(fx_registrations)" = "$FX_REGIONS" ] || fail "not $FX_REGIONS registrations at start"
 
 no_registrations() { [ "$(fx_registrations)" = 0 ]; }
 
@@ -32,8 +32,8 @@ for stop in 2 4; do
 	kill -CONT "$AGENT_PID"
 	fx_wait 3 fx_agent_answers || fail "no answer within 3 s of SIGCONT"
 	took=$(($(fx_now_ms) - before))
-	fx_wait 2 bash -c "[ \"\$(snmpwalk $V2 127.0.0.1:$PORT .1.3.6.1.4.1.8072.1.2.1.1.4 | grep -cF '.${ROOT#.}.')\" = 5 ]" ||
-		fail "$(fx_registrations) registrations after SIGCONT, expected 5"
+	fx_wait 2 bash -c "[ \"\$(snmpwalk $V2 127.0.0.1:$PORT .1.3.6.1.4.1.8072.1.2.1.1.4 | grep -cF '.${ROOT#.}.')\" = $FX_REGIONS ]" ||
+		fail "$(fx_registrations) registrations after SIGCONT, expected $FX_REGIONS"
 	a=$(snmp_value "$DATA.3.1.10.1")
 	fx_wait_pass
 	b=$(snmp_value "$DATA.3.1.10.1")
@@ -48,7 +48,7 @@ kill -STOP "$AGENT_PID"
 sleep 0.5
 kill -CONT "$AGENT_PID"
 fx_wait 2 fx_agent_answers || fail "no answer after a short stop"
-[ "$(fx_registrations)" = 5 ] || fail "registrations after a short stop"
+[ "$(fx_registrations)" = "$FX_REGIONS" ] || fail "registrations after a short stop"
 kill -0 "$AGENT_PID" || fail "the agent died"
 agent_exit_clean 10
 log "pass"

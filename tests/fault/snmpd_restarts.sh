@@ -16,7 +16,7 @@ fx_writer -t 2 -r 2000
 fx_agent
 fx_wait_pass
 regions=$(fx_registrations)
-[ "$regions" = 5 ] || fail "$regions registrations at start, expected 5 (statctrObjects + 4 tables)"
+[ "$regions" = "$FX_REGIONS" ] || fail "$regions registrations at start, expected $FX_REGIONS"
 fds0=$(fx_fd_count "$AGENT_PID")
 log "agent pid $AGENT_PID: $fds0 descriptors, $regions registrations"
 poller_start "$DATA.3.1.10.1" "$ROOT.1.1.5.0"
@@ -34,7 +34,7 @@ for i in $(seq "$RESTARTS"); do
 	[ "$took" -gt "$worst" ] && worst=$took
 	kill -0 "$AGENT_PID" 2>/dev/null || fail "restart $i: the agent died"
 	regions=$(fx_registrations)
-	[ "$regions" = 5 ] || fail "restart $i: $regions registrations in snmpd, expected 5"
+	[ "$regions" = "$FX_REGIONS" ] || fail "restart $i: $regions registrations in snmpd, expected $FX_REGIONS"
 	fds=$(fx_fd_count "$AGENT_PID")
 	[ "$fds" -le "$fds0" ] || fail "restart $i: $fds descriptors, $fds0 at start"
 	log "restart $i (SIG$sig, down ${down}s): answered after ${took} ms, $fds fds, $regions registrations"
@@ -51,6 +51,8 @@ sleep 1
 [ "$(polls_ok_since "$t")" -ge 3 ] || fail "the poller is not answered after the last restart"
 poller_stop
 [ "$(fx_fd_count "$AGENT_PID")" = "$fds0" ] || fail "descriptors $fds0 -> $(fx_fd_count "$AGENT_PID")"
+# The IF-MIB ranges came back once each (ifmib.c: one Register PDU per range).
+[ "$(snmp_value .1.3.6.1.2.1.31.1.1.1.1.1000)" = eth0 ] || fail "ifName.1000 not served after the restarts"
 no_log "cannot register|registering pdu failed|duplicate" "a registration failed"
 lost=$(grep -c "lost the AgentX master" "$TMP/agent.log" || true)
 [ "$lost" -le "$RESTARTS" ] || fail "$lost outages logged for $RESTARTS restarts"

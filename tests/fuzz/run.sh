@@ -46,9 +46,15 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poin
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror $SAN \
 	-I$work -I$top_srcdir/lib -I$top_srcdir/agent -I$top_srcdir/mib $(pkg-config --cflags libconfig)"
 LIBS="$(pkg-config --libs libconfig) $(net-snmp-config --libs) -pthread"
-LIB_SRC="error guard config proc meta segment slot rows view snapshot reset"
-AGENT_SRC="errmsg oidmap aggregate setcheck"
-MIB_SRC="objects settings"
+# sources_of DIR VARIABLE: the .c files (as names) of a library's SOURCES in
+# DIR/local.mk, so that a new source of the library is never missed here.
+sources_of() {
+	sed -n "/^$2 = /,/[^\\]\$/p" "$top_srcdir/$1/local.mk" | grep -o "$1/[a-z_]*\.c" |
+		sed "s|^$1/||; s|\.c\$||" | tr '\n' ' '
+}
+LIB_SRC=$(sources_of lib lib_libstatctr_core_la_SOURCES)
+MIB_SRC=$(sources_of mib mib_libstatctr_mib_la_SOURCES)
+AGENT_SRC="errmsg oidmap aggregate setcheck" # the agent's parts the targets use (not main.c)
 
 echo "=== building the fuzz targets with $($CC --version | head -1)"
 # compile SOURCE OBJECT-NAME: instrumented for coverage, not yet linked with libFuzzer.

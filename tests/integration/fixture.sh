@@ -260,14 +260,22 @@ fx_agent_answers() {
 		grep -qv '^No Such'
 }
 
+# fx_agent [OPTIONS]: starts the agent; returns once it answers and has
+# logged that it serves (its IF-MIB ranges, registered before that line,
+# included).
 fx_agent() {
+	local served
+	served=$(grep -c ' serving ' "$TMP/agent.log" 2>/dev/null || true)
 	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/agentx.sock" \
 		-p "$TMP/agent.pid" "$@" >>"$TMP/agent.log" 2>&1 &
 	AGENT_PID=$!
 	fx_track "$AGENT_PID"
 	fx_wait 5 fx_agent_answers || fail "the agent did not answer through snmpd within 5 s"
+	fx_wait 10 fx_served_more "${served:-0}" || fail "the agent did not log that it serves within 10 s"
 	log "statctr-agentx pid $AGENT_PID registered"
 }
+
+fx_served_more() { [ "$(grep -c ' serving ' "$TMP/agent.log" 2>/dev/null || true)" -gt "$1" ]; }
 
 fx_agent_stop() {
 	fx_stop "$AGENT_PID"
@@ -342,7 +350,7 @@ column_order() {
 
 # statctrData of dataplane as "table.column.row value": row names from
 # column .2, the declared column c at .(10+c) in cell order.
-DATA_TABLES="ifStats:1 flowStats:2 totals:3"
+DATA_TABLES="ifStats:1 flowStats:2 totals:3 stages:5"
 data_lines() {
 	local walk=${1:-snmp_walk} spec name toid
 	column_order "$walk" >"$TMP/columns"
@@ -362,6 +370,23 @@ data_lines() {
 			}
 			END { for (k in val) { split(k, q, ","); print t "." col[q[1]] "." row[q[2]], val[k] } }'
 	done | sort
+}
+
+# fx_set_status OID TYPE VALUE...: the error name snmpset (write community)
+# reports, or "ok"; fx_expect_set WANT OID TYPE VALUE...: fails unless WANT.
+fx_set_status() {
+	local out
+	out=$(snmpset -v2c -c "$WCOMMUNITY" -On -Oq -t 2 -r 0 "127.0.0.1:$PORT" "$@" 2>&1) && {
+		echo ok
+		return
+	}
+	echo "$out" | sed -n 's/^Reason: \([a-zA-Z]*\).*/\1/p' | head -n 1
+}
+fx_expect_set() {
+	local want=$1 got
+	shift
+	got=$(fx_set_status "$@")
+	[ "$got" = "$want" ] || fail "snmpset $* gave '$got', expected '$want'"
 }
 
 # Fails with a diff unless files $1 and $2 hold the same lines.
@@ -403,8 +428,9 @@ fx_config_two() {
 		echo "segments = ("
 		echo "$block" | sed "s|name = \"dataplane\";|name = \"dataplane\"; path = \"$TMP/dataplane\"; ${2:-}|"
 		echo ","
+		# The IF-MIB tables' ifIndex ranges must not overlap: 1000 -> 11000, ...
 		echo "$block" | sed -e "s|name = \"dataplane\";|name = \"dataplane2\"; path = \"$TMP/dataplane2\"; ${2:-}|" \
-			-e 's|^    oid = 1;|    oid = 2;|'
+			-e 's|^    oid = 1;|    oid = 2;|' -e 's|ifindex_base = \([0-9]*\);|ifindex_base = 1\1;|'
 		echo ");"
 		printf 'agent = { %s };\n' "${1:-interval_ms = 100; allow_reset = true;}"
 	} >"$out"
@@ -426,6 +452,9 @@ fx_writer_on() {
 
 # Registrations of the agent's regions in snmpd (rows of
 # NET-SNMP-AGENT-MIB::nsModuleName under $ROOT): one per region, always.
+# conf/statctr.conf has FX_REGIONS of them: statctrObjects, 5 tables and
+# the histogram stages.latency (its IF-MIB ranges lie outside $ROOT).
+FX_REGIONS=7
 fx_registrations() {
 	snmpwalk -v2c -c "$COMMUNITY" -On -t 2 -r 1 "127.0.0.1:$PORT" .1.3.6.1.4.1.8072.1.2.1.1.4 |
 		grep -cF ".${ROOT#.}." || true
@@ -436,4 +465,35 @@ fx_kill() {
 	kill "-$2" "$1" 2>/dev/null || true
 	wait "$1" 2>/dev/null || true
 	fx_untrack "$1"
+}
+
+# tests/integration/ifwriter (IF-MIB tests): a writer of segment $1 of
+# $TMP/statctr.conf taking commands from a FIFO held open on descriptor 7.
+fx_ifwriter() {
+	local started
+	started=$(cat "$TMP/ifwriter.log" 2>/dev/null | grep -c '^ready' || true)
+	rm -f "$TMP/cmd"
+	mkfifo "$TMP/cmd"
+	"$top_builddir/tests/integration/ifwriter" "$TMP/statctr.conf" "$1" <"$TMP/cmd" \
+		>>"$TMP/ifwriter.log" 2>&1 &
+	WRITER_PID=$!
+	fx_track "$WRITER_PID"
+	exec 7>"$TMP/cmd"
+	fx_wait 5 sh -c "[ \$(grep -c '^ready' '$TMP/ifwriter.log') -gt $started ]" ||
+		fail "ifwriter did not start"
+}
+# Ends its input; it exits.
+fx_ifwriter_stop() {
+	exec 7>&-
+	fx_wait 5 sh -c "! kill -0 $WRITER_PID 2>/dev/null" || fail "ifwriter did not exit"
+	fx_untrack "$WRITER_PID"
+}
+# Sends command lines (ifwriter.c) and waits until it acknowledged them all.
+fx_ifcmd() {
+	local before
+	before=$(grep -c . "$TMP/ifwriter.log" || true)
+	printf '%s\n' "$@" >&7
+	fx_wait 5 sh -c "[ \$(grep -c . '$TMP/ifwriter.log') -ge $((before + $#)) ]" ||
+		fail "ifwriter did not answer: $*"
+	! tail -n "$#" "$TMP/ifwriter.log" | grep '^error' || fail "ifwriter refused: $*"
 }

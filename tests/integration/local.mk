@@ -10,13 +10,24 @@ INTEGRATION_TESTS = \
 	tests/integration/standalone.sh \
 	tests/integration/options.sh \
 	tests/integration/ops.sh \
-	tests/integration/rows.sh
+	tests/integration/rows.sh \
+	tests/integration/hist.sh \
+	tests/integration/ifmib.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += \
 	tests/integration/fixture.sh \
 	tests/integration/perf.sh \
 	scripts/get-smi-mibs.sh
+# A writer recording known values into histograms (hist.sh).
+check_PROGRAMS += tests/integration/hist_writer
+tests_integration_hist_writer_SOURCES = tests/integration/hist_writer.c
+tests_integration_hist_writer_LDADD = lib/libstatctr.la
+# A writer setting exact values by command, for the IF-MIB tables (ifmib.sh).
+check_PROGRAMS += tests/integration/ifwriter
+tests_integration_ifwriter_SOURCES = tests/integration/ifwriter.c
+tests_integration_ifwriter_LDADD = lib/libstatctr.la
+
 # Walk speed of the agent through snmpd, as its own master and of snmpd's
 # native objects (docs/agent.md); not part of `make check`.
 perf-agent: all

@@ -79,7 +79,7 @@ $VF.1.2 $VF.1.2.$first
 $VF.1.2.0 $VF.1.2.$first
 $VF.1.10.$last $VF.1.11.$first
 $ROOT.1.3.1.2.1.155 $ROOT.1.3.1.2.1.$((156 + 4 * (first - 1)))
-$ROOT.1.3.1.2.1.411 $ROOT.1.3.1.3.1.1
+$ROOT.1.3.1.2.1.414 $ROOT.1.3.1.3.1.1
 EOF
 got=$(snmpgetnext $V2 "127.0.0.1:$PORT" "$VF.1.13.$last" | cut -d' ' -f1)
 case $got in "$VF".*) fail "GETNEXT past the last row gave $got" ;; esac

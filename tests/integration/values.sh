@@ -15,7 +15,7 @@ fx_writer_settled
 fx_wait_pass
 
 reader_lines latch >"$TMP/expect"
-[ "$(grep -c . "$TMP/expect")" -eq 155 ] || fail "reader printed $(grep -c . "$TMP/expect") cells, not 155"
+[ "$(grep -c . "$TMP/expect")" -eq 158 ] || fail "reader printed $(grep -c . "$TMP/expect") cells, not 158"
 grep -q '^totals.packets.all 40000$' "$TMP/expect" || fail "the writer did not count 40000 packets"
 
 log "snmpwalk of statctrCellTable == reader"

@@ -9,3 +9,8 @@ dist_check_SCRIPTS += tests/style/exports.sh
 # README.md's API snippet compiles as a writer and a reader and works.
 TESTS += tests/style/readme_api.sh
 dist_check_SCRIPTS += tests/style/readme_api.sh
+
+# statctr_hist_record() in compiled code: no locked instruction, and a
+# log2 bucket search (7 compares for 64 buckets), counted under callgrind.
+TESTS += tests/style/hist_nolock.sh
+dist_check_SCRIPTS += tests/style/hist_nolock.sh

@@ -22,11 +22,11 @@ complete_line() {
 
 check "commands" "check-config exporter-config list mib reset show watch" "$(complete_line "")"
 check "command prefix" "exporter-config" "$(complete_line ex)"
-check "show's long options" "--config --format --help --output --raw --slots" "$(complete_line show --)"
+check "show's long options" "--buckets --config --format --help --output --raw --slots" "$(complete_line show --)"
 check "formats" "json prometheus text" "$(complete_line show -f "")"
 check "exporter-config options" "-o" "$(complete_line exporter-config -o)"
 check "the segment" "$segment" "$(complete_line show "stctl_compl_")"
-check "its tables" "flowStats ifStats totals vfStats" "$(complete_line show "$segment" "")"
+check "its tables" "flowStats ifStats stages totals vfStats" "$(complete_line show "$segment" "")"
 check "rows of a table, quoted for the shell" 'eth0 eth3 eth\"1 eth\\2' \
 	"$(complete_line reset "$segment" ifStats "")"
 check "rows by prefix" 'eth0' "$(complete_line reset "$segment" ifStats eth0)"

@@ -12,11 +12,11 @@ check_status "exporter-config to stdout" 0 "$STATCTL" exporter-config "$conf"
 cp "$workdir/out" "$workdir/gen.yml"
 check "module named after the MIB module" 1 "$(grep -cx '  statctr_dataplane:' "$workdir/gen.yml")"
 check "every declared table walked, in order" \
-	"dataplaneIfStatsTable dataplaneFlowStatsTable dataplaneTotalsTable dataplaneVfStatsTable" \
+	"dataplaneIfStatsTable dataplaneFlowStatsTable dataplaneTotalsTable dataplaneVfStatsTable dataplaneStagesTable dataplaneStagesLatencyBucketTable dataplaneStagesLatencySummaryTable" \
 	"$(sed -n 's/^      - \(dataplane[A-Za-z]*Table\)$/\1/p' "$workdir/gen.yml" | tr '\n' ' ' | sed 's/ $//')"
 check "lookup of ifStats" 1 "$(grep -cx '        lookup: dataplaneIfStatsRowName' "$workdir/gen.yml")"
-check "lookups drop the index" 4 "$(grep -cx '        drop_source_indexes: true' "$workdir/gen.yml")"
-check "ignored: index, name and reset of 4 tables" 12 "$(grep -cx '        ignore: true' "$workdir/gen.yml")"
+check "lookups drop the index (5 tables and 1 bucket table)" 6 "$(grep -cx '        drop_source_indexes: true' "$workdir/gen.yml")"
+check "ignored: index, name and reset of 5 tables, bucket index and bound" 17 "$(grep -cx '        ignore: true' "$workdir/gen.yml")"
 check "the reset column is ignored" 1 "$(grep -cx '      dataplaneTotalsReset:' "$workdir/gen.yml")"
 check_status "exporter-config -o" 0 "$STATCTL" exporter-config "$conf" -o "$workdir/o.yml"
 check "-o writes what stdout gets" "" "$(diff "$workdir/gen.yml" "$workdir/o.yml")"

@@ -10,6 +10,11 @@ cell, sorted, so that the tests can compare statctl with examples/reader:
   formats.py json FILE              statctl show --format json (exact ints)
   formats.py prom FILE              statctl show --format prometheus, after
                                     checking the exposition format strictly
+                                    (a histogram's value is its _count)
+  formats.py hist FILE              the histogram families of FILE, checked
+                                    (le ascending, _bucket cumulative, +Inf ==
+                                    _count): "table.column.row le=B N", "...
+                                    sum N", "... count N" lines
 
 Exit status 1 with a message on the first violation.
 """
@@ -123,6 +128,14 @@ class Exposition:
         self.samples = []
 
     def family_of(self, name):
+        """The family a sample belongs to: a histogram's _bucket, _sum and
+        _count samples belong to the family named without the suffix."""
+        for suffix in ("_bucket", "_sum", "_count"):
+            base = name[:-len(suffix)]
+            if name.endswith(suffix) and self.type.get(base) == "histogram":
+                return base
+        if self.type.get(name) == "histogram":
+            die("prom: histogram %s has a sample without a suffix" % name)
         if self.type.get(name) == "counter" and not name.endswith("_total"):
             die("prom: counter %s lacks the _total suffix" % name)
         return name
@@ -158,11 +171,13 @@ class Exposition:
         if not m:
             die("prom: malformed sample %r" % line)
         name = m.group(1)
-        self.start_family(name)
-        if name not in self.type or name not in self.help:
+        family = self.family_of(name)
+        self.start_family(family)
+        if family not in self.type or family not in self.help:
             die("prom: %s has no TYPE or HELP before its samples" % name)
-        self.family_of(name)
         labels = {k: unescape_label(v) for k, v in LABEL_RE.findall(m.group(2) or "")}
+        if (name != family and name.endswith("_bucket")) != ("le" in labels):
+            die("prom: %s: le on a sample that is not a _bucket, or a _bucket without" % name)
         key = (name, tuple(sorted(labels.items())))
         if key in self.series:
             die("prom: duplicate series %r" % (key,))
@@ -188,8 +203,61 @@ def parse_prom(path):
                 die("prom: %s lacks label %s" % (name, key))
         if "slot" in labels:
             continue
+        family = expo.family_of(name)
+        if family != name:
+            if name == family + "_count":
+                lines.append("%s.%s.%s %d" % (labels["table"], family, labels["row"],
+                                              int(value)))
+            continue
         base = name[:-len("_total")] if expo.type[name] == "counter" else name
         lines.append("%s.%s.%s %d" % (labels["table"], base, labels["row"], int(value)))
+    return lines
+
+
+def le_value(le):
+    if le == "+Inf":
+        return float("inf")
+    if not re.fullmatch(r"\d+", le):
+        die("hist: le=%r is not an integer or +Inf" % le)
+    return float(le)
+
+
+def check_series(key, buckets, sums, counts):
+    """One histogram series: le ascending and ending in +Inf, the counts
+    cumulative (never falling), +Inf equal to _count, a _sum."""
+    les = [le_value(le) for le, _ in buckets]
+    if les != sorted(les) or len(set(les)) != len(les) or les[-1] != float("inf"):
+        die("hist: %s: le not strictly ascending to +Inf: %r" % (key, les))
+    values = [int(v) for _, v in buckets]
+    if any(b < a for a, b in zip(values, values[1:])):
+        die("hist: %s: _bucket not cumulative: %r" % (key, values))
+    if key not in counts or key not in sums:
+        die("hist: %s lacks _count or _sum" % (key,))
+    if values[-1] != counts[key]:
+        die("hist: %s: +Inf %d != _count %d" % (key, values[-1], counts[key]))
+
+
+def parse_hist(path):
+    expo = Exposition().parse(path)
+    buckets, sums, counts, lines = {}, {}, {}, []
+    for name, labels, value in expo.samples:
+        family = expo.family_of(name)
+        if family == name:
+            continue
+        key = (labels["table"], family, labels["row"])
+        if name.endswith("_bucket"):
+            buckets.setdefault(key, []).append((labels["le"], value))
+            lines.append("%s.%s.%s le=%s %s" % (key + (labels["le"], value)))
+        elif name.endswith("_sum"):
+            sums[key] = int(value)
+            lines.append("%s.%s.%s sum %s" % (key + (value,)))
+        else:
+            counts[key] = int(value)
+            lines.append("%s.%s.%s count %s" % (key + (value,)))
+    for key, series in buckets.items():
+        check_series(key, series, sums, counts)
+    if not buckets:
+        die("hist: no histogram in %s" % path)
     return lines
 
 
@@ -205,6 +273,8 @@ def main(argv):
         lines = parse_json(path)
     elif mode == "prom":
         lines = parse_prom(path)
+    elif mode == "hist":
+        lines = parse_hist(path)
     else:
         die("unknown mode %r" % mode)
     sys.stdout.write("".join(line + "\n" for line in sorted(lines)))

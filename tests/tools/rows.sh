@@ -62,7 +62,7 @@ check "json: index, name, counter, gauge of each present row" \
 	"4 vf1 4 2,5 vf2 2 2,6 vf0 0 3" \
 	"$(jq -r '[.segments[0].tables[] | select(.name == "vfStats") | .rows[] |
 		"\(.index) \(.name) \(.values.rxPackets) \(.values.queueDepth)"] | join(",")' "$workdir/show.json")"
-check "json: static tables say dynamic false" "false false false" \
+check "json: static tables say dynamic false" "false false false false" \
 	"$(jq -r '[.segments[0].tables[] | select(.name != "vfStats") | .dynamic] | join(" ")' "$workdir/show.json")"
 # A re-added row's discontinuity is its add: after the segment's creation,
 # and vf0 (added last) is the newest.

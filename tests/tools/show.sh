@@ -19,7 +19,7 @@ check_status "show json" 0 "$STATCTL" show --format json "$segment"
 cp "$workdir/out" "$workdir/show.json"
 check "jq parses the document" 1 "$(jq '.version' "$workdir/show.json")"
 check "jq: segment name" "\"$segment\"" "$(jq '.segments[0].name' "$workdir/show.json")"
-check "jq: tables in order" "ifStats flowStats totals vfStats" \
+check "jq: tables in order" "ifStats flowStats totals vfStats stages" \
 	"$(jq -r '[.segments[0].tables[].name] | join(" ")' "$workdir/show.json")"
 check "jq: escaped row name" 'eth"1 eth\2' \
 	"$(jq -r '.segments[0].tables[0].rows[1,2].name' "$workdir/show.json" | tr '\n' ' ' | sed 's/ $//')"

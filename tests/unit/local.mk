@@ -9,7 +9,9 @@ UNIT_TESTS = \
 	tests/unit/test_stress \
 	tests/unit/test_hostile \
 	tests/unit/test_rows \
-	tests/unit/test_mib
+	tests/unit/test_hist \
+	tests/unit/test_mib \
+	tests/unit/test_ifmib
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
@@ -41,12 +43,20 @@ tests_unit_test_hostile_LDADD = $(UNIT_LDADD)
 tests_unit_test_rows_SOURCES = tests/unit/test_rows.c tests/unit/testutil.h
 tests_unit_test_rows_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_rows_LDADD = $(UNIT_LDADD)
+tests_unit_test_hist_SOURCES = tests/unit/test_hist.c tests/unit/testutil.h
+tests_unit_test_hist_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_hist_LDADD = $(UNIT_LDADD)
 
 # mib/: the fixed-object table against STATCTR-MIB.txt, the agent group's keys.
 tests_unit_test_mib_SOURCES = tests/unit/test_mib.c tests/unit/testutil.h
 tests_unit_test_mib_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib
 tests_unit_test_mib_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_unit_test_mib_LDADD = mib/libstatctr_mib.la $(UNIT_LDADD)
+# mib/ifmib.c: the IF-MIB object table and the mapping rules of check-config.
+tests_unit_test_ifmib_SOURCES = tests/unit/test_ifmib.c tests/unit/testutil.h
+tests_unit_test_ifmib_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib
+tests_unit_test_ifmib_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_ifmib_LDADD = mib/libstatctr_mib.la $(UNIT_LDADD)
 
 # statctr.h from C++23: the fast path and a snapshot, against the shared library.
 check_PROGRAMS += tests/unit/test_cxx

@@ -102,8 +102,15 @@ static void shipped_config_loads(void)
 	CU_ASSERT_EQUAL(seg->mode, 0640);
 	CU_ASSERT_EQUAL(seg->ctl_mode, 0660);
 	CU_ASSERT_PTR_NULL(seg->group);
-	CU_ASSERT_EQUAL(seg->ncells, 4 * 6 + 64 * 2 + 1 * 3 + 64 * 4);
-	CU_ASSERT_EQUAL_FATAL(seg->ntables, 4);
+	/* The grids of the five tables, then stages.latency's bucket blocks:
+	 * 3 rows of the sum, 16 finite buckets and +Inf. */
+	CU_ASSERT_EQUAL(seg->ncells, 4 * 6 + 64 * 2 + 1 * 3 + 64 * 4 + 3 * 1 + 3 * (16 + 2));
+	CU_ASSERT_EQUAL_FATAL(seg->ntables, 5);
+	CU_ASSERT_EQUAL(seg->tables[4].first_cell, 4 * 6 + 64 * 2 + 1 * 3 + 64 * 4);
+	CU_ASSERT_EQUAL(seg->tables[4].columns[0].kind, STATCTR_HISTOGRAM);
+	CU_ASSERT_EQUAL_FATAL(seg->tables[4].columns[0].nbuckets, 16);
+	CU_ASSERT_EQUAL(seg->tables[4].columns[0].bounds[0], 16);
+	CU_ASSERT_EQUAL(seg->tables[4].columns[0].bounds[15], 16u << 15);
 
 	t = &seg->tables[0];
 	CU_ASSERT_STRING_EQUAL(t->name, "ifStats");
@@ -398,7 +405,7 @@ static void typo_in_column_rejected(void)
 	expect_error("typo.conf",
 	             conf("", "rows = 1;", "name = \"c\"; kind = \"counter\"; desciption = \"x\";"),
 	             7, "segments.[0].tables.[0].columns.[0].desciption",
-	             "unknown setting (known: name, kind, description, units)");
+	             "unknown setting (known: name, kind, description, units, buckets, ifmib)");
 	expect_error("typo2.conf", conf("slot = 2;", "rows = 1;", counter_column), 3,
 	             "segments.[0].slot", "unknown setting");
 	expect_error("typo3.conf", conf("", "rows = 1; column = 1;", counter_column), 5,
@@ -409,7 +416,8 @@ static void unknown_kind_rejected(void)
 {
 	expect_error("kind.conf", conf("", "rows = 1;", "name = \"c\"; kind = \"countr\";"), 7,
 	             "segments.[0].tables.[0].columns.[0].kind",
-	             "unknown kind \"countr\" (expected \"counter\" or \"gauge\")");
+	             "unknown kind \"countr\" (expected \"counter\", \"gauge\" or "
+	             "\"histogram\")");
 	expect_error("nokind.conf", conf("", "rows = 1;", "name = \"c\";"), 7,
 	             "segments.[0].tables.[0].columns.[0].kind", "missing (required)");
 }
@@ -794,6 +802,14 @@ static void bad_modes_rejected(void)
 	             "segments.[0].ctl_mode", "\"\" is not an octal mode");
 	expect_error("mode5.conf", conf("mode = \"00640\";", "rows = 1;", counter_column), 3,
 	             "segments.[0].mode", "is not an octal mode");
+	/* The segment is its writer's alone (its slots hold the writer's
+	 * histogram descriptors); the control file may be the group's. */
+	expect_error("mode6.conf", conf("mode = \"0660\";", "rows = 1;", counter_column), 3,
+	             "segments.[0].mode",
+	             "mode 0660 lets the group write the segment: only its writer may");
+	expect_error("mode7.conf",
+	             conf("mode = \"0620\"; ctl_mode = \"0660\";", "rows = 1;", counter_column), 3,
+	             "segments.[0].mode", "mode 0620 lets the group write the segment");
 }
 
 static void bad_path_and_group_rejected(void)
@@ -836,9 +852,242 @@ static void find_hits_and_misses(void)
 	statctr_config_free(NULL);
 }
 
+/* Histogram columns: explicit and exponential bounds, and their bucket cells. */
+static void histogram_bounds_are_parsed(void)
+{
+	static const uint64_t explicit[] = {1, 2, 5, 10}, exponential[] = {3, 12, 48, 192, 768};
+	struct statctr_config *cfg = load_ok(
+	    "hist.conf",
+	    conf("", "rows = 2;",
+	         "name = \"c\"; kind = \"counter\"; }, { name = \"lat\"; kind = \"histogram\"; "
+	         "units = \"us\"; buckets = [ 1, 2, 5, 10 ]; }, { name = \"exp\"; kind = "
+	         "\"histogram\"; buckets = { start = 3; factor = 4; count = 5; };"));
+	const struct statctr_table_decl *t = &cfg->segments[0].tables[0];
+
+	CU_ASSERT_EQUAL(t->columns[0].nbuckets, 0);
+	CU_ASSERT_PTR_NULL(t->columns[0].bounds);
+	CU_ASSERT_EQUAL(t->columns[1].kind, STATCTR_HISTOGRAM);
+	CU_ASSERT_STRING_EQUAL(t->columns[1].units, "us");
+	CU_ASSERT_EQUAL_FATAL(t->columns[1].nbuckets, 4);
+	CU_ASSERT_EQUAL(memcmp(t->columns[1].bounds, explicit, sizeof(explicit)), 0);
+	CU_ASSERT_EQUAL_FATAL(t->columns[2].nbuckets, 5);
+	CU_ASSERT_EQUAL(memcmp(t->columns[2].bounds, exponential, sizeof(exponential)), 0);
+	/* The grid (2 rows x 3 columns), then blocks (sum + buckets + 1) of
+	 * 2 x (4 + 2) and 2 x (5 + 2) cells. */
+	CU_ASSERT_EQUAL(t->first_cell, 0);
+	CU_ASSERT_EQUAL(cfg->segments[0].ncells, 6 + 12 + 14);
+	statctr_config_free(cfg);
+}
+
+static void histogram_of_64_buckets_up_to_2_pow_63_accepted(void)
+{
+	struct statctr_config *cfg = load_ok(
+	    "hist64.conf", conf("", "rows = 1;",
+	                        "name = \"h\"; kind = \"histogram\"; buckets = { start = 1; "
+	                        "factor = 2; count = 64; };"));
+	const struct statctr_column_decl *col = &cfg->segments[0].tables[0].columns[0];
+
+	CU_ASSERT_EQUAL_FATAL(col->nbuckets, STATCTR_MAX_BUCKETS);
+	CU_ASSERT_EQUAL(col->bounds[0], 1);
+	CU_ASSERT_EQUAL(col->bounds[63], UINT64_C(1) << 63);
+	CU_ASSERT_EQUAL(cfg->segments[0].ncells, 1 + 66);
+	statctr_config_free(cfg);
+}
+
+#define HIST_AT    "segments.[0].tables.[0].columns.[0]"
+#define HIST(more) "name = \"h\"; kind = \"histogram\"; " more
+
+static void bad_explicit_buckets_rejected(void)
+{
+	char many[700] = HIST("buckets = [ 1");
+	int i;
+
+	expect_error("hasc.conf", conf("", "rows = 1;", HIST("buckets = [ 1, 5, 5 ];")), 7,
+	             HIST_AT ".buckets.[2]",
+	             "bound 5 is not above the bound before it, [1] = 5 (bounds must be strictly "
+	             "ascending)");
+	expect_error("hdesc.conf", conf("", "rows = 1;", HIST("buckets = [ 10, 2 ];")), 7,
+	             HIST_AT ".buckets.[1]", "bound 2 is not above the bound before it, [0] = 10");
+	expect_error("hneg.conf", conf("", "rows = 1;", HIST("buckets = [ -1, 2 ];")), 7,
+	             HIST_AT ".buckets.[0]", "bound -1 is negative");
+	expect_error("hempty.conf", conf("", "rows = 1;", HIST("buckets = [ ];")), 7,
+	             HIST_AT ".buckets", "0 buckets, expected 1..64");
+	for (i = 2; i <= 65; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), ", %d", i);
+	strcat(many, " ];");
+	expect_error("h65.conf", conf("", "rows = 1;", many), 7, HIST_AT ".buckets",
+	             "65 buckets, expected 1..64");
+	expect_error("hnone.conf", conf("", "rows = 1;", HIST("")), 7, HIST_AT ".buckets",
+	             "missing (required for kind \"histogram\")");
+	expect_error("hstr.conf", conf("", "rows = 1;", HIST("buckets = [ \"a\" ];")), 7,
+	             HIST_AT ".buckets.[0]", "expected an integer, not a string");
+	expect_error("htype.conf", conf("", "rows = 1;", HIST("buckets = 5;")), 7,
+	             HIST_AT ".buckets", "expected an array [ ... ] of bounds or a group");
+	expect_error("hcounter.conf",
+	             conf("", "rows = 1;", "name = \"c\"; kind = \"counter\"; buckets = [ 1 ];"), 7,
+	             HIST_AT ".buckets", "only a column of kind \"histogram\" has buckets");
+}
+
+static void bad_exponential_buckets_rejected(void)
+{
+	expect_error(
+	    "hover.conf",
+	    conf("", "rows = 1;", HIST("buckets = { start = 2; factor = 2; count = 64; };")), 7,
+	    HIST_AT ".buckets.count", "bound 63 = 2 x 2^63 does not fit in 64 bits");
+	expect_error(
+	    "hfactor.conf",
+	    conf("", "rows = 1;", HIST("buckets = { start = 1; factor = 1; count = 4; };")), 7,
+	    HIST_AT ".buckets.factor", "1 is out of range (2..");
+	expect_error(
+	    "hcount.conf",
+	    conf("", "rows = 1;", HIST("buckets = { start = 1; factor = 2; count = 65; };")), 7,
+	    HIST_AT ".buckets.count", "65 is out of range (1..64)");
+	expect_error(
+	    "hstart.conf",
+	    conf("", "rows = 1;", HIST("buckets = { start = 0; factor = 2; count = 4; };")), 7,
+	    HIST_AT ".buckets.start", "0 is out of range (1..");
+	expect_error("hkey.conf",
+	             conf("", "rows = 1;",
+	                  HIST("buckets = { start = 1; factor = 2; count = 4; base = 3; };")),
+	             7, HIST_AT ".buckets.base", "unknown setting");
+	expect_error("hmiss.conf",
+	             conf("", "rows = 1;", HIST("buckets = { start = 1; count = 4; };")), 7,
+	             HIST_AT ".buckets.factor", "missing (required)");
+}
+
+/* Bucket cells count against STATCTR_MAX_CELLS with the grid. */
+static void histogram_cells_count_against_the_limit(void)
+{
+	/* 2^22 + 1 rows of 4 cells (the grid cell; the sum and 1 + 1 buckets):
+	 * one row past the limit. */
+	expect_error("hcells.conf", conf("", "rows = 4194305;", HIST("buckets = [ 1 ];")), 4,
+	             "segments.[0].tables.[0]", "too many cells: 16777220");
+}
+
+/* ---- IF-MIB tables (lib/confifmib.c) ------------------------------------ */
+
+#define IFTABLE "rows = [ \"p0\", \"p1\" ]; standard = \"if-mib\"; "
+
+static void ifmib_settings_are_parsed(void)
+{
+	struct statctr_config *cfg = load_ok(
+	    "ifmib.conf", conf("",
+	                       IFTABLE "ifindex_base = 5000; ifType = \"l2vlan\"; ifMtu = 9000; "
+	                               "ifAlias = \"fabric\"; interfaces = ( { row = \"p1\"; "
+	                               "ifDescr = \"Port 1\"; ifType = 24; } );",
+	                       "name = \"c\"; kind = \"counter\"; ifmib = \"ifHCInOctets\";"));
+	const struct statctr_table_decl *t = &cfg->segments[0].tables[0];
+	const struct statctr_ifmib_decl *ifm = t->ifmib;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ifm);
+	CU_ASSERT_EQUAL(ifm->ifindex_base, 5000);
+	CU_ASSERT_EQUAL(ifm->defaults.type, 135);
+	CU_ASSERT_EQUAL(ifm->defaults.mtu, 9000);
+	CU_ASSERT_STRING_EQUAL(ifm->defaults.alias, "fabric");
+	CU_ASSERT_PTR_NULL(ifm->defaults.descr);
+	CU_ASSERT_EQUAL_FATAL(ifm->ninterfaces, 1);
+	CU_ASSERT_STRING_EQUAL(ifm->interfaces[0].row, "p1");
+	CU_ASSERT_STRING_EQUAL(ifm->interfaces[0].descr, "Port 1");
+	CU_ASSERT_EQUAL(ifm->interfaces[0].type, 24);
+	CU_ASSERT_EQUAL(ifm->interfaces[0].mtu, 9000);              /* the table's */
+	CU_ASSERT_STRING_EQUAL(ifm->interfaces[0].alias, "fabric"); /* the table's */
+	CU_ASSERT_STRING_EQUAL(t->columns[0].ifmib, "ifHCInOctets");
+	statctr_config_free(cfg);
+}
+
+static void ifmib_defaults_and_plain_tables(void)
+{
+	struct statctr_config *cfg = load_ok("ifdflt.conf", conf("", IFTABLE, counter_column));
+	const struct statctr_ifmib_decl *ifm = cfg->segments[0].tables[0].ifmib;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ifm);
+	CU_ASSERT_EQUAL(ifm->ifindex_base, 1000);
+	CU_ASSERT_EQUAL(ifm->defaults.type, 6);
+	CU_ASSERT_EQUAL(ifm->defaults.mtu, 0);
+	CU_ASSERT_STRING_EQUAL(ifm->defaults.alias, "");
+	CU_ASSERT_EQUAL(ifm->ninterfaces, 0);
+	CU_ASSERT_STRING_EQUAL(cfg->segments[0].tables[0].columns[0].ifmib, "");
+	statctr_config_free(cfg);
+	cfg = load_ok("ifplain.conf", conf("", "rows = 1;", counter_column));
+	CU_ASSERT_PTR_NULL(cfg->segments[0].tables[0].ifmib);
+	statctr_config_free(cfg);
+}
+
+static void ifmib_keys_need_the_standard(void)
+{
+	expect_error("ifnostd.conf", conf("", "rows = 1; ifMtu = 1500;", counter_column), 5,
+	             "segments.[0].tables.[0].ifMtu", "only for an IF-MIB table");
+	expect_error("ifnostd2.conf",
+	             conf("", "rows = 1; interfaces = ( { row = \"0\"; } );", counter_column), 5,
+	             "segments.[0].tables.[0].interfaces", "only for an IF-MIB table");
+	expect_error("ifstd.conf", conf("", "rows = 1; standard = \"IF-MIB\";", counter_column), 5,
+	             "segments.[0].tables.[0].standard", "the only one is \"if-mib\"");
+}
+
+static void ifmib_bad_values_rejected(void)
+{
+	static const char *const alias65 =
+	    IFTABLE "ifAlias = \"0123456789012345678901234567890123456789012345678901234567890123"
+	            "4\";";
+
+	expect_error("iftype.conf", conf("", IFTABLE "ifType = \"ethernet\";", counter_column), 5,
+	             "segments.[0].tables.[0].ifType", "unknown ifType \"ethernet\"");
+	expect_error("iftype0.conf", conf("", IFTABLE "ifType = 0;", counter_column), 5,
+	             "segments.[0].tables.[0].ifType", "out of range");
+	expect_error("ifbase.conf", conf("", IFTABLE "ifindex_base = 0;", counter_column), 5,
+	             "segments.[0].tables.[0].ifindex_base", "out of range (1..2147483647)");
+	expect_error("ifmtu.conf", conf("", IFTABLE "ifMtu = -1;", counter_column), 5,
+	             "segments.[0].tables.[0].ifMtu", "out of range");
+	expect_error("ifalias.conf", conf("", alias65, counter_column), 5,
+	             "segments.[0].tables.[0].ifAlias", "65 characters, at most 64");
+	expect_error("ifrow.conf",
+	             conf("", IFTABLE "interfaces = ( { row = \"p2\"; } );", counter_column), 5,
+	             "segments.[0].tables.[0].interfaces.[0].row", "\"p2\" is no row of table t");
+	expect_error("ifrow2.conf",
+	             conf("", IFTABLE "interfaces = ( { row = \"p0\"; }, { row = \"p0\"; } );",
+	                  counter_column),
+	             5, "segments.[0].tables.[0].interfaces.[1].row", "declared twice");
+	expect_error(
+	    "ifkey.conf",
+	    conf("", IFTABLE "interfaces = ( { row = \"p0\"; ifName = \"x\"; } );", counter_column),
+	    5, "segments.[0].tables.[0].interfaces.[0].ifName", "");
+	expect_error("ifmibtype.conf",
+	             conf("", IFTABLE, "name = \"c\"; kind = \"counter\"; ifmib = 1;"), 7,
+	             "segments.[0].tables.[0].columns.[0].ifmib", "expected a string");
+}
+
+/* Numbered rows are named by their number; a dynamic table's any row name will do. */
+static void ifmib_interface_rows_of_numbered_and_dynamic_tables(void)
+{
+	struct statctr_config *cfg =
+	    load_ok("ifnum.conf", conf("",
+	                               "rows = 3; standard = \"if-mib\"; interfaces = ( { row = "
+	                               "\"2\"; ifAlias = \"last\"; } );",
+	                               counter_column));
+
+	CU_ASSERT_STRING_EQUAL(cfg->segments[0].tables[0].ifmib->interfaces[0].alias, "last");
+	statctr_config_free(cfg);
+	expect_error("ifnum3.conf",
+	             conf("", "rows = 3; standard = \"if-mib\"; interfaces = ( { row = \"3\"; } );",
+	                  counter_column),
+	             5, "segments.[0].tables.[0].interfaces.[0].row", "no row of table t");
+	cfg = load_ok("ifdyn.conf", conf("",
+	                                 "rows = { max = 4; }; standard = \"if-mib\"; "
+	                                 "interfaces = ( { row = \"vf 9\"; } );",
+	                                 counter_column));
+	CU_ASSERT_STRING_EQUAL(cfg->segments[0].tables[0].ifmib->interfaces[0].row, "vf 9");
+	statctr_config_free(cfg);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
+	    {"ifmib_settings_are_parsed", ifmib_settings_are_parsed},
+	    {"ifmib_defaults_and_plain_tables", ifmib_defaults_and_plain_tables},
+	    {"ifmib_keys_need_the_standard", ifmib_keys_need_the_standard},
+	    {"ifmib_bad_values_rejected", ifmib_bad_values_rejected},
+	    {"ifmib_interface_rows_of_numbered_and_dynamic_tables",
+	     ifmib_interface_rows_of_numbered_and_dynamic_tables},
 	    {"shipped_config_loads", shipped_config_loads},
 	    {"defaults_apply", defaults_apply},
 	    {"explicit_settings_are_kept", explicit_settings_are_kept},
@@ -876,6 +1125,12 @@ int main(void)
 	    {"at_sign_in_strings_and_comments_accepted", at_sign_in_strings_and_comments_accepted},
 	    {"agent_group_handed_over_in_64_bits", agent_group_handed_over_in_64_bits},
 	    {"not_a_plain_file_refused", not_a_plain_file_refused},
+	    {"histogram_bounds_are_parsed", histogram_bounds_are_parsed},
+	    {"histogram_of_64_buckets_up_to_2_pow_63_accepted",
+	     histogram_of_64_buckets_up_to_2_pow_63_accepted},
+	    {"bad_explicit_buckets_rejected", bad_explicit_buckets_rejected},
+	    {"bad_exponential_buckets_rejected", bad_exponential_buckets_rejected},
+	    {"histogram_cells_count_against_the_limit", histogram_cells_count_against_the_limit},
 	    {NULL, NULL},
 	};
 

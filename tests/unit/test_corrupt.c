@@ -18,9 +18,14 @@ static const char *seg_path;
 static uint8_t *image; /* bytes of a valid segment: tables "named" and "t" */
 static size_t image_size;
 /* A valid segment with a static table "s" and dynamic tables "d1" (max 2)
- * and "d2" (max 3); with_dynamic_image() makes it the image patched. */
+ * and "d2" (max 3); with_image(dyn_image, ...) makes it the image patched. */
 static uint8_t *dyn_image;
 static size_t dyn_image_size;
+/* A valid segment with histograms: static "s" (2 rows: counter "c",
+ * histogram "h" [1, 5, 10]) and dynamic "d" (max 2: histogram "g" [7]);
+ * with_image(hist_image, ...) makes it the image patched. */
+static uint8_t *hist_image;
+static size_t hist_image_size;
 
 /* 255 bytes: the longest description, too long for a name (63). */
 #define TEXT_60   "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh"
@@ -61,11 +66,17 @@ static int make_image(void)
 	        &image, &image_size) != 0)
 		return -1;
 	return capture(
-	    "{ name = \"s\"; rows = 2; columns = ( { name = \"c\"; kind = \"counter\"; } ); "
-	    "}, { name = \"d1\"; rows = { max = 2; }; columns = ( { name = \"c\"; kind = "
-	    "\"counter\"; }, { name = \"g\"; kind = \"gauge\"; } ); }, { name = \"d2\"; "
-	    "rows = { max = 3; }; columns = ( { name = \"c\"; kind = \"counter\"; } ); }",
-	    &dyn_image, &dyn_image_size);
+	           "{ name = \"s\"; rows = 2; columns = ( { name = \"c\"; kind = \"counter\"; } ); "
+	           "}, { name = \"d1\"; rows = { max = 2; }; columns = ( { name = \"c\"; kind = "
+	           "\"counter\"; }, { name = \"g\"; kind = \"gauge\"; } ); }, { name = \"d2\"; "
+	           "rows = { max = 3; }; columns = ( { name = \"c\"; kind = \"counter\"; } ); }",
+	           &dyn_image, &dyn_image_size) ||
+	       capture(
+	           "{ name = \"s\"; rows = 2; columns = ( { name = \"c\"; kind = \"counter\"; }, "
+	           "{ name = \"h\"; kind = \"histogram\"; buckets = [ 1, 5, 10 ]; } ); }, "
+	           "{ name = \"d\"; rows = { max = 2; }; columns = ( { name = \"g\"; kind = "
+	           "\"histogram\"; buckets = [ 7 ]; } ); }",
+	           &hist_image, &hist_image_size);
 }
 
 /* Writes @size bytes of @bytes as a segment file and opens a view of it. */
@@ -275,8 +286,8 @@ static void sparse_file_is_refused_before_any_bulk_read(void)
 	memcpy(copy, image, image_size);
 	memcpy(&h, image, sizeof(h));
 	h.nslots = STATCTR_MAX_SLOTS;
-	l = seg_layout_for(h.ntables, h.ncolumns, h.nrownames, h.strings_size, h.nrowdir, h.nslots,
-	                   h.ncells);
+	l = seg_layout_for(h.ntables, h.ncolumns, h.nbounds, h.nrownames, h.strings_size, h.nrowdir,
+	                   h.nslots, h.ncells);
 	h.file_size = l.size;
 	memcpy(copy, &h, sizeof(h));
 	snprintf(path, sizeof(path), "%s/sparse", tu_tmpdir());
@@ -296,6 +307,8 @@ static void magic_version_and_header_size_are_exact(void)
 {
 	expect_patched(FIELD(seg_header, magic), 0x4b4b4b4b, 4, -EPROTO, "bad magic");
 	expect_patched(FIELD(seg_header, version), 1, 4, -EINVAL, "version 1");
+	expect_patched(FIELD(seg_header, version), 2, 4, -EINVAL,
+	               "version 2, this library reads 3");
 	expect_patched(FIELD(seg_header, header_size), 128, 4, -EPROTO, "header_size 128");
 }
 
@@ -468,10 +481,10 @@ static void column_description_and_units_are_valid_strings(void)
 	               "column record 1: bad description or units");
 }
 
-static void column_kind_is_counter_or_gauge(void)
+static void column_kind_is_counter_gauge_or_histogram(void)
 {
 	expect_patched(column_field(0, FIELD(seg_column, kind)), 0, 4, -EPROTO, "kind 0");
-	expect_patched(column_field(3, FIELD(seg_column, kind)), 3, 4, -EPROTO, "kind 3");
+	expect_patched(column_field(3, FIELD(seg_column, kind)), 4, 4, -EPROTO, "kind 4");
 }
 
 /* ---- Row-name records. ---- */
@@ -486,14 +499,14 @@ static void row_name_is_a_string_of_1_to_255_bytes(void)
 
 /* ---- Dynamic tables: the row directory's rules. ---- */
 
-/* Runs @checks against the dynamic reference image instead of the static one. */
-static void with_dynamic_image(void (*checks)(void))
+/* Runs @checks against reference image @bytes instead of the static one. */
+static void with_image(uint8_t *bytes, size_t size, void (*checks)(void))
 {
 	uint8_t *saved = image;
 	size_t saved_size = image_size;
 
-	image = dyn_image;
-	image_size = dyn_image_size;
+	image = bytes;
+	image_size = size;
 	checks();
 	image = saved;
 	image_size = saved_size;
@@ -569,7 +582,82 @@ static void dynamic_rules(void)
 
 static void row_directory_rules_are_checked(void)
 {
-	with_dynamic_image(dynamic_rules);
+	with_image(dyn_image, dyn_image_size, dynamic_rules);
+}
+
+/* ---- Histograms: column records, bounds and the bucket cells' numbering. ---- */
+
+static void hist_image_opens_with_its_bounds_and_blocks(void)
+{
+	const uint64_t *bounds = (const void *)(image + ref()->bounds_off);
+
+	CU_ASSERT_EQUAL(ref()->nbounds, 4);
+	CU_ASSERT_EQUAL(ref()->bounds_off, ref()->columns_off + 3 * sizeof(struct seg_column));
+	CU_ASSERT_EQUAL(ref()->rownames_off, ref()->bounds_off + 4 * 8);
+	CU_ASSERT_EQUAL(bounds[0], 1);
+	CU_ASSERT_EQUAL(bounds[3], 7);
+	/* Grids 2 x 2 + 2 x 1, then blocks (sum + buckets + 1) of 2 x (1 + 3 + 1)
+	 * and 2 x (1 + 1 + 1) cells. */
+	CU_ASSERT_EQUAL(ref()->ncells, 6 + 10 + 6);
+	CU_ASSERT_EQUAL(open_bytes(image, image_size), 0);
+}
+
+static void hist_records_are_checked(void)
+{
+	uint64_t bounds = ref()->bounds_off;
+
+	expect_patched(column_field(1, FIELD(seg_column, nbuckets)), 0, 4, -EPROTO,
+	               "column record 1: nbuckets 0 out of range 1..64");
+	expect_patched(column_field(1, FIELD(seg_column, nbuckets)), 65, 4, -EPROTO,
+	               "nbuckets 65 out of range");
+	expect_patched(column_field(1, FIELD(seg_column, nbuckets)), 2, 4, -EPROTO,
+	               "column record 2: first_bound 3..+1, expected 2");
+	expect_patched(column_field(2, FIELD(seg_column, first_bound)), 2, 4, -EPROTO,
+	               "first_bound 2..+1, expected 3");
+	expect_patched(column_field(0, FIELD(seg_column, nbuckets)), 1, 4, -EPROTO,
+	               "column record 0 of kind 1: nbuckets 1");
+	expect_patched(column_field(0, FIELD(seg_column, first_block)), 6, 4, -EPROTO,
+	               "first_block 6, expected 0");
+	expect_patched(column_field(1, FIELD(seg_column, reserved)), 1, 4, -EPROTO,
+	               "reserved 0x1 not 0");
+	expect_patched(column_field(1, FIELD(seg_column, kind)), 4, 4, -EPROTO, "kind 4");
+	expect_patched(bounds + 8, 1, 8, -EPROTO, "bound 1 (1) is not above bound 0 (1)");
+	expect_patched(bounds + 16, 2, 8, -EPROTO, "bound 2 (2) is not above bound 1 (5)");
+}
+
+static void hist_blocks_follow_the_canonical_numbering(void)
+{
+	expect_patched(column_field(1, FIELD(seg_column, first_block)), 7, 4, -EPROTO,
+	               "column h: first_block 7, expected 6");
+	expect_patched(column_field(1, FIELD(seg_column, first_block)), 0, 4, -EPROTO,
+	               "first_block 0, expected 6");
+	/* g's blocks numbered as if h's had no sum cell (nbuckets + 1 each). */
+	expect_patched(column_field(2, FIELD(seg_column, first_block)), 14, 4, -EPROTO,
+	               "column g: first_block 14, expected 16");
+	expect_patched(column_field(2, FIELD(seg_column, first_block)), 17, 4, -EPROTO,
+	               "column g: first_block 17, expected 16");
+}
+
+static void hist_header_fields_are_canonical(void)
+{
+	expect_patched(FIELD(seg_header, bounds_off), ref()->bounds_off + 8, 8, -EPROTO,
+	               "bounds_off is");
+	expect_patched(FIELD(seg_header, nbounds), 3, 4, -EPROTO, "the canonical layout says");
+	expect_patched(FIELD(seg_header, nbounds), 3 * 64 + 1, 4, -EPROTO,
+	               "nbounds 193 exceeds 64 per column record");
+}
+
+static void hist_rules(void)
+{
+	hist_image_opens_with_its_bounds_and_blocks();
+	hist_records_are_checked();
+	hist_blocks_follow_the_canonical_numbering();
+	hist_header_fields_are_canonical();
+}
+
+static void histogram_rules_are_checked(void)
+{
+	with_image(hist_image, hist_image_size, hist_rules);
 }
 
 /* "named" made dynamic keeps its row names: refused. */
@@ -1089,7 +1177,9 @@ int main(void)
 	    {"column_name_is_a_string_of_1_to_63_bytes", column_name_is_a_string_of_1_to_63_bytes},
 	    {"column_description_and_units_are_valid_strings",
 	     column_description_and_units_are_valid_strings},
-	    {"column_kind_is_counter_or_gauge", column_kind_is_counter_or_gauge},
+	    {"column_kind_is_counter_gauge_or_histogram",
+	     column_kind_is_counter_gauge_or_histogram},
+	    {"histogram_rules_are_checked", histogram_rules_are_checked},
 	    {"row_name_is_a_string_of_1_to_255_bytes", row_name_is_a_string_of_1_to_255_bytes},
 	    {"row_directory_rules_are_checked", row_directory_rules_are_checked},
 	    {"dynamic_table_has_no_declared_row_names", dynamic_table_has_no_declared_row_names},
@@ -1117,5 +1207,6 @@ int main(void)
 	rc = tu_run("corrupt", cases);
 	free(image);
 	free(dyn_image);
+	free(hist_image);
 	return rc;
 }

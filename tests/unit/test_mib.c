@@ -1,9 +1,12 @@
 /*
  * test_mib.c - mib/: the fixed-object table against mib/STATCTR-MIB.txt,
- * object by object and both ways; the agent group's key tables (and its
- * v3_users') against docs/config.md; the values settings_load() gives and
- * what it refuses.
+ * object by object and both ways; the descriptors and generated text of a
+ * histogram column; the agent group's key tables (and its v3_users')
+ * against docs/config.md; the values settings_load() gives and what it
+ * refuses.
  */
+#include "gen.h"
+#include "names.h"
 #include "objects.h"
 #include "settings.h"
 #include "statctr.h"
@@ -142,7 +145,7 @@ static void load_mib(void)
 			object_type(i + 2, &n);
 		} else if (is(i + 1, "OBJECT") && is(i + 2, "IDENTIFIER")) {
 			assignment(i + 3, &n);
-		} else if (is(i + 1, "MODULE-IDENTITY")) {
+		} else if (is(i + 1, "MODULE-IDENTITY") || is(i + 1, "OBJECT-IDENTITY")) {
 			for (size_t k = i + 2; k < ntokens && !assignment(k, &n); k++)
 				;
 		} else {
@@ -212,6 +215,7 @@ static void layout_nodes_match_the_mib(void)
 	expect_node("statctrObjects", "statctrMIB", MIB_ARC_OBJECTS, NULL, NULL);
 	expect_node("statctrConformance", "statctrMIB", MIB_ARC_CONFORMANCE, NULL, NULL);
 	expect_node("statctrData", "statctrMIB", MIB_ARC_DATA, NULL, NULL);
+	expect_node("statctrHistograms", "statctrMIB", MIB_ARC_HISTOGRAMS, NULL, NULL);
 	expect_node("statctrAgent", "statctrObjects", MIB_ARC_AGENT, NULL, NULL);
 	root = find_node("statctrMIB");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
@@ -297,6 +301,23 @@ static void table_is_in_oid_order(void)
 	CU_ASSERT_EQUAL(cur[2], 3);
 }
 
+/* statctrCellKind serves enum statctr_kind as it is: its enumeration names every kind. */
+static void cell_kinds_are_the_library_kinds(void)
+{
+	const char *kind, *end;
+	char want[64];
+
+	load_mib();
+	kind = strstr(mib_text, "statctrCellKind OBJECT-TYPE");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(kind);
+	end = strstr(kind, "MAX-ACCESS");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+	snprintf(want, sizeof(want), "INTEGER { counter(%d), gauge(%d), histogram(%d) }",
+	         STATCTR_COUNTER, STATCTR_GAUGE, STATCTR_HISTOGRAM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(kind, want));
+	CU_ASSERT_TRUE(strstr(kind, want) < end);
+}
+
 static void root_anchors(void)
 {
 	const char *below = NULL;
@@ -310,6 +331,115 @@ static void root_anchors(void)
 	CU_ASSERT_PTR_NULL(mib_root_anchor("1.3.6.1", &below));
 	CU_ASSERT_PTR_NULL(mib_root_anchor("1.3.6.10.1", &below));
 	CU_ASSERT_PTR_NULL(mib_root_anchor("2.25.1", &below));
+}
+
+/* ---- histogram columns ------------------------------------------------- */
+
+static const char hist_conf[] =
+    "segments = ( { name = \"s\"; oid = 4; tables = ( { name = \"t\"; oid = 2; rows = 2;\n"
+    "  columns = ( { name = \"c\"; kind = \"counter\"; },\n"
+    "    { name = \"lat\"; kind = \"histogram\"; units = \"us\"; buckets = [ 1, 10 ]; },\n"
+    "    { name = \"a_histogram_column_with_a_name_long_enough_to_be_cut_short\";\n"
+    "      kind = \"histogram\"; buckets = [ 5 ]; } ); } ); } );\n";
+
+static struct statctr_config *load_hist_conf(void)
+{
+	struct statctr_config *cfg = NULL;
+
+	if (statctr_config_load(tu_write_file("hist.conf", hist_conf), &cfg) != 0)
+		fprintf(stderr, "\n%s\n", statctr_errmsg());
+	return cfg;
+}
+
+/* Every descriptor of one histogram: valid SMI, at most 64 characters, the suffix kept. */
+static void expect_hist_names(const struct mib_hist_names *h, const char *prefix)
+{
+	const char *const got[] = {
+	    h->node,         h->bucket_table,  h->bucket_entry,  h->bucket_index, h->bucket_bound,
+	    h->bucket_count, h->summary_table, h->summary_entry, h->count,        h->sum};
+	static const char *const suffixes[] = {
+	    "Histogram",   "BucketTable",  "BucketEntry",  "BucketIndex", "BucketBound",
+	    "BucketCount", "SummaryTable", "SummaryEntry", "Count",       "Sum"};
+
+	for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++) {
+		size_t len, slen = strlen(suffixes[i]);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(got[i]);
+		len = strlen(got[i]);
+		CU_ASSERT_TRUE(len <= 64);
+		CU_ASSERT_TRUE(islower((unsigned char)got[i][0]));
+		CU_ASSERT_TRUE(len > slen && strcmp(got[i] + len - slen, suffixes[i]) == 0);
+		CU_ASSERT_EQUAL(strncmp(got[i], prefix, strlen(prefix)), 0);
+		for (size_t k = 0; k < len; k++)
+			CU_ASSERT_TRUE(isascii((unsigned char)got[i][k]) &&
+			               isalnum((unsigned char)got[i][k]));
+	}
+}
+
+static void histogram_names(void)
+{
+	struct statctr_config *cfg = load_hist_conf();
+	struct mib_module_names n;
+	const struct mib_table_names *t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+	CU_ASSERT_TRUE_FATAL(mib_module_names_init(&n, cfg));
+	t = &n.segs[0].tables[0];
+	CU_ASSERT_STRING_EQUAL(n.segs[0].hist_node, "sSegmentHistograms");
+	CU_ASSERT_STRING_EQUAL(t->hist_node, "sTHistograms");
+	CU_ASSERT_PTR_NULL(t->hists[0].node); /* a counter has none */
+	CU_ASSERT_STRING_EQUAL(t->hists[1].node, "sTLatHistogram");
+	CU_ASSERT_STRING_EQUAL(t->hists[1].bucket_table, "sTLatBucketTable");
+	CU_ASSERT_STRING_EQUAL(t->hists[1].bucket_count, "sTLatBucketCount");
+	CU_ASSERT_STRING_EQUAL(t->hists[1].summary_entry, "sTLatSummaryEntry");
+	CU_ASSERT_STRING_EQUAL(t->hists[1].sum, "sTLatSum");
+	expect_hist_names(&t->hists[1], "sTLat");
+	expect_hist_names(&t->hists[2], "sTAHistogramColumn");
+	/* The declared column keeps the name it has without histograms. */
+	CU_ASSERT_STRING_EQUAL(t->columns[1], "sTLat");
+	mib_module_names_free(&n, cfg);
+	statctr_config_free(cfg);
+}
+
+/* The generated text of a histogram: its nodes, INDEX, AUGMENTS and group. */
+static void histogram_module_text(void)
+{
+	struct statctr_config *cfg = load_hist_conf();
+	struct mib_settings set = {NULL, (char *)MIB_ROOT_DEFAULT};
+	static const char *const lines[] = {
+	    "    statctrData, statctrHistograms, StatctrResetAction\n        FROM STATCTR-MIB;",
+	    "sSegmentHistograms OBJECT IDENTIFIER ::= { statctrHistograms 4 }",
+	    "sTHistograms OBJECT IDENTIFIER ::= { sSegmentHistograms 2 }",
+	    "sTLatHistogram OBJECT IDENTIFIER ::= { sTHistograms 11 }",
+	    "    ::= { sTLatHistogram 1 }",
+	    "    INDEX       { sTRowIndex, sTLatBucketIndex }\n    ::= { sTLatBucketTable 1 }",
+	    "    SYNTAX      Unsigned32 (1..65)",
+	    "    ::= { sTLatBucketEntry 3 }",
+	    "    ::= { sTLatHistogram 2 }",
+	    "    AUGMENTS    { sTEntry }\n    ::= { sTLatSummaryTable 1 }",
+	    "    UNITS       \"us\"\n    MAX-ACCESS  read-only\n    STATUS      current\n",
+	    "    ::= { sTLatSummaryEntry 2 }",
+	    "              sTLatBucketBound,\n              sTLatBucketCount,\n"
+	    "              sTLatCount,\n              sTLatSum",
+	};
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(mib_generate(out, cfg, &set, 1700000000), 0);
+	fclose(out);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if (!strstr(text, lines[i]))
+			fprintf(stderr, "\nnot generated: %s\n", lines[i]);
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, lines[i]));
+	}
+	/* The declared column is a Counter64 without the histogram's units. */
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(text, "sTLat OBJECT-TYPE\n    SYNTAX      Counter64\n    MAX-ACCESS"));
+	free(text);
+	statctr_config_free(cfg);
 }
 
 /* ---- the agent group -------------------------------------------------- */
@@ -636,7 +766,10 @@ int main(void)
 	    {"every_table_row_is_in_the_mib", every_table_row_is_in_the_mib},
 	    {"every_mib_object_is_in_the_table", every_mib_object_is_in_the_table},
 	    {"table_is_in_oid_order", table_is_in_oid_order},
+	    {"cell_kinds_are_the_library_kinds", cell_kinds_are_the_library_kinds},
 	    {"root_anchors", root_anchors},
+	    {"histogram_names", histogram_names},
+	    {"histogram_module_text", histogram_module_text},
 	    {"defaults_are_the_tables", defaults_are_the_tables},
 	    {"values_as_written", values_as_written},
 	    {"v3_users_as_written", v3_users_as_written},

@@ -1,0 +1,39 @@
+/*
+ * ifindex.h - the ifIndex of each IF-MIB row name, stable across writer
+ * and agent restarts (docs/agent.md, "Show up in your NMS as interfaces").
+ *
+ * A name gets the lowest ifIndex of its table's range above every one the
+ * table's names hold, and keeps it: an ifIndex is never given to another
+ * name, neither while the agent runs nor later, as long as the store file
+ * lives.  The store file (agent.state_file with ".ifindex" appended) holds
+ * one line per name, "IFINDEX SEGMENT TABLE ROWNAME", and is rewritten with
+ * safefile_write() (never through a link) whenever a name is added.
+ * Without a file, the numbering lives as long as the process.  Only the
+ * SNMP thread uses it.
+ */
+#ifndef STATCTR_AGENT_IFINDEX_H
+#define STATCTR_AGENT_IFINDEX_H
+
+#include <stdint.h>
+
+struct ifindex_store;
+
+/*
+ * ifindex_open() - the store kept in @path (NULL: in memory only), with
+ * the names the file holds.  A missing file is an empty store; an
+ * unreadable one or a bad line is logged and skipped (the names it held
+ * get new values).  Returns 0 or -ENOMEM.
+ */
+int ifindex_open(const char *path, struct ifindex_store **sp);
+void ifindex_close(struct ifindex_store *s);
+
+/*
+ * ifindex_get() - the ifIndex of row @row of table @table of segment
+ * @segment, in @base..@base+@n-1; a new name is given the next free one
+ * and written to the file.  Returns 0, or -ENOSPC when the range is used
+ * up (the row gets none), or -ENOMEM.
+ */
+int ifindex_get(struct ifindex_store *s, const char *segment, const char *table, const char *row,
+                uint32_t base, uint32_t n, uint32_t *ifindexp);
+
+#endif /* STATCTR_AGENT_IFINDEX_H */

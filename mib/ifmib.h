@@ -1,0 +1,113 @@
+/*
+ * ifmib.h - what statctr knows of IF-MIB (RFC 2863): the objects of
+ * ifTable and ifXTable it serves for a table declared `standard = "if-mib"`,
+ * their OIDs, which objects a column may map itself to (`ifmib = "..."`)
+ * and with which kind, which 32-bit object each mapped counter also feeds,
+ * and the ifIndex range a table reserves.  The one place of that knowledge:
+ * the agent (agent/ifmib.c) serves from it, check-config validates with it
+ * (ifmib_check(), from settings_load()).  No Net-SNMP.
+ */
+#ifndef STATCTR_MIB_IFMIB_H
+#define STATCTR_MIB_IFMIB_H
+
+#include "statctr.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ifTable's entry, 1.3.6.1.2.1.2.2.1, and ifXTable's, 1.3.6.1.2.1.31.1.1.1. */
+#define IFMIB_ENTRY_MAX_ARCS 10
+extern const uint32_t ifmib_if_entry[];
+extern const uint32_t ifmib_ifx_entry[];
+#define IFMIB_IF_ENTRY_LEN  9u
+#define IFMIB_IFX_ENTRY_LEN 10u
+
+/* How a served object gets its value. */
+enum ifmib_value {
+	IFV_INDEX,       /* the ifIndex itself */
+	IFV_DESCR,       /* ifDescr: declared, else the row name */
+	IFV_TYPE,        /* ifType: declared (default ethernetCsmacd) */
+	IFV_MTU,         /* ifMtu: declared (default 0) */
+	IFV_SPEED,       /* ifSpeed: ifHighSpeed x 10^6, at most 4294967295 */
+	IFV_PHYS,        /* ifPhysAddress: "" (no hardware address) */
+	IFV_ADMIN,       /* ifAdminStatus: up(1) */
+	IFV_OPER,        /* ifOperStatus: the mapped gauge, else up(1) */
+	IFV_LAST_CHANGE, /* ifLastChange: TimeStamp of the last ifOperStatus change seen */
+	IFV_COUNTER32,   /* Counter32: the low 32 bits of the mapped counter */
+	IFV_COUNTER64,   /* Counter64: the mapped counter */
+	IFV_NAME,        /* ifName: the row name */
+	IFV_HIGH_SPEED,  /* ifHighSpeed: the mapped gauge, Mb/s */
+	IFV_FALSE,       /* ifPromiscuousMode, ifConnectorPresent: false(2) */
+	IFV_DISABLED,    /* ifLinkUpDownTrapEnable: disabled(2), read-only */
+	IFV_ALIAS,       /* ifAlias: declared, default "" */
+	IFV_DISC_TIME,   /* ifCounterDiscontinuityTime: the row's discontinuity TimeStamp */
+};
+
+enum ifmib_entry { IFMIB_IF_TABLE, IFMIB_IFX_TABLE };
+
+struct ifmib_object {
+	const char *name;
+	uint8_t entry;          /* enum ifmib_entry */
+	uint8_t column;         /* sub-identifier under the entry */
+	uint8_t value;          /* enum ifmib_value */
+	bool mappable;          /* a column may declare `ifmib = name` */
+	enum statctr_kind kind; /* mappable: the kind such a column must have */
+	/*
+	 * The mappable object whose column gives the value (itself when
+	 * mappable; ifInOctets: ifHCInOctets), or NULL: the object needs none.
+	 * An object whose source is not mapped is not served.  ifOperStatus
+	 * has none: without a mapped gauge it is up(1).
+	 */
+	const char *source;
+};
+
+/* Every object statctr can serve, ifTable's then ifXTable's, in OID order. */
+extern const struct ifmib_object ifmib_objects[];
+extern const uint32_t ifmib_nobjects;
+
+/* The index in ifmib_objects of the object named @name, or -1. */
+int ifmib_find(const char *name);
+
+/*
+ * ifmib_range() - how many ifIndex values table @t reserves from its
+ * ifindex_base: max(4 x rows, IFMIB_MIN_RANGE).  A name keeps its ifIndex
+ * for good, so a dynamic table whose rows come and go under new names uses
+ * the range up; docs/agent.md says what happens then.
+ */
+#define IFMIB_MIN_RANGE 64u
+uint32_t ifmib_range(const struct statctr_table_decl *t);
+
+/*
+ * At most this many rows in an IF-MIB table: snmpd keeps one subtree per
+ * ifIndex of each registered column in a list it searches linearly, so a
+ * registration costs O(range^2) (docs/agent.md, "Registration").
+ */
+#define IFMIB_MAX_ROWS 256u
+/* At most this many ifIndex values reserved by all IF-MIB tables of a
+ * configuration together (4 x IFMIB_MAX_ROWS): registering them costs
+ * snmpd about 1 s here; four times as many, 46 s (docs/agent.md). */
+#define IFMIB_MAX_TOTAL 1024u
+
+/* The declared column of @t mapped to the object @name, or -1. */
+int ifmib_mapped(const struct statctr_table_decl *t, const char *name);
+
+/*
+ * ifmib_columns() - for each object of ifmib_objects, the declared column
+ * of @t that serves it (its source's), or -1 when none does: @cols has
+ * ifmib_nobjects entries.  An object with no source gets -2 (always
+ * served).  @t must have passed ifmib_check().
+ */
+void ifmib_columns(const struct statctr_table_decl *t, int *cols);
+
+/*
+ * ifmib_check() - the IF-MIB rules of @cfg: every `ifmib` names a mappable
+ * object, in a table with `standard = "if-mib"`, on a column of the kind
+ * the object needs, once per table; an IF-MIB table has at most
+ * IFMIB_MAX_ROWS rows, and its ifIndex range fits under 2^31 and overlaps
+ * no other's.  Returns 0 or -EINVAL with
+ * statctr_errmsg() naming file:line and the setting
+ * (statctr_config_error()).
+ */
+int ifmib_check(const struct statctr_config *cfg);
+
+#endif /* STATCTR_MIB_IFMIB_H */
