@@ -96,6 +96,10 @@ static int load_line(struct ifindex_store *s, char *line)
 	at = find(s, key, &found);
 	if (found || !strchr(key, ' ') || !strchr(strchr(key, ' ') + 1, ' '))
 		return -EINVAL;
+	/* An edited file may give one ifIndex twice: the first name keeps it. */
+	for (size_t i = 0; i < s->n; i++)
+		if (s->entries[i].ifindex == ifindex)
+			return -EINVAL;
 	return insert(s, at, key, (uint32_t)ifindex);
 }
 
@@ -124,8 +128,8 @@ static void load(struct ifindex_store *s)
 		lineno++;
 		if (load_line(s, line) < 0)
 			snmp_log(LOG_WARNING,
-			         "ifIndex file %s:%u: not \"IFINDEX SEGMENT TABLE ROW\", "
-			         "skipped\n",
+			         "ifIndex file %s:%u: not \"IFINDEX SEGMENT TABLE ROW\" with a "
+			         "new name and ifIndex, skipped\n",
 			         s->path, lineno);
 	}
 	fclose(f);

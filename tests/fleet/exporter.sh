@@ -118,6 +118,24 @@ check_scrape() {
 	same_lines "$TMP/expect" "$TMP/got.$path" "$path: the exporter's samples differ from the reader's"
 	grep -qx "dataplaneTotalsOctets{dataplaneTotalsRowName=\"all\"} $OCTETS" "$TMP/got.$path" ||
 		fail "$path: totals.octets is not $OCTETS"
+	check_histogram "$file" "$path"
+}
+
+# check_histogram FILE PATH: stages.latency's bucket table arrives with the
+# bound as a label (exporter-config's lookup), 16 finite bounds and +Inf per
+# row, and its summary table with count and sum (the writer records none).
+check_histogram() {
+	local file=$1 path=$2 row bounds
+	for row in receive classify transmit; do
+		# (the exporter sorts samples by their labels, as strings)
+		bounds=$(sed -n "s/^dataplaneStagesLatencyBucketCount{.*dataplaneStagesLatencyBucketBound=\"\([^\"]*\)\".*RowName=\"$row\"} 0\$/\1/p" "$file" | sort -g | tr '\n' ' ')
+		[ "$bounds" = "16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536 131072 262144 524288 +Inf " ] ||
+			fail "$path: stages.latency buckets of $row: '$bounds'"
+		grep -qx "dataplaneStagesLatencyCount{dataplaneStagesRowName=\"$row\"} 0" "$file" ||
+			fail "$path: no count of stages.latency for $row"
+		grep -qx "dataplaneStagesLatencySum{dataplaneStagesRowName=\"$row\"} 0" "$file" ||
+			fail "$path: no sum of stages.latency for $row"
+	done
 }
 
 expected_samples >"$TMP/expect"

@@ -200,6 +200,18 @@ expect "$IFX.1.2003" vfD
 grep -q '^2003 ifseg vfs vfD$' "$TMP/agent.state.ifindex" || fail "the ifIndex file: $(cat "$TMP/agent.state.ifindex")"
 walk_increasing snmpbulkwalk "$IFX" "$TMP/ifx2"
 
+log "an edited ifIndex file: garbage and a second name for one ifIndex are skipped, logged"
+fx_agent_stop
+printf '%s\n' 'garbage' '2002 ifseg vfs vfZ' '0 ifseg vfs vfY' "$(printf 'x%.0s' $(seq 400))" \
+	>>"$TMP/agent.state.ifindex"
+fx_agent
+fx_wait 5 if_registered || fail "no IF-MIB rows within 5 s of the restart"
+fx_wait_pass
+expect "$IFX.1.2002" vfC
+expect "$IFX.1.2003" vfD
+[ "$(grep -c 'ifIndex file .*skipped' "$TMP/agent.log")" -ge 4 ] ||
+	fail "the bad lines were not all logged: $(grep 'ifIndex file' "$TMP/agent.log")"
+
 log "a link planted at the ifIndex file is neither followed nor replaced"
 fx_agent_stop
 echo precious >"$TMP/victim"
