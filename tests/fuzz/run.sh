@@ -79,12 +79,14 @@ objs() { for f in "$@"; do printf '%s ' "$work/obj/$f.o"; done; }
 # shellcheck disable=SC2046,SC2086 # word lists on purpose
 lib_objs=$(objs $(printf 'lib_%s ' $LIB_SRC))
 agent_objs_names=$(printf 'agent_%s ' $AGENT_SRC)
+# shellcheck disable=SC2046,SC2086
+mib_objs=$(objs $(printf 'mib_%s ' $MIB_SRC))
 # shellcheck disable=SC2086
 for t in $targets; do
 	case $t in
-	config) extra=$(objs agent_errmsg agent_oidmap mib_objects mib_settings) ;;
+	config) extra="$(objs agent_errmsg agent_oidmap) $mib_objs" ;;
 	view | mutate) extra="" ;;
-	set) extra=$(objs $agent_objs_names mib_objects mib_settings) ;;
+	set) extra="$(objs $agent_objs_names) $mib_objs" ;;
 	*) echo "unknown target $t (config, view, set, mutate)" >&2; exit 2 ;;
 	esac
 	# shellcheck disable=SC2086
