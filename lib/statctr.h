@@ -245,7 +245,7 @@ struct statctr_segment_decl {
 	uint32_t ntables;
 	const struct statctr_table_decl *tables;
 	uint32_t ncells; /* cells per slot: nrows x ncolumns per table, plus
-	                  * nrows x (nbuckets + 1) per histogram column */
+	                  * nrows x (nbuckets + 2) per histogram column */
 	int line;
 };
 
