@@ -141,8 +141,8 @@ static uint64_t descriptor(const struct statctr_seg *seg, const struct seg_colum
                            uint32_t block)
 {
 	/* block < ncells <= 2^24 and half <= 64: meta.c checked both. */
-	return block | (uint64_t)half_of(col->nbuckets) << 24 |
-	       (uint64_t)seg->hist_pool[col - seg->meta.columns] << 48;
+	return block | (uint64_t)half_of(col->nbuckets) << STATCTR_HIST_HALF_SHIFT |
+	       (uint64_t)seg->hist_pool[col - seg->meta.columns] << STATCTR_HIST_POOL_SHIFT;
 }
 
 /* Every writer slot's descriptor of every histogram id; the shared slot's stay 0. */

@@ -551,7 +551,10 @@ static inline void statctr_txn_end(struct statctr_slot *slot)
  *   48..63  the padded bounds' index in statctr_hist_pool
  * Public only for the inline statctr_hist_record(); treat as private.
  */
-#define STATCTR_HIST_POOL 65536u /* padded bounds per writer process: a 16-bit index */
+#define STATCTR_HIST_POOL       65536u    /* padded bounds per writer process: a 16-bit index */
+#define STATCTR_HIST_BLOCK_MASK 0xffffffu /* bits 0..23: the block */
+#define STATCTR_HIST_HALF_SHIFT 24        /* bits 24..31: half */
+#define STATCTR_HIST_POOL_SHIFT 48        /* bits 48..63: the pool index */
 
 /* The padded bounds of this process's writer histograms (lib/hist.c): each
  * histogram's bounds, then UINT64_MAX up to 2 x half entries.  The slack
@@ -594,8 +597,9 @@ static inline __attribute__((always_inline)) void statctr_hist_record(struct sta
                                                                       statctr_id id, uint64_t value)
 {
 	uint64_t desc = atomic_load_explicit(&slot->cells[id], memory_order_relaxed);
-	const uint64_t *bounds = &statctr_hist_pool[desc >> 48];
-	uint32_t block = (uint32_t)desc & 0xffffffu, half = (uint32_t)desc >> 24, b;
+	const uint64_t *bounds = &statctr_hist_pool[desc >> STATCTR_HIST_POOL_SHIFT];
+	uint32_t block = (uint32_t)desc & STATCTR_HIST_BLOCK_MASK;
+	uint32_t half = (uint32_t)desc >> STATCTR_HIST_HALF_SHIFT, b;
 	uint64_t seq;
 
 	if (__builtin_expect(half == 0, 0))

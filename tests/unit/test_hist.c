@@ -159,8 +159,9 @@ struct desc {
 
 static struct desc decode(uint64_t d)
 {
-	struct desc out = {(uint32_t)d & 0xffffffu, (uint32_t)(d >> 24) & 0xffu,
-	                   (uint32_t)(d >> 48), ((d >> 24) & 0xffu) != 0};
+	uint32_t half = (uint32_t)(d >> STATCTR_HIST_HALF_SHIFT) & 0xffu;
+	struct desc out = {(uint32_t)d & STATCTR_HIST_BLOCK_MASK, half,
+	                   (uint32_t)(d >> STATCTR_HIST_POOL_SHIFT), half != 0};
 
 	return out;
 }
@@ -280,7 +281,8 @@ static void a_zeroed_descriptor_records_nothing(void)
 	statctr_hist_record(slot, id, 3);
 	statctr_hist_record(slot, id, UINT64_MAX);
 	/* Half 0 alone: every other field set, still nothing. */
-	atomic_store_explicit(&slot->cells[id], d & ~(0xffull << 24), memory_order_relaxed);
+	atomic_store_explicit(&slot->cells[id], d & ~(0xffull << STATCTR_HIST_HALF_SHIFT),
+	                      memory_order_relaxed);
 	statctr_hist_record(slot, id, 5);
 	snap = snap_now();
 	CU_ASSERT_EQUAL(all_cells(snap), before);
