@@ -136,8 +136,13 @@ EOF
 for oid in "$IFX.7.1000" "$IF.2.1002" "$IFX.15.2000" "$IF.5.2000"; do
 	snmp_get "$oid" | grep -q 'No Such' || fail "$oid is served: $(snmp_get "$oid")"
 done
-snmpset -v2c -c "$WCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$IFX.14.1000" i 1 >/dev/null 2>&1 &&
-	fail "ifLinkUpDownTrapEnable accepted a SET"
+# Every IF-MIB object is read-only here, whatever the type sent: notWritable.
+for set in "$IFX.14.1000 i 1" "$IFX.18.1000 s renamed" "$IFX.6.1000 i 5" "$IF.7.1000 i 2"; do
+	# shellcheck disable=SC2086 # OID, type and value
+	out=$(snmpset -v2c -c "$WCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" $set 2>&1) &&
+		fail "SET $set accepted: $out"
+	case $out in *notWritable*) ;; *) fail "SET $set: '$out', not notWritable" ;; esac
+done
 
 log "a reset moves ifCounterDiscontinuityTime and zeroes the counters"
 before=$(snmp_value "$IFX.19.1000")
