@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int start_fd = -1; /* the daemon's pipe to its waiting parent */
@@ -54,13 +55,35 @@ void notify_manager(const char *state)
 	close(fd);
 }
 
+/*
+ * Reaps the child that reported a failure (or died), so that no agent process
+ * is left when the parent exits 1.  The child exits right after its report;
+ * waits at most 5 s for it all the same.  Returns 0 with *status set, -1 if it
+ * still runs.
+ */
+static int reap(pid_t child, int *status)
+{
+	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
+
+	for (int i = 0; i < 500; i++) {
+		pid_t got = waitpid(child, status, WNOHANG);
+
+		if (got == child)
+			return 0;
+		if (got < 0 && errno != EINTR)
+			return -1;
+		nanosleep(&tick, NULL);
+	}
+	return -1;
+}
+
 /* The parent: the child's line, else how the child ended. */
 static int parent_wait(int fd, pid_t child)
 {
 	char buf[1100];
 	size_t used = 0;
 	ssize_t n;
-	int status;
+	int status = -1;
 
 	while (used < sizeof(buf) - 1 && (n = read(fd, buf + used, sizeof(buf) - 1 - used)) != 0) {
 		if (n < 0 && errno == EINTR)
@@ -74,9 +97,12 @@ static int parent_wait(int fd, pid_t child)
 		return 0;
 	if (used) {
 		fprintf(stderr, AGENT_NAME ": %s", buf);
+		if (reap(child, &status) < 0)
+			fprintf(stderr, AGENT_NAME ": pid %ld still runs 5 s after its failure\n",
+			        (long)child);
 		return 1;
 	}
-	if (waitpid(child, &status, 0) == child && WIFSIGNALED(status))
+	if (reap(child, &status) == 0 && WIFSIGNALED(status))
 		fprintf(stderr, AGENT_NAME ": the agent was killed by signal %d while starting\n",
 		        WTERMSIG(status));
 	else
