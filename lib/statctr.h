@@ -459,6 +459,14 @@ struct statctr_slot {
 	_Atomic(uint64_t) cells[]; /* one per declared counter or gauge */
 };
 
+/* The fast path's one update, on a cell given by its address: a relaxed
+ * load, an add and a relaxed store (statctr_add(), statctr_hist_record()). */
+static inline void statctr_cell_add(_Atomic(uint64_t) *cell, uint64_t n)
+{
+	atomic_store_explicit(cell, atomic_load_explicit(cell, memory_order_relaxed) + n,
+	                      memory_order_relaxed);
+}
+
 /**
  * statctr_add() - add @n to counter @id of @slot.
  *
@@ -468,10 +476,7 @@ struct statctr_slot {
  */
 static inline void statctr_add(struct statctr_slot *slot, statctr_id id, uint64_t n)
 {
-	_Atomic(uint64_t) *cell = &slot->cells[id];
-
-	atomic_store_explicit(cell, atomic_load_explicit(cell, memory_order_relaxed) + n,
-	                      memory_order_relaxed);
+	statctr_cell_add(&slot->cells[id], n);
 }
 
 /** statctr_inc() - statctr_add(slot, id, 1). */
@@ -598,9 +603,11 @@ static inline __attribute__((always_inline)) void statctr_hist_record(struct sta
 {
 	uint64_t desc = atomic_load_explicit(&slot->cells[id], memory_order_relaxed);
 	const uint64_t *bounds = &statctr_hist_pool[desc >> STATCTR_HIST_POOL_SHIFT];
-	uint32_t block = (uint32_t)desc & STATCTR_HIST_BLOCK_MASK;
-	uint32_t half = (uint32_t)desc >> STATCTR_HIST_HALF_SHIFT, b;
-	uint64_t seq;
+	/* The block's cells by one pointer, in 64-bit arithmetic: the sum at
+	 * [0], bucket b at [1 + b], each address one lea. */
+	_Atomic(uint64_t) *block = &slot->cells[desc & STATCTR_HIST_BLOCK_MASK];
+	uint32_t half = (uint32_t)desc >> STATCTR_HIST_HALF_SHIFT;
+	uint64_t seq, b;
 
 	if (__builtin_expect(half == 0, 0))
 		return;
@@ -612,16 +619,16 @@ static inline __attribute__((always_inline)) void statctr_hist_record(struct sta
 	b = statctr_hist_bucket_of(bounds, half, value);
 	seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
 	if (seq & 1) { /* the caller's transaction */
-		statctr_add(slot, block + 1 + b, 1);
-		statctr_add(slot, block, value);
+		statctr_cell_add(&block[1 + b], 1);
+		statctr_cell_add(&block[0], value);
 		return;
 	}
 	/* statctr_txn_begin() and statctr_txn_end(), with the sequence kept in
 	 * a register: the same stores and the same fences. */
 	atomic_store_explicit(&slot->seq, seq + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release); /* pairs as in statctr_txn_begin() */
-	statctr_add(slot, block + 1 + b, 1);
-	statctr_add(slot, block, value);
+	statctr_cell_add(&block[1 + b], 1);
+	statctr_cell_add(&block[0], value);
 	seq += 2;
 	atomic_store_explicit(&slot->seq, seq, memory_order_release); /* as statctr_txn_end() */
 	if (__builtin_expect((seq & STATCTR_COPY_CHECK_MASK) == 0 && seq >= slot->copy_resume, 0))
