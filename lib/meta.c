@@ -177,7 +177,12 @@ static int check_header(const struct seg_header *h, uint64_t size, const char *p
 	return err;
 }
 
-/* A valid string of min_len..max_len bytes (docs/segment-format.md, "Strings"). */
+/*
+ * A valid string of min_len..max_len printable ASCII bytes
+ * (docs/segment-format.md, "Strings"): what the configuration lets a writer
+ * store, and all that readers print to a terminal or a log or serve as a
+ * DisplayString.
+ */
 static bool string_ok(const struct meta *m, uint32_t off, size_t min_len, size_t max_len)
 {
 	const char *s, *nul;
@@ -188,7 +193,12 @@ static bool string_ok(const struct meta *m, uint32_t off, size_t min_len, size_t
 	s = m->strings + off;
 	room = m->hdr->strings_size - off;
 	nul = memchr(s, '\0', room < max_len + 1 ? room : max_len + 1);
-	return nul && (size_t)(nul - s) >= min_len;
+	if (!nul || (size_t)(nul - s) < min_len)
+		return false;
+	for (; s < nul; s++)
+		if (!text_byte_ok((unsigned char)*s))
+			return false;
+	return true;
 }
 
 static int check_strings(const struct meta *m, const char *path)
@@ -196,7 +206,8 @@ static int check_strings(const struct meta *m, const char *path)
 	if (m->strings[0] != '\0')
 		return set_error(EPROTO, "%s: string region does not start with a NUL", path);
 	if (!string_ok(m, m->hdr->name, 1, STATCTR_MAX_NAME))
-		return set_error(EPROTO, "%s: segment name (string %u) is not 1..%u bytes", path,
+		return set_error(EPROTO,
+		                 "%s: segment name (string %u) is not 1..%u printable bytes", path,
 		                 m->hdr->name, STATCTR_MAX_NAME);
 	return 0;
 }
@@ -252,7 +263,8 @@ static int check_columns(const struct meta *m, const char *path)
 		const struct seg_column *col = &m->columns[c];
 
 		if (!string_ok(m, col->name, 1, STATCTR_MAX_NAME))
-			return set_error(EPROTO, "%s: column record %u: name is not 1..%u bytes",
+			return set_error(EPROTO,
+			                 "%s: column record %u: name is not 1..%u printable bytes",
 			                 path, c, STATCTR_MAX_NAME);
 		if (!string_ok(m, col->description, 0, STATCTR_MAX_TEXT) ||
 		    !string_ok(m, col->units, 0, STATCTR_MAX_TEXT))
@@ -279,8 +291,9 @@ static int check_rownames(const struct meta *m, const char *path)
 
 	for (r = 0; r < m->hdr->nrownames; r++)
 		if (!string_ok(m, m->rownames[r], 1, STATCTR_MAX_ROWNAME))
-			return set_error(EPROTO, "%s: row-name record %u is not 1..%u bytes", path,
-			                 r, STATCTR_MAX_ROWNAME);
+			return set_error(EPROTO,
+			                 "%s: row-name record %u is not 1..%u printable bytes",
+			                 path, r, STATCTR_MAX_ROWNAME);
 	return 0;
 }
 

@@ -110,7 +110,9 @@ static int open_patched(size_t off, uint64_t value, int width)
 	int err;
 
 	memcpy(copy, image, image_size);
-	if (width == 4) {
+	if (width == 1) {
+		copy[off] = (uint8_t)value;
+	} else if (width == 4) {
 		uint32_t v = (uint32_t)value;
 
 		memcpy(copy + off, &v, 4);
@@ -410,6 +412,23 @@ static void string_has_a_nul_before_the_end_of_the_region(void)
 	CU_ASSERT_EQUAL(open_bytes(copy, image_size), -EPROTO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "column record 0: bad description"));
 	free(copy);
+}
+
+/* Every string is printable ASCII: a control byte, DEL or a byte above 0x7e
+ * in a description, a name or a row name refuses the segment. */
+static void strings_are_printable_ascii(void)
+{
+	static const uint8_t bad[] = {0x01, 0x0a, 0x1b, 0x7f, 0x80, 0xff};
+	size_t text = ref()->strings_off + string_of(LONG_TEXT) + 7;
+	size_t row = ref()->strings_off + string_of("a");
+	size_t column = ref()->strings_off + string_of("c");
+
+	for (size_t i = 0; i < sizeof(bad); i++) {
+		expect_patched(text, bad[i], 1, -EPROTO, "bad name or description");
+		expect_patched(row, bad[i], 1, -EPROTO, "is not 1..255 printable bytes");
+		expect_patched(column, bad[i], 1, -EPROTO, "is not 1..63 printable bytes");
+	}
+	expect_patched(text, ' ', 1, 0, "");
 }
 
 /* ---- Table records. ---- */
@@ -1164,6 +1183,7 @@ int main(void)
 	    {"string_region_starts_with_nul", string_region_starts_with_nul},
 	    {"string_has_a_nul_before_the_end_of_the_region",
 	     string_has_a_nul_before_the_end_of_the_region},
+	    {"strings_are_printable_ascii", strings_are_printable_ascii},
 	    {"table_name_is_a_string_of_1_to_63_bytes", table_name_is_a_string_of_1_to_63_bytes},
 	    {"table_names_are_unique", table_names_are_unique},
 	    {"table_description_is_a_valid_string", table_description_is_a_valid_string},
