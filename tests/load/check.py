@@ -11,7 +11,11 @@ TimeStamp changed:
   polls themselves;
 - walk pollers read them in different PDUs, possibly across passes and a
   reset, so a change in any of the walks k-2..k+1 around a decrease from
-  walk k-1 to walk k justifies it.
+  walk k-1 to walk k justifies it.  A walk reads a counter's column before
+  its discontinuity's, so walk k-1 may show the value before a reset and
+  the discontinuity after it: only walk k-2 shows the discontinuity before
+  the reset for sure, and a decrease from the first walk is not judged
+  (counted as "unjudged").
 The discontinuity of statctrData R.3.s.t.1.(10+c).r is R.3.s.t.1.3.r (the
 row's); of statctrCellCounter R.1.3.1.8.s.c it is R.1.3.1.11.s.c.
 Prints what it checked.
@@ -48,7 +52,7 @@ def read(path):
 
 def check(root, path):
     mode, polls, errors = read(path)
-    bad, checked, drops = [], 0, 0
+    bad, checked, drops, unjudged = [], 0, 0, 0
     window = (0, 0) if mode == "get" else (1, 1)
     for k in range(1, len(polls)):
         prev, cur = polls[k - 1], polls[k]
@@ -62,21 +66,25 @@ def check(root, path):
             if int(value) >= int(prev[oid][1]):
                 continue
             drops += 1
-            lo, hi = max(0, k - 1 - window[0]), min(len(polls) - 1, k + window[1])
+            if k - 1 - window[0] < 0:
+                unjudged += 1
+                continue
+            lo, hi = k - 1 - window[0], min(len(polls) - 1, k + window[1])
             seen = {polls[i][d][1] for i in range(lo, hi + 1) if d in polls[i]}
             if len(seen) < 2:
                 bad.append(f"{oid}: {prev[oid][1]} -> {value} at poll {k + 1}, "
                            f"discontinuity {cur[d][1]} unchanged")
-    return mode, len(polls), checked, drops, errors, bad
+    return mode, len(polls), checked, drops, unjudged, errors, bad
 
 
 def main():
     root, failed = sys.argv[1], False
     for path in sys.argv[2:]:
-        mode, npolls, checked, drops, errors, bad = check(root, path)
+        mode, npolls, checked, drops, unjudged, errors, bad = check(root, path)
         name = path.rsplit('/', 1)[-1]
         print(f"{name}: {mode}, {npolls} polls, {checked} counter pairs, "
-              f"{drops} drops ({len(bad)} without a discontinuity), {len(errors)} errors")
+              f"{drops} drops ({len(bad)} without a discontinuity, {unjudged} unjudged), "
+              f"{len(errors)} errors")
         for line in errors[:5] + bad[:10]:
             print(f"  {line}")
         if errors or bad or npolls < 2 or checked == 0:
