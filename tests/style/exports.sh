@@ -9,21 +9,9 @@
 set -euo pipefail
 top_srcdir=${top_srcdir:-$(dirname "$0")/../..}
 top_builddir=${top_builddir:-.}
+STYLE_NAME=exports
+. "$top_srcdir/tests/style/lib.sh"
 libs=$top_builddir/lib/.libs
-failures=0
-
-skip() {
-	echo "=================================================================" >&2
-	echo "SKIP: exports: $*" >&2
-	echo "=================================================================" >&2
-	[ "${CI:-}" = true ] && { echo "FAIL: CI=true, and a skip is a failure in CI" >&2; exit 1; }
-	exit 77
-}
-
-fail() {
-	echo "FAIL: exports: $*" >&2
-	failures=$((failures + 1))
-}
 
 command -v nm >/dev/null || skip "nm not found (Debian: apt-get install binutils)"
 [ -f "$libs/libstatctr.a" ] || skip "no $libs/libstatctr.a (configured with --disable-static?)"
@@ -86,4 +74,4 @@ else
 	echo "note: static-link check not run (SANITIZER=${SANITIZER:-none}, or no cc/libconfig)"
 fi
 
-[ "$failures" -eq 0 ] || exit 1
+style_finish

@@ -18,21 +18,9 @@
 #    histograms alike; the linear search's count is printed beside it.
 set -euo pipefail
 top_builddir=${top_builddir:-.}
+STYLE_NAME=hist_nolock
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/style/lib.sh"
 bin=$top_builddir/bench/bench_hist
-failures=0
-
-skip() {
-	echo "=================================================================" >&2
-	echo "SKIP: hist_nolock: $*" >&2
-	echo "=================================================================" >&2
-	[ "${CI:-}" = true ] && { echo "FAIL: CI=true, and a skip is a failure in CI" >&2; exit 1; }
-	exit 77
-}
-
-fail() {
-	echo "FAIL: hist_nolock: $*" >&2
-	failures=$((failures + 1))
-}
 
 command -v objdump >/dev/null || skip "objdump not found (Debian: apt-get install binutils)"
 [ -x "$bin" ] || { echo "FAIL: hist_nolock: $bin not built" >&2; exit 1; }
@@ -96,7 +84,7 @@ echo "info: statctr_slot_serve_copy() (out of line: statctr_txn_end() calls it a
 	"transaction; it locks the copy buffer only for a reader's copy request): ${serve:-no locked instruction}"
 
 if ! command -v valgrind >/dev/null; then
-	[ "$failures" -eq 0 ] || exit 1
+	style_finish
 	skip "valgrind not found, comparisons not counted (Debian: apt-get install valgrind)"
 fi
 
@@ -158,4 +146,4 @@ for spec in 16:5 64:7; do
 		-v n=$records 'BEGIN { printf "%.3f", r / n }') compares per record (log-uniform values)"
 done
 
-[ "$failures" -eq 0 ] || exit 1
+style_finish

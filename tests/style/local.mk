@@ -1,6 +1,7 @@
 # The style gate: clang-format and cppcheck over every C source.
 TESTS += tests/style/style.sh
 dist_check_SCRIPTS += tests/style/style.sh
+EXTRA_DIST += tests/style/lib.sh
 
 # The installed libraries export only statctr_* (lib/local.mk).
 TESTS += tests/style/exports.sh

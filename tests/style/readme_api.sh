@@ -13,13 +13,9 @@ top_builddir=${top_builddir:-.}
 libs=$top_builddir/lib/.libs
 CC=${CC:-cc}
 
-skip() {
-	echo "=================================================================" >&2
-	echo "SKIP: readme_api: $*" >&2
-	echo "=================================================================" >&2
-	[ "${CI:-}" = true ] && { echo "FAIL: CI=true, and a skip is a failure in CI" >&2; exit 1; }
-	exit 77
-}
+STYLE_NAME=readme_api
+. "$top_srcdir/tests/style/lib.sh"
+# Here a failure ends the test at once: each step needs the one before.
 fail() {
 	echo "FAIL: readme_api: $*" >&2
 	exit 1

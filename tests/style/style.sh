@@ -5,14 +5,8 @@
 # A missing tool is a loud skip, and a failure under CI=true.
 set -euo pipefail
 cd "${top_srcdir:-$(dirname "$0")/../..}"
-
-skip() {
-	echo "=================================================================" >&2
-	echo "SKIP: style: $*" >&2
-	echo "=================================================================" >&2
-	[ "${CI:-}" = true ] && { echo "FAIL: CI=true, and a skip is a failure in CI" >&2; exit 1; }
-	exit 77
-}
+STYLE_NAME=style
+. tests/style/lib.sh
 
 command -v clang-format >/dev/null || skip "clang-format not found (Debian: apt-get install clang-format)"
 command -v cppcheck >/dev/null || skip "cppcheck not found (Debian: apt-get install cppcheck)"
