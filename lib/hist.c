@@ -13,8 +13,17 @@
  *
  * The pool: each histogram column of each segment this process created
  * holds one range of 2 x half entries (its bounds, then UINT64_MAX), taken
- * first fit by statctr_seg_create() and given back by
- * statctr_seg_destroy(), both under pool_lock.
+ * by statctr_seg_create() and given back by statctr_seg_destroy(), both
+ * under pool_lock.  A range starts at an index whose low byte is its half
+ * (the record reads half there: statctr.h), the first free one of those;
+ * so at most STATCTR_HIST_POOL / 256 = 512 columns of one padded size,
+ * whatever the others.
+ *
+ * The guess: statctr_hist_guess, a thread's last key, is all the fast
+ * path keeps between calls.  A key names its bounds and half by itself,
+ * so a guess whose range was given back and taken again names the new
+ * column's bounds, filled before that column's segment was handed over
+ * (below): the guess can never be stale, only different.
  *
  * Concurrency: the fast path reads descriptors and the pool without a
  * lock.  That is safe because a range is filled and every descriptor
@@ -37,6 +46,7 @@
 #include <string.h>
 
 uint64_t statctr_hist_pool[STATCTR_HIST_POOL + 512];
+__thread uint64_t statctr_hist_guess;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -76,16 +86,27 @@ static void pool_mark(uint32_t first, uint32_t n, bool taken)
 	}
 }
 
-/* The first run of @n free entries (first fit), or NO_HIST.  pool_lock held. */
-static uint32_t pool_find(uint32_t n)
+/* Entries @first..+@n are all free.  pool_lock held. */
+static bool pool_free(uint32_t first, uint32_t n)
 {
-	uint32_t run = 0, i;
+	uint32_t i;
 
-	for (i = 0; i < STATCTR_HIST_POOL; i++) {
-		run = pool_taken(i) ? 0 : run + 1;
-		if (run == n)
-			return i + 1 - n;
-	}
+	for (i = first; i < first + n; i++)
+		if (pool_taken(i))
+			return false;
+	return true;
+}
+
+/* The first free range of 2 x @half entries whose index (the descriptor's
+ * key) has @half as its low byte, as statctr_hist_record() reads it, or
+ * NO_HIST.  pool_lock held. */
+static uint32_t pool_find(uint32_t half)
+{
+	uint32_t at;
+
+	for (at = half; at + 2 * half <= STATCTR_HIST_POOL; at += 256)
+		if (pool_free(at, 2 * half))
+			return at;
 	return NO_HIST;
 }
 
@@ -117,15 +138,16 @@ static int pool_take(struct statctr_seg *seg)
 		if (col->kind != STATCTR_HISTOGRAM)
 			continue;
 		n = range_of(col->nbuckets);
-		at = pool_find(n);
+		at = pool_find(half_of(col->nbuckets));
 		if (at == NO_HIST)
 			return set_error(
 			    ENOSPC,
 			    "segment %s: column %s: no room for its %u padded bounds in "
-			    "the histogram bounds pool (%u entries per process, held by "
-			    "the histograms of this process's other segments)",
+			    "the histogram bounds pool (room for %u columns of that size "
+			    "per process, held by the histograms of this process's other "
+			    "segments)",
 			    meta_string(m, m->hdr->name), meta_string(m, col->name), n,
-			    STATCTR_HIST_POOL);
+			    STATCTR_HIST_POOL / 256);
 		pool_mark(at, n, true);
 		for (i = 0; i < n; i++)
 			statctr_hist_pool[at + i] =
@@ -140,9 +162,10 @@ static int pool_take(struct statctr_seg *seg)
 static uint64_t descriptor(const struct statctr_seg *seg, const struct seg_column *col,
                            uint32_t block)
 {
-	/* block < ncells <= 2^24 and half <= 64: meta.c checked both. */
-	return block | (uint64_t)half_of(col->nbuckets) << STATCTR_HIST_HALF_SHIFT |
-	       (uint64_t)seg->hist_pool[col - seg->meta.columns] << STATCTR_HIST_POOL_SHIFT;
+	/* block < ncells <= 2^24 (meta.c checked it): its byte offset fits 32
+	 * bits.  The key's low byte is half (pool_find()). */
+	return (uint64_t)block * sizeof(uint64_t) |
+	       (uint64_t)seg->hist_pool[col - seg->meta.columns] << STATCTR_HIST_KEY_SHIFT;
 }
 
 /* Every writer slot's descriptor of every histogram id; the shared slot's stay 0. */

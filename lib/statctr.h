@@ -546,25 +546,32 @@ static inline void statctr_txn_end(struct statctr_slot *slot)
  * process's bounds pool - integers, never an address.  So the fast path
  * finds all it needs with one load from the slot, next to the row's other
  * cells, and never reads a bound from a file.  Readers ignore descriptors
- * (statctr_snap_hist_*() read the block).  The descriptor's bits, laid
- * out so that each field takes one or two instructions to extract:
- *   0..23   the block's first cell (cells are < STATCTR_MAX_CELLS = 2^24)
- *   24..31  half: half the padded number of bounds (1..64), the first
- *           step; 0 (a slot line the SIGBUS guard replaced by zeroes, or
- *           no descriptor) records nothing
- *   32..47  0
- *   48..63  the padded bounds' index in statctr_hist_pool
+ * (statctr_snap_hist_*() read the block).  The descriptor's bits:
+ *   0..31   the block's byte offset from the slot's first cell (8 x its
+ *           first cell; cells are < STATCTR_MAX_CELLS = 2^24)
+ *   32..46  0
+ *   47..63  the *key*: the index of the column's padded bounds in
+ *           statctr_hist_pool.  lib/hist.c puts every column's bounds at an
+ *           index whose low byte is *half*, half the padded number of
+ *           bounds (1..64) and the search's first step, so the key alone
+ *           gives both.  Half 0 (a slot line the SIGBUS guard replaced by
+ *           zeroes, or no descriptor) records nothing.
  * Public only for the inline statctr_hist_record(); treat as private.
  */
-#define STATCTR_HIST_POOL       65536u    /* padded bounds per writer process: a 16-bit index */
-#define STATCTR_HIST_BLOCK_MASK 0xffffffu /* bits 0..23: the block */
-#define STATCTR_HIST_HALF_SHIFT 24        /* bits 24..31: half */
-#define STATCTR_HIST_POOL_SHIFT 48        /* bits 48..63: the pool index */
+#define STATCTR_HIST_POOL      131072u /* padded bounds per writer process: a 17-bit key */
+#define STATCTR_HIST_KEY_SHIFT 47      /* bits 47..63: the key */
 
 /* The padded bounds of this process's writer histograms (lib/hist.c): each
  * histogram's bounds, then UINT64_MAX up to 2 x half entries.  The slack
- * keeps any 16-bit index plus any 8-bit half's search inside the array. */
+ * keeps any 17-bit key plus any 8-bit half's search inside the array. */
 extern uint64_t statctr_hist_pool[STATCTR_HIST_POOL + 512];
+
+/* The key of the last histogram this thread recorded in: the guess with
+ * which statctr_hist_record() starts its search (see there).  The compiler
+ * picks its TLS model: in a program, one %fs-relative load (initial-exec);
+ * in a shared object, which may be dlopen()ed, a __tls_get_addr() call it
+ * can hoist out of a loop (global-dynamic). */
+extern __thread uint64_t statctr_hist_guess;
 
 /**
  * statctr_hist_bucket_of() - the bucket of @value among @bounds (padded
@@ -595,6 +602,18 @@ static inline uint32_t statctr_hist_bucket_of(const uint64_t *bounds, uint32_t h
  * cells.  @id must be a histogram's id from a lookup on this segment (it
  * is not checked, as for statctr_add()); a descriptor whose half is 0
  * records nothing.
+ *
+ * How it finds the bounds.  The descriptor is one load from the slot, but
+ * a search that waited for it would start that load's latency later than
+ * a hand-written histogram whose bounds pointer is at hand.  So the search
+ * starts from this thread's *guess*, the key it recorded with last (a load
+ * whose address depends on nothing), while the descriptor's key is loaded
+ * and compared beside it.  The bounds and half are a function of the key
+ * alone, so when the two keys are equal - always, for a thread that
+ * records in one histogram column, whatever its rows - the guessed values
+ * are exactly the descriptor's.  When they differ, a predictable or
+ * mispredicted branch takes the descriptor's and makes it the next guess
+ * (docs/PERFORMANCE.md, section 8, measures both cases).
  */
 /* Always inlined: GCC -O2 calls it out of line from a loop that records
  * four times, which costs more than the record (docs/PERFORMANCE.md, §8). */
@@ -602,20 +621,26 @@ static inline __attribute__((always_inline)) void statctr_hist_record(struct sta
                                                                       statctr_id id, uint64_t value)
 {
 	uint64_t desc = atomic_load_explicit(&slot->cells[id], memory_order_relaxed);
-	const uint64_t *bounds = &statctr_hist_pool[desc >> STATCTR_HIST_POOL_SHIFT];
-	/* The block's cells by one pointer, in 64-bit arithmetic: the sum at
-	 * [0], bucket b at [1 + b], each address one lea. */
-	_Atomic(uint64_t) *block = &slot->cells[desc & STATCTR_HIST_BLOCK_MASK];
-	uint32_t half = (uint32_t)desc >> STATCTR_HIST_HALF_SHIFT;
+	uint64_t key = desc >> STATCTR_HIST_KEY_SHIFT, guess = statctr_hist_guess;
+	const uint64_t *bounds = &statctr_hist_pool[guess];
+	uint32_t half = (uint8_t)guess; /* lib/hist.c chose the key so */
+	/* The block's cells by one pointer: the sum at [0], bucket b at [1 + b]. */
+	_Atomic(uint64_t) *block = (_Atomic(uint64_t) *)((char *)slot->cells + (uint32_t)desc);
 	uint64_t seq, b;
 
+	/* Hides where bounds and half come from, so that the compiler can
+	 * neither rebuild them from the descriptor's key once it knows the two
+	 * keys equal (that would put the descriptor's load back in front of the
+	 * search) nor fold the pool's address into every probe of the search.
+	 * Emits nothing (Linux's OPTIMIZER_HIDE_VAR). */
+	__asm__("" : "+r"(bounds), "+r"(half));
+	if (__builtin_expect(key != guess, 0)) {
+		statctr_hist_guess = key;
+		bounds = &statctr_hist_pool[key];
+		half = (uint8_t)key;
+	}
 	if (__builtin_expect(half == 0, 0))
 		return;
-	/* Makes the compiler keep the bounds' address in a register: it would
-	 * otherwise fold the pool's address into every probe of the search and
-	 * add the index at each step (docs/PERFORMANCE.md, section 8).  Emits
-	 * nothing (Linux's OPTIMIZER_HIDE_VAR). */
-	__asm__("" : "+r"(bounds));
 	b = statctr_hist_bucket_of(bounds, half, value);
 	seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
 	if (seq & 1) { /* the caller's transaction */

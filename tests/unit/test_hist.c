@@ -151,7 +151,8 @@ static void bucket_of_matches_a_linear_search_at_every_boundary(void)
 	}
 }
 
-/* A descriptor's fields (statctr.h, "Histograms"). */
+/* A descriptor's fields (statctr.h, "Histograms"): valid when its half is
+ * not 0, its block offset is a whole cell and bits 32..46 are 0. */
 struct desc {
 	uint32_t block, half, pool;
 	bool valid;
@@ -159,9 +160,11 @@ struct desc {
 
 static struct desc decode(uint64_t d)
 {
-	uint32_t half = (uint32_t)(d >> STATCTR_HIST_HALF_SHIFT) & 0xffu;
-	struct desc out = {(uint32_t)d & STATCTR_HIST_BLOCK_MASK, half,
-	                   (uint32_t)(d >> STATCTR_HIST_POOL_SHIFT), half != 0};
+	uint32_t key = (uint32_t)(d >> STATCTR_HIST_KEY_SHIFT), offset = (uint32_t)d;
+	struct desc out = {offset / sizeof(uint64_t), key & 0xffu, key,
+	                   (key & 0xffu) != 0 && offset % sizeof(uint64_t) == 0 &&
+	                       (d >> 32 & ((UINT64_C(1) << (STATCTR_HIST_KEY_SHIFT - 32)) - 1)) ==
+	                           0};
 
 	return out;
 }
@@ -281,13 +284,141 @@ static void a_zeroed_descriptor_records_nothing(void)
 	statctr_hist_record(slot, id, 3);
 	statctr_hist_record(slot, id, UINT64_MAX);
 	/* Half 0 alone: every other field set, still nothing. */
-	atomic_store_explicit(&slot->cells[id], d & ~(0xffull << STATCTR_HIST_HALF_SHIFT),
+	atomic_store_explicit(&slot->cells[id], d & ~(0xffull << STATCTR_HIST_KEY_SHIFT),
 	                      memory_order_relaxed);
 	statctr_hist_record(slot, id, 5);
 	snap = snap_now();
 	CU_ASSERT_EQUAL(all_cells(snap), before);
 	CU_ASSERT_EQUAL(statctr_snap_hist_count(snap, id), 1);
 	CU_ASSERT_EQUAL(statctr_snap_hist_sum(snap, id), 3);
+	statctr_snap_free(snap);
+	statctr_slot_release(slot);
+	teardown();
+}
+
+/* ---- The guess (statctr.h, statctr_hist_record()). ---- */
+
+#define GUESS_IDS 6
+
+/* The buckets, count and sum @n records of @values into @ids[@which[i]]
+ * should leave, by the linear reference over the bounds readers see,
+ * against @snap's (all since the segment was created). */
+static void check_recorded(struct statctr_snap *snap, const statctr_id *ids, const uint8_t *which,
+                           const uint64_t *vals, uint32_t n)
+{
+	uint32_t i, k, b, nb, wrong = 0;
+
+	for (k = 0; k < GUESS_IDS; k++) {
+		uint64_t expected[STATCTR_MAX_BUCKETS + 1] = {0}, count = 0, sum = 0;
+		const uint64_t *bounds;
+
+		nb = statctr_view_hist_buckets(view, ids[k], &bounds);
+		CU_ASSERT_FATAL(nb >= 1);
+		for (i = 0; i < n; i++)
+			if (which[i] == k) {
+				expected[linear_bucket(bounds, nb, vals[i])]++;
+				count++;
+				sum += vals[i];
+			}
+		for (b = 0; b <= nb; b++)
+			wrong += statctr_snap_hist_bucket(snap, ids[k], b) != expected[b];
+		CU_ASSERT_EQUAL(statctr_snap_hist_count(snap, ids[k]), count);
+		CU_ASSERT_EQUAL(statctr_snap_hist_sum(snap, ids[k]), sum);
+	}
+	CU_ASSERT_EQUAL(wrong, 0);
+}
+
+/*
+ * One thread records in six histograms of five columns and four sizes
+ * (half 1, 4 and 64; h1 and h2 share their bounds and half but not their
+ * key; h1's two rows share a key): in turn, then at random, outside and
+ * inside transactions, so that the guess is wrong on most records and
+ * right on some.  Every bucket, count and sum is exact.
+ */
+static void records_in_turn_and_at_random_land_exactly(void)
+{
+	enum { N = 4000 };
+	static uint64_t vals[N];
+	static uint8_t which[N];
+	statctr_id ids[GUESS_IDS];
+	struct statctr_slot *slot;
+	struct statctr_snap *snap;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	uint32_t i, row;
+
+	setup();
+	ids[0] = cell("lat", "h1", 0);
+	ids[1] = cell("lat", "h1", 1);
+	ids[2] = cell("lat", "h2", 0);
+	ids[3] = cell("b1", "h", 0);
+	ids[4] = cell("b64", "h", 0);
+	ids[5] = cell("dyn", "g", 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_row_add(seg, "dyn", "r0", &row), 0);
+	CU_ASSERT_EQUAL(row, 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &slot), 0);
+	for (i = 0; i < N; i++) {
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		which[i] = (uint8_t)(i < N / 2 ? i % GUESS_IDS : seed % GUESS_IDS);
+		vals[i] = seed >> (seed % 64); /* every magnitude */
+	}
+	for (i = 0; i < N; i++) {
+		bool in_txn = (i / 100) % 2 == 1;
+
+		if (in_txn && i % 100 == 0)
+			statctr_txn_begin(slot);
+		statctr_hist_record(slot, ids[which[i]], vals[i]);
+		if (in_txn && i % 100 == 99)
+			statctr_txn_end(slot);
+	}
+	snap = snap_now();
+	check_recorded(snap, ids, which, vals, N);
+	statctr_snap_free(snap);
+	statctr_slot_release(slot);
+	teardown();
+}
+
+/* Creates segment "seg" with one histogram of @buckets, a slot, and its id. */
+static void create_one(const char *buckets, struct statctr_slot **slot, statctr_id *id)
+{
+	char tables[256];
+
+	snprintf(tables, sizeof(tables),
+	         "{ name = \"t\"; rows = 1; columns = ( { name = \"h\"; kind = "
+	         "\"histogram\"; buckets = %s; } ); }",
+	         buckets);
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(tu_config(1, tables, &seg_path), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, slot), 0);
+	*id = cell("t", "h", 0);
+}
+
+/*
+ * A key given back at destroy and taken by the next segment's column of
+ * the same half names that column's bounds: a thread whose guess is the
+ * old column's key records by the new bounds.
+ */
+static void a_guess_of_a_destroyed_column_serves_the_new_bounds(void)
+{
+	struct statctr_slot *slot;
+	struct statctr_snap *snap;
+	uint32_t old_key;
+	statctr_id id;
+
+	create_one("[ 1, 2, 5, 10 ]", &slot, &id);
+	statctr_hist_record(slot, id, 150); /* +Inf here */
+	old_key = decode(descriptor_of(0, id)).pool;
+	CU_ASSERT_EQUAL(statctr_hist_guess, old_key);
+	statctr_slot_release(slot);
+	teardown();
+
+	create_one("[ 100, 200, 500, 1000 ]", &slot, &id);
+	CU_ASSERT_EQUAL_FATAL(decode(descriptor_of(0, id)).pool, old_key); /* first fit */
+	CU_ASSERT_EQUAL(statctr_hist_guess, old_key);
+	statctr_hist_record(slot, id, 150);
+	snap = snap_now();
+	CU_ASSERT_EQUAL(statctr_snap_hist_bucket(snap, id, 1), 1); /* 100 < 150 <= 200 */
+	CU_ASSERT_EQUAL(statctr_snap_hist_bucket(snap, id, 4), 0);
+	CU_ASSERT_EQUAL(statctr_snap_hist_count(snap, id), 1);
 	statctr_snap_free(snap);
 	statctr_slot_release(slot);
 	teardown();
@@ -716,9 +847,11 @@ static void readded_row_histogram_starts_at_zero(void)
 
 /* ---- The bounds pool's limit. ---- */
 
-/* 64 columns of 64 buckets: 64 x 128 padded bounds, an eighth of the pool. */
+/* 64 columns of 64 buckets.  Each takes 128 padded bounds at an index whose
+ * low byte is its half, 64 (lib/hist.c): one per 256 entries, so a pool
+ * holds STATCTR_HIST_POOL / 256 of them. */
 #define POOL_COLUMNS 64u
-#define POOL_SEGS    (STATCTR_HIST_POOL / (POOL_COLUMNS * 2 * STATCTR_MAX_BUCKETS))
+#define POOL_SEGS    (STATCTR_HIST_POOL / 256 / POOL_COLUMNS)
 
 /* Creates segment @name (POOL_COLUMNS histograms) at a path of its own. */
 static int create_named(const char *name, struct statctr_seg **segp)
@@ -810,6 +943,10 @@ int main(void)
 	     resets_of_cell_row_and_table_reset_histograms_whole},
 	    {"readded_row_histogram_starts_at_zero", readded_row_histogram_starts_at_zero},
 	    {"the_bounds_pool_fills_and_is_given_back", the_bounds_pool_fills_and_is_given_back},
+	    {"records_in_turn_and_at_random_land_exactly",
+	     records_in_turn_and_at_random_land_exactly},
+	    {"a_guess_of_a_destroyed_column_serves_the_new_bounds",
+	     a_guess_of_a_destroyed_column_serves_the_new_bounds},
 	    {NULL, NULL},
 	};
 
