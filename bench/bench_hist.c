@@ -22,9 +22,15 @@
  *                     the caller, as a packet loop would group them;
  *   linear            per_thread with a linear bucket search: why the
  *                     search matters.
- * For 16 and 64 exponential buckets, 1 and 2 threads.  Ratios are given
- * against both per-thread patterns; issue 14's 1.3x is judged against
- * per_thread, as issue 5's update cost is (docs/PERFORMANCE.md, section 1).
+ * For 16 and 64 exponential buckets, 1 and 2 threads.  Then all five
+ * again, "mixed": each record goes to the 16- or the 64-bucket histogram
+ * at random (a per-thread ring of choices), the per-thread patterns to
+ * their own two.  statctr_hist_record() starts its search from a guess,
+ * the histogram the thread recorded in last (statctr.h); mixed is where
+ * the guess is wrong half the time, on a branch no predictor learns.
+ * Ratios are given against both per-thread patterns; issue 14's 1.3x is
+ * judged against per_thread, as issue 5's update cost is
+ * (docs/PERFORMANCE.md, section 1).
  *
  * Never trusts a timing it has not checked: after every run each bucket,
  * the count and the sum are compared with the ring replayed through a
@@ -61,15 +67,21 @@ struct own_hist {
 
 struct crew;
 
-/* A pinned thread of a crew: what its loop reads, then its run's clocks. */
-struct worker {
-	_Alignas(64) struct own_hist *own;
-	const uint64_t *bounds; /* the per-thread patterns' padded bounds (struct hist) */
+/* What a worker records in one histogram, for each pattern. */
+struct lane {
+	struct own_hist *own;   /* the per-thread patterns' histogram */
+	const uint64_t *bounds; /* their padded bounds (struct hist) */
 	uint32_t half;          /* their first search step */
 	uint32_t nbuckets;      /* linear's search length */
-	statctr_id id;
-	struct statctr_slot *slot; /* held for the crew's whole life */
-	const uint64_t *ring;
+	statctr_id id;          /* statctr's */
+	const uint64_t *ring;   /* the values */
+};
+
+/* A pinned thread of a crew: what its loop reads, then its run's clocks. */
+struct worker {
+	_Alignas(64) struct lane lane[2]; /* [0] only, unless the crew is mixed */
+	const uint8_t *choice;            /* mixed: the lane of each ring position */
+	struct statctr_slot *slot;        /* held for the crew's whole life */
 	uint64_t iters;
 	uint64_t tsc_start, tsc_end, cpu_ns;
 	struct crew *crew;
@@ -79,7 +91,7 @@ struct worker {
 };
 
 typedef void (*mark_fn)(struct worker *w);
-typedef void (*record_fn)(struct worker *w, uint64_t value);
+typedef void (*record_fn)(const struct lane *l, struct worker *w, uint64_t value);
 typedef void (*loop_fn)(struct worker *w);
 
 struct pattern {
@@ -93,17 +105,42 @@ struct pattern {
 static ALWAYS_INLINE void record_loop(struct worker *w, mark_fn begin, record_fn record,
                                       mark_fn end)
 {
-	const uint64_t *ring = w->ring;
+	const uint64_t *ring = w->lane[0].ring;
 	uint64_t i, n = w->iters;
 
 	for (i = 0; i < n; i++) {
 		const uint64_t *v = &ring[(i * PER_ITER) & (RING - 1)];
 
 		begin(w);
-		record(w, v[0]);
-		record(w, v[1]);
-		record(w, v[2]);
-		record(w, v[3]);
+		record(&w->lane[0], w, v[0]);
+		record(&w->lane[0], w, v[1]);
+		record(&w->lane[0], w, v[2]);
+		record(&w->lane[0], w, v[3]);
+		end(w);
+	}
+}
+
+/* The value at ring position @k of the lane chosen for it, recorded there. */
+static ALWAYS_INLINE void mixed_record(struct worker *w, record_fn record, uint64_t k)
+{
+	const struct lane *l = &w->lane[w->choice[k]];
+
+	record(l, w, l->ring[k]);
+}
+
+/* record_loop() for a mixed crew: each record goes to the lane chosen for it. */
+static ALWAYS_INLINE void mixed_loop(struct worker *w, mark_fn begin, record_fn record, mark_fn end)
+{
+	uint64_t i, n = w->iters;
+
+	for (i = 0; i < n; i++) {
+		uint64_t k = (i * PER_ITER) & (RING - 1);
+
+		begin(w);
+		mixed_record(w, record, k);
+		mixed_record(w, record, k + 1);
+		mixed_record(w, record, k + 2);
+		mixed_record(w, record, k + 3);
 		end(w);
 	}
 }
@@ -113,10 +150,11 @@ static ALWAYS_INLINE void no_mark(struct worker *w)
 	(void)w;
 }
 
-static ALWAYS_INLINE void plain_record(struct worker *w, uint64_t value)
+static ALWAYS_INLINE void plain_record(const struct lane *l, struct worker *w, uint64_t value)
 {
-	w->own->buckets[statctr_hist_bucket_of(w->bounds, w->half, value)]++;
-	w->own->sum += value;
+	(void)w;
+	l->own->buckets[statctr_hist_bucket_of(l->bounds, l->half, value)]++;
+	l->own->sum += value;
 }
 
 /* Load, add, relaxed store: a count other processes may read, as statctr_add(). */
@@ -128,26 +166,28 @@ static ALWAYS_INLINE void cell_add(uint64_t *cell, uint64_t n)
 	                      memory_order_relaxed);
 }
 
-static ALWAYS_INLINE void own_record(struct worker *w, uint64_t value)
+static ALWAYS_INLINE void own_record(const struct lane *l, struct worker *w, uint64_t value)
 {
-	cell_add(&w->own->buckets[statctr_hist_bucket_of(w->bounds, w->half, value)], 1);
-	cell_add(&w->own->sum, value);
+	(void)w;
+	cell_add(&l->own->buckets[statctr_hist_bucket_of(l->bounds, l->half, value)], 1);
+	cell_add(&l->own->sum, value);
 }
 
-static ALWAYS_INLINE void linear_record(struct worker *w, uint64_t value)
+static ALWAYS_INLINE void linear_record(const struct lane *l, struct worker *w, uint64_t value)
 {
-	const uint64_t *bounds = w->bounds;
-	uint32_t b = 0, n = w->nbuckets;
+	const uint64_t *bounds = l->bounds;
+	uint32_t b = 0, n = l->nbuckets;
 
+	(void)w;
 	while (b < n && bounds[b] < value)
 		b++;
-	cell_add(&w->own->buckets[b], 1);
-	cell_add(&w->own->sum, value);
+	cell_add(&l->own->buckets[b], 1);
+	cell_add(&l->own->sum, value);
 }
 
-static ALWAYS_INLINE void statctr_record(struct worker *w, uint64_t value)
+static ALWAYS_INLINE void statctr_record(const struct lane *l, struct worker *w, uint64_t value)
 {
-	statctr_hist_record(w->slot, w->id, value);
+	statctr_hist_record(w->slot, l->id, value);
 }
 
 static ALWAYS_INLINE void statctr_begin(struct worker *w)
@@ -185,6 +225,32 @@ static NOINLINE void loop_linear(struct worker *w)
 	record_loop(w, no_mark, linear_record, no_mark);
 }
 
+static NOINLINE void loop_mixed_per_thread(struct worker *w)
+{
+	mixed_loop(w, no_mark, own_record, no_mark);
+}
+
+static NOINLINE void loop_mixed_per_thread_plain(struct worker *w)
+{
+	mixed_loop(w, no_mark, plain_record, no_mark);
+}
+
+static NOINLINE void loop_mixed_statctr_record(struct worker *w)
+{
+	mixed_loop(w, no_mark, statctr_record, no_mark);
+}
+
+static NOINLINE void loop_mixed_statctr_txn4(struct worker *w)
+{
+	mixed_loop(w, statctr_begin, statctr_record, statctr_end);
+}
+
+static NOINLINE void loop_mixed_linear(struct worker *w)
+{
+	mixed_loop(w, no_mark, linear_record, no_mark);
+}
+
+/* The patterns of a crew, in this order (measure() and report_targets()). */
 enum pattern_id { P_PER_THREAD, P_PLAIN, P_RECORD, P_TXN4, P_LINEAR, NPATTERNS };
 
 static const struct pattern patterns[NPATTERNS] = {
@@ -193,6 +259,14 @@ static const struct pattern patterns[NPATTERNS] = {
     [P_RECORD] = {"statctr_record", loop_statctr_record, true},
     [P_TXN4] = {"statctr_txn4", loop_statctr_txn4, true},
     [P_LINEAR] = {"linear", loop_linear, false},
+};
+
+static const struct pattern mixed_patterns[NPATTERNS] = {
+    [P_PER_THREAD] = {"per_thread", loop_mixed_per_thread, false},
+    [P_PLAIN] = {"per_thread_plain", loop_mixed_per_thread_plain, false},
+    [P_RECORD] = {"statctr_record", loop_mixed_statctr_record, true},
+    [P_TXN4] = {"statctr_txn4", loop_mixed_statctr_txn4, true},
+    [P_LINEAR] = {"linear", loop_mixed_linear, false},
 };
 
 /* ---- one histogram: bounds, rings, expected totals ------------------------- */
@@ -219,8 +293,9 @@ struct bench {
 	struct bench_env env;
 	struct statctr_seg *seg;
 	struct statctr_view *view;
-	struct own_hist *own; /* MAX_THREADS */
+	struct own_hist *own; /* 2 per thread: thread t's lane l at 2t + l */
 	struct hist hists[2];
+	uint8_t choice[MAX_THREADS][RING]; /* mixed crews: the lane of each record */
 	unsigned max_threads, reps;
 	uint64_t target_ns; /* wanted duration of one timed run */
 };
@@ -250,6 +325,17 @@ static void make_rings(struct hist *h)
 	}
 }
 
+/* Mixed crews' choices: each ring position's histogram, 0 or 1 at random. */
+static void make_choices(struct bench *b)
+{
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+	unsigned t, k;
+
+	for (t = 0; t < MAX_THREADS; t++)
+		for (k = 0; k < RING; k++)
+			b->choice[t][k] = xorshift(&seed) >> 63;
+}
+
 /* The padding lib/statctr.h describes: UINT64_MAX up to 2 x half, the
  * smallest power of two above nbuckets. */
 static void pad_bounds(struct hist *h)
@@ -276,32 +362,38 @@ static uint32_t reference_bucket(const struct hist *h, uint64_t value)
 	return b;
 }
 
-/* Adds the first @n values of thread @t's ring, recorded @times times each. */
+/* Adds the first @n values of thread @t's ring, recorded @times times each:
+ * those whose @choice is @lane, or all when @choice is NULL. */
 static void add_ring(const struct hist *h, unsigned t, uint64_t n, uint64_t times,
-                     struct totals *exp)
+                     const uint8_t *choice, unsigned lane, struct totals *exp)
 {
 	uint64_t i;
 
 	for (i = 0; i < n; i++) {
 		uint64_t v = h->ring[t][i];
 
+		if (choice && choice[i] != lane)
+			continue;
 		exp->bucket[reference_bucket(h, v)] += times;
 		exp->count += times;
 		exp->sum += v * times; /* mod 2^64, as the recorded sum */
 	}
 }
 
-/* What @nthreads threads of @iters iterations recorded: whole rings, then a part. */
-static void expected_totals(const struct hist *h, unsigned nthreads, uint64_t iters,
-                            struct totals *exp)
+/* What @nthreads threads of @iters iterations recorded in @h, their lane
+ * @lane (@b's choices when @mixed): whole rings, then a part. */
+static void expected_totals(const struct bench *b, const struct hist *h, bool mixed, unsigned lane,
+                            unsigned nthreads, uint64_t iters, struct totals *exp)
 {
 	uint64_t records = iters * PER_ITER;
 	unsigned t;
 
 	memset(exp, 0, sizeof(*exp));
 	for (t = 0; t < nthreads; t++) {
-		add_ring(h, t, RING, records / RING, exp);
-		add_ring(h, t, records % RING, 1, exp);
+		const uint8_t *choice = mixed ? b->choice[t] : NULL;
+
+		add_ring(h, t, RING, records / RING, choice, lane, exp);
+		add_ring(h, t, records % RING, 1, choice, lane, exp);
 	}
 }
 
@@ -319,9 +411,11 @@ static void statctr_totals(struct bench *b, const struct hist *h, struct totals 
 	statctr_snap_free(snap);
 }
 
-/* The totals a pattern counted: own_hist summed, or the segment's since @before. */
+/* The totals a pattern counted in @h, lane @lane: own_hist summed, or the
+ * segment's since @before. */
 static void pattern_totals(struct bench *b, const struct pattern *pat, const struct hist *h,
-                           unsigned nthreads, const struct totals *before, struct totals *out)
+                           unsigned lane, unsigned nthreads, const struct totals *before,
+                           struct totals *out)
 {
 	uint32_t k;
 	unsigned t;
@@ -336,11 +430,13 @@ static void pattern_totals(struct bench *b, const struct pattern *pat, const str
 	}
 	memset(out, 0, sizeof(*out));
 	for (t = 0; t < nthreads; t++) {
+		const struct own_hist *own = &b->own[2 * t + lane];
+
 		for (k = 0; k <= h->nbuckets; k++) {
-			out->bucket[k] += b->own[t].buckets[k];
-			out->count += b->own[t].buckets[k];
+			out->bucket[k] += own->buckets[k];
+			out->count += own->buckets[k];
 		}
-		out->sum += b->own[t].sum;
+		out->sum += own->sum;
 	}
 }
 
@@ -371,7 +467,10 @@ static void check_totals(const struct pattern *pat, const struct hist *h, unsign
 struct crew {
 	pthread_barrier_t go, done; /* nthreads workers + the main thread */
 	const struct pattern *pat;
-	const struct hist *hist;
+	const struct pattern *patterns; /* patterns[] or mixed_patterns[] */
+	const struct hist *hist[2];     /* lane 0's, and lane 1's when mixed */
+	bool mixed;
+	const char *label; /* "16 bkt", "64 bkt", "16+64 bkt mixed" */
 	struct statctr_seg *seg;
 	unsigned nthreads;
 	struct worker w[MAX_THREADS];
@@ -402,12 +501,29 @@ static void *crew_main(void *arg)
 	return NULL;
 }
 
+static void lane_init(struct bench *b, struct lane *l, const struct hist *h, unsigned t,
+                      unsigned lane)
+{
+	l->own = &b->own[2 * t + lane];
+	l->bounds = h->padded;
+	l->half = h->half;
+	l->nbuckets = h->nbuckets;
+	l->id = h->id;
+	l->ring = h->ring[t];
+}
+
+/* A crew of @nthreads recording in histogram @h, or in both of @b's at
+ * random when @h is NULL (mixed). */
 static void crew_start(struct bench *b, struct crew *c, const struct hist *h, unsigned nthreads)
 {
 	unsigned t;
 
 	memset(c, 0, sizeof(*c));
-	c->hist = h;
+	c->mixed = !h;
+	c->hist[0] = h ? h : &b->hists[0];
+	c->hist[1] = h ? NULL : &b->hists[1];
+	c->patterns = h ? patterns : mixed_patterns;
+	c->label = !h ? "16+64 bkt mixed" : h->nbuckets == 16 ? "16 bkt" : "64 bkt";
 	c->seg = b->seg;
 	c->nthreads = nthreads;
 	pthread_barrier_init(&c->go, NULL, nthreads + 1);
@@ -415,12 +531,11 @@ static void crew_start(struct bench *b, struct crew *c, const struct hist *h, un
 	for (t = 0; t < nthreads; t++) {
 		struct worker *w = &c->w[t];
 
-		w->own = &b->own[t];
-		w->bounds = h->padded;
-		w->half = h->half;
-		w->nbuckets = h->nbuckets;
-		w->id = h->id;
-		w->ring = h->ring[t];
+		lane_init(b, &w->lane[0], c->hist[0], t, 0);
+		if (c->mixed) {
+			lane_init(b, &w->lane[1], c->hist[1], t, 1);
+			w->choice = b->choice[t];
+		}
 		w->crew = c;
 		w->index = t;
 		if (pthread_create(&w->thread, NULL, crew_main, w) != 0)
@@ -478,16 +593,21 @@ static uint64_t crew_run(struct crew *c, const struct pattern *pat, uint64_t ite
 static double run_once(struct bench *b, struct crew *c, const struct pattern *pat, uint64_t iters,
                        bool *disturbed)
 {
-	struct totals before, got, exp;
+	unsigned lane, nlanes = c->mixed ? 2 : 1;
+	struct totals before[2], got, exp;
 	uint64_t ticks;
 
-	memset(b->own, 0, MAX_THREADS * sizeof(*b->own));
-	if (pat->statctr)
-		statctr_totals(b, c->hist, &before);
+	memset(b->own, 0, 2 * MAX_THREADS * sizeof(*b->own));
+	for (lane = 0; lane < nlanes && pat->statctr; lane++)
+		statctr_totals(b, c->hist[lane], &before[lane]);
 	ticks = crew_run(c, pat, iters, disturbed);
-	pattern_totals(b, pat, c->hist, c->nthreads, &before, &got);
-	expected_totals(c->hist, c->nthreads, iters, &exp);
-	check_totals(pat, c->hist, c->nthreads, &exp, &got);
+	for (lane = 0; lane < nlanes; lane++) {
+		const struct hist *h = c->hist[lane];
+
+		pattern_totals(b, pat, h, lane, c->nthreads, &before[lane], &got);
+		expected_totals(b, h, c->mixed, lane, c->nthreads, iters, &exp);
+		check_totals(pat, h, c->nthreads, &exp, &got);
+	}
 	return (double)ticks / bench_tsc_ghz() / (double)(iters * PER_ITER);
 }
 
@@ -530,14 +650,14 @@ static void measure(struct bench *b, struct crew *c, struct result *res)
 
 	memset(res, 0, NPATTERNS * sizeof(*res));
 	for (p = 0; p < NPATTERNS; p++) {
-		double ns = run_once(b, c, &patterns[p], pilot, &disturbed);
+		double ns = run_once(b, c, &c->patterns[p], pilot, &disturbed);
 		uint64_t iters = (uint64_t)((double)b->target_ns / (ns * PER_ITER));
 
 		res[p].iters = iters < pilot ? pilot : iters > 50000000 ? 50000000 : iters;
 	}
 	for (r = 0; r < b->reps; r++) {
 		for (p = 0; p < NPATTERNS; p++)
-			res[p].ns[r] = undisturbed_ns(b, c, &patterns[p], &res[p]);
+			res[p].ns[r] = undisturbed_ns(b, c, &c->patterns[p], &res[p]);
 		for (p = 0; p < NPATTERNS; p++) {
 			res[p].ratio[r] = res[p].ns[r] / res[P_PER_THREAD].ns[r];
 			res[p].ratio_plain[r] = res[p].ns[r] / res[P_PLAIN].ns[r];
@@ -550,26 +670,32 @@ static void measure(struct bench *b, struct crew *c, struct result *res)
 	}
 }
 
-static void report(struct bench *b, FILE *csv, const struct hist *h, unsigned nthreads,
-                   const struct result *res)
+static void report(struct bench *b, FILE *csv, const struct crew *crew, const struct result *res)
 {
+	const struct pattern *pats = crew->patterns;
+	unsigned p, kept = 0, nthreads = crew->nthreads;
 	double ghz = bench_tsc_ghz();
-	unsigned p, kept = 0;
+	char buckets[16];
 
-	printf("\n%u buckets, %u thread(s) (ns per record, per thread; median of %u)\n",
-	       h->nbuckets, nthreads, b->reps);
+	if (crew->mixed)
+		printf("\n16 and 64 buckets, each record in one at random, %u thread(s) (ns per "
+		       "record, per thread; median of %u)\n",
+		       nthreads, b->reps);
+	else
+		printf("\n%u buckets, %u thread(s) (ns per record, per thread; median of %u)\n",
+		       crew->hist[0]->nbuckets, nthreads, b->reps);
+	snprintf(buckets, sizeof(buckets), crew->mixed ? "16+64" : "%u", crew->hist[0]->nbuckets);
 	printf("%-16s %9s %8s %8s %8s %9s %10s %8s %5s %5s\n", "pattern", "ns/rec", "min", "max",
 	       "spread%", "cycles", "x per-thr", "x plain", "redo", "kept");
 	for (p = 0; p < NPATTERNS; p++) {
 		const struct result *c = &res[p];
 
-		printf("%-16s %9.3f %8.3f %8.3f %8.1f %9.2f %10.3f %8.3f %5u %5u\n",
-		       patterns[p].name, c->st.median, c->st.min, c->st.max, c->st.spread_pct,
-		       c->st.median * ghz, c->ratio_st.median, c->ratio_plain_st.median, c->redone,
-		       c->disturbed);
-		fprintf(csv, "%s,%u,%u,%" PRIu64 ",%u,%.4f,%.4f,%.4f,%.2f,%.3f,%.4f,%.4f,%u,%u\n",
-		        patterns[p].name, h->nbuckets, nthreads, c->iters * PER_ITER, b->reps,
-		        c->st.median, c->st.min, c->st.max, c->st.spread_pct, c->st.median * ghz,
+		printf("%-16s %9.3f %8.3f %8.3f %8.1f %9.2f %10.3f %8.3f %5u %5u\n", pats[p].name,
+		       c->st.median, c->st.min, c->st.max, c->st.spread_pct, c->st.median * ghz,
+		       c->ratio_st.median, c->ratio_plain_st.median, c->redone, c->disturbed);
+		fprintf(csv, "%s,%s,%u,%" PRIu64 ",%u,%.4f,%.4f,%.4f,%.2f,%.3f,%.4f,%.4f,%u,%u\n",
+		        pats[p].name, buckets, nthreads, c->iters * PER_ITER, b->reps, c->st.median,
+		        c->st.min, c->st.max, c->st.spread_pct, c->st.median * ghz,
 		        c->ratio_st.median, c->ratio_plain_st.median, c->redone, c->disturbed);
 		kept += c->disturbed;
 	}
@@ -580,29 +706,30 @@ static void report(struct bench *b, FILE *csv, const struct hist *h, unsigned nt
 		    kept, NPATTERNS * b->reps, MAX_REDO);
 }
 
-static void report_targets(struct bench *b, const struct hist *h, unsigned nthreads,
-                           const struct result *res)
+/* One TARGET (issue 14's 1.3x) or INFO line of @c's results. */
+static void ratio_line(struct bench *b, const struct crew *c, bool target, const char *what,
+                       double ratio)
 {
-	char what[128];
+	char line[128];
 
-	snprintf(what, sizeof(what), "hist: statctr_hist_record / per_thread, %u bkt, %u thr",
-	         h->nbuckets, nthreads);
-	bench_target(&b->env, what, res[P_RECORD].ratio_st.median, "<=", 1.3);
-	snprintf(what, sizeof(what), "hist: 4 records per txn / per_thread, %u bkt, %u thr",
-	         h->nbuckets, nthreads);
-	bench_target(&b->env, what, res[P_TXN4].ratio_st.median, "<=", 1.3);
-	snprintf(what, sizeof(what), "hist: statctr_hist_record / per_thread_plain, %u bkt, %u thr",
-	         h->nbuckets, nthreads);
-	bench_info(&b->env, what, res[P_RECORD].ratio_plain_st.median);
-	snprintf(what, sizeof(what), "hist: 4 records per txn / per_thread_plain, %u bkt, %u thr",
-	         h->nbuckets, nthreads);
-	bench_info(&b->env, what, res[P_TXN4].ratio_plain_st.median);
-	snprintf(what, sizeof(what), "hist: per_thread / per_thread_plain, %u bkt, %u thr",
-	         h->nbuckets, nthreads);
-	bench_info(&b->env, what, res[P_PER_THREAD].ratio_plain_st.median);
-	snprintf(what, sizeof(what), "hist: linear search / per_thread, %u bkt, %u thr",
-	         h->nbuckets, nthreads);
-	bench_info(&b->env, what, res[P_LINEAR].ratio_st.median);
+	snprintf(line, sizeof(line), "hist: %s, %s, %u thr", what, c->label, c->nthreads);
+	if (target)
+		bench_target(&b->env, line, ratio, "<=", 1.3);
+	else
+		bench_info(&b->env, line, ratio);
+}
+
+static void report_targets(struct bench *b, const struct crew *c, const struct result *res)
+{
+	ratio_line(b, c, true, "statctr_hist_record / per_thread", res[P_RECORD].ratio_st.median);
+	ratio_line(b, c, true, "4 records per txn / per_thread", res[P_TXN4].ratio_st.median);
+	ratio_line(b, c, false, "statctr_hist_record / per_thread_plain",
+	           res[P_RECORD].ratio_plain_st.median);
+	ratio_line(b, c, false, "4 records per txn / per_thread_plain",
+	           res[P_TXN4].ratio_plain_st.median);
+	ratio_line(b, c, false, "per_thread / per_thread_plain",
+	           res[P_PER_THREAD].ratio_plain_st.median);
+	ratio_line(b, c, false, "linear search / per_thread", res[P_LINEAR].ratio_st.median);
 }
 
 static void run_all(struct bench *b)
@@ -616,18 +743,19 @@ static void run_all(struct bench *b)
 	unsigned t, k;
 
 	printf("TSC %.3f GHz; %d records per loop iteration\n", bench_tsc_ghz(), PER_ITER);
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 3; k++) /* 16 buckets, 64, then mixed */
 		for (t = 1; t <= b->max_threads; t++) {
-			crew_start(b, &crew, &b->hists[k], t);
+			crew_start(b, &crew, k < 2 ? &b->hists[k] : NULL, t);
 			measure(b, &crew, res);
 			crew_stop(&crew);
-			report(b, csv, &b->hists[k], t, res);
-			report_targets(b, &b->hists[k], t, res);
+			report(b, csv, &crew, res);
+			report_targets(b, &crew, res);
 		}
 	bench_csv_close(csv);
 }
 
-/* One run of every pattern, 1 thread, histogram @h: for callgrind's counts. */
+/* One run of every pattern, 1 thread, histogram @h (NULL: mixed): for
+ * callgrind's counts. */
 static void run_callgrind(struct bench *b, const struct hist *h, uint64_t records)
 {
 	static struct crew crew;
@@ -636,10 +764,10 @@ static void run_callgrind(struct bench *b, const struct hist *h, uint64_t record
 
 	crew_start(b, &crew, h, 1);
 	for (p = 0; p < NPATTERNS; p++)
-		run_once(b, &crew, &patterns[p], records / PER_ITER, &disturbed);
+		run_once(b, &crew, &crew.patterns[p], records / PER_ITER, &disturbed);
+	printf("callgrind: %" PRIu64 " records per pattern, %s, 1 thread\n",
+	       records / PER_ITER * PER_ITER, crew.label);
 	crew_stop(&crew);
-	printf("callgrind: %" PRIu64 " records per pattern, %u buckets, 1 thread\n",
-	       records / PER_ITER * PER_ITER, h->nbuckets);
 }
 
 /* ---- set-up ------------------------------------------------------------------ */
@@ -695,32 +823,35 @@ static void setup(struct bench *b)
 	/* 16 buckets up to 2^15: values to 2^18 also fill +Inf; 64 up to 2^63: any value. */
 	setup_hist(b, &b->hists[0], "h16", 18);
 	setup_hist(b, &b->hists[1], "h64", 64);
+	make_choices(b);
 	bench_check(b->hists[0].nbuckets == 16 && b->hists[1].nbuckets == 64,
 	            "h16 has %u buckets, h64 %u", b->hists[0].nbuckets, b->hists[1].nbuckets);
 }
 
 /*
- * bench_hist [--out DIR] [--quick] [callgrind RECORDS 16|64]: the timed
- * runs, or one run of each pattern for callgrind's counts (bench/run.sh,
- * tests/style/hist_nolock.sh).
+ * bench_hist [--out DIR] [--quick] [callgrind RECORDS 16|64|mixed]: the
+ * timed runs, or one run of each pattern for callgrind's counts
+ * (bench/run.sh, tests/style/hist_nolock.sh).
  */
 int main(int argc, char **argv)
 {
 	static struct bench b;
-	const char *out;
+	const char *out, *which = "";
 	uint64_t callgrind = 0;
-	unsigned long buckets = 0;
 	bool quick;
 	int rc;
 
 	if (bench_options(argc, argv, "bench_hist", &out, &quick) != 0)
 		return 2;
 	if (optind < argc) {
+		if (argc - optind == 3)
+			which = argv[optind + 2];
 		if (argc - optind != 3 || strcmp(argv[optind], "callgrind") != 0 ||
 		    (callgrind = strtoull(argv[optind + 1], NULL, 10)) < PER_ITER ||
-		    ((buckets = strtoul(argv[optind + 2], NULL, 10)) != 16 && buckets != 64)) {
+		    (strcmp(which, "16") != 0 && strcmp(which, "64") != 0 &&
+		     strcmp(which, "mixed") != 0)) {
 			fprintf(stderr, "usage: bench_hist [--out DIR] [--quick] "
-			                "[callgrind RECORDS 16|64]\n");
+			                "[callgrind RECORDS 16|64|mixed]\n");
 			return 2;
 		}
 	}
@@ -728,12 +859,13 @@ int main(int argc, char **argv)
 	b.max_threads = b.env.ncpus < MAX_THREADS ? b.env.ncpus : MAX_THREADS;
 	b.reps = quick ? 2 : MAX_REPS;
 	b.target_ns = quick ? 1000000 : 20000000;
-	b.own = aligned_alloc(64, MAX_THREADS * sizeof(*b.own));
+	b.own = aligned_alloc(64, 2 * MAX_THREADS * sizeof(*b.own));
 	if (!b.own)
 		bench_die("out of memory");
 	setup(&b);
 	if (callgrind)
-		run_callgrind(&b, &b.hists[buckets == 64], callgrind);
+		run_callgrind(&b, strcmp(which, "mixed") == 0 ? NULL : &b.hists[which[0] == '6'],
+		              callgrind);
 	else
 		run_all(&b);
 	statctr_view_close(b.view);

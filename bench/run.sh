@@ -118,13 +118,14 @@ callgrind() {
 }
 
 # Instructions per histogram record: bench_hist under callgrind, 1 thread,
-# 16 and 64 buckets; Ir of each loop_<pattern> function (inclusive) / records.
+# 16 and 64 buckets, then both at random ("mixed": loop_mixed_<pattern>);
+# Ir of each loop_<pattern> function (inclusive) / records.
 # shellcheck disable=SC2317 # invoked through step
 hist_callgrind() {
 	local records=$1 buckets out
 	echo "pattern,buckets,ir_per_record,ratio_vs_per_thread,ratio_vs_per_thread_plain" \
 		>"$OUT/hist_ir.csv"
-	for buckets in 16 64; do
+	for buckets in 16 64 mixed; do
 		out=$BENCH_TMP/hist_callgrind.$buckets
 		valgrind --tool=callgrind --callgrind-out-file="$out" "$B/bench_hist" \
 			--out "$BENCH_TMP/cg" callgrind "$records" "$buckets" || return 1
@@ -136,16 +137,17 @@ hist_callgrind() {
 			}
 			END {
 				n = split("per_thread per_thread_plain statctr_record statctr_txn4 linear", order)
+				pre = k == "mixed" ? "mixed_" : ""
 				for (i = 1; i <= n; i++)
-					if ((p = order[i]) in ir_of)
-						printf "%s,%s,%.3f,%.3f,%.3f\n", p, k, ir_of[p],
-							ir_of[p] / ir_of["per_thread"], ir_of[p] / ir_of["per_thread_plain"]
+					if ((p = pre order[i]) in ir_of)
+						printf "%s,%s,%.3f,%.3f,%.3f\n", order[i], k, ir_of[p],
+							ir_of[p] / ir_of[pre "per_thread"], ir_of[p] / ir_of[pre "per_thread_plain"]
 			}' >>"$OUT/hist_ir.csv"
 	done
 	echo
 	echo "Instructions per histogram record (callgrind, 1 thread, $records records per pattern)"
 	awk -F, '{ printf "%-17s %8s %14s %20s %26s\n", $1, $2, $3, $4, $5 }' "$OUT/hist_ir.csv"
-	[ "$(wc -l <"$OUT/hist_ir.csv")" -eq 11 ] # header, 5 patterns x 2 bucket counts
+	[ "$(wc -l <"$OUT/hist_ir.csv")" -eq 16 ] # header, 5 patterns x 3 configurations
 }
 
 # Every CSV has a header and rows, and no NaN or inf.
