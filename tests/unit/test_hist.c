@@ -161,11 +161,10 @@ struct desc {
 static struct desc decode(uint64_t d)
 {
 	uint32_t key = (uint32_t)(d >> STATCTR_HIST_KEY_SHIFT), offset = (uint32_t)d;
-	struct desc out = {offset / sizeof(uint64_t), key & 0xffu, key,
-	                   (key & 0xffu) != 0 && offset % sizeof(uint64_t) == 0 &&
-	                       (d >> 32 & ((UINT64_C(1) << (STATCTR_HIST_KEY_SHIFT - 32)) - 1)) ==
-	                           0};
+	uint64_t unused = d >> 32 & ((UINT64_C(1) << (STATCTR_HIST_KEY_SHIFT - 32)) - 1);
+	struct desc out = {offset / sizeof(uint64_t), key & 0xffu, key, false};
 
+	out.valid = out.half != 0 && offset % sizeof(uint64_t) == 0 && unused == 0;
 	return out;
 }
 
@@ -300,9 +299,9 @@ static void a_zeroed_descriptor_records_nothing(void)
 
 #define GUESS_IDS 6
 
-/* The buckets, count and sum @n records of @values into @ids[@which[i]]
- * should leave, by the linear reference over the bounds readers see,
- * against @snap's (all since the segment was created). */
+/* @snap's buckets, counts and sums of @ids against what the @n records of
+ * @vals[i] into @ids[@which[i]] should leave there, by the linear
+ * reference over the bounds readers see (the segment is new). */
 static void check_recorded(struct statctr_snap *snap, const statctr_id *ids, const uint8_t *which,
                            const uint64_t *vals, uint32_t n)
 {
@@ -330,7 +329,7 @@ static void check_recorded(struct statctr_snap *snap, const statctr_id *ids, con
 
 /*
  * One thread records in six histograms of five columns and four sizes
- * (half 1, 4 and 64; h1 and h2 share their bounds and half but not their
+ * (half 1, 2, 4 and 64; h1 and h2 share their bounds and half but not their
  * key; h1's two rows share a key): in turn, then at random, outside and
  * inside transactions, so that the guess is wrong on most records and
  * right on some.  Every bucket, count and sum is exact.
@@ -853,6 +852,11 @@ static void readded_row_histogram_starts_at_zero(void)
 #define POOL_COLUMNS 64u
 #define POOL_SEGS    (STATCTR_HIST_POOL / 256 / POOL_COLUMNS)
 
+/* One histogram of 16 buckets. */
+#define HIST16_TABLE                                                                               \
+	"{ name = \"t\"; rows = 1; columns = ( { name = \"h\"; kind = \"histogram\"; "             \
+	"buckets = { start = 1; factor = 2; count = 16; }; } ); }"
+
 /* Creates segment @name (POOL_COLUMNS histograms) at a path of its own. */
 static int create_named(const char *name, struct statctr_seg **segp)
 {
@@ -912,6 +916,11 @@ static void the_bounds_pool_fills_and_is_given_back(void)
 	snprintf(path, sizeof(path), "%s/%s", tu_tmpdir(), name);
 	CU_ASSERT_EQUAL(access(path, F_OK), -1);
 	CU_ASSERT_EQUAL(create_named(name, &segs[made]), -ENOSPC);
+	/* Full for 64 buckets is not full for 16: other sizes use other indexes. */
+	err = statctr_seg_create(tu_config(1, HIST16_TABLE, NULL), "seg", &seg);
+	CU_ASSERT_EQUAL(err, 0);
+	if (err == 0)
+		statctr_seg_destroy(seg);
 	freed = first_range(segs[3]);
 	statctr_seg_destroy(segs[3]);
 	CU_ASSERT_EQUAL_FATAL(create_named("again", &segs[3]), 0);
