@@ -6,10 +6,15 @@
  * table's names hold, and keeps it: an ifIndex is never given to another
  * name, neither while the agent runs nor later, as long as the store file
  * lives.  The store file (agent.state_file with ".ifindex" appended) holds
- * one line per name, "IFINDEX SEGMENT TABLE ROWNAME", and is rewritten with
- * safefile_write() (never through a link) whenever a name is added.
+ * one line per name, "IFINDEX SEGMENT TABLE ROWNAME".  It is read back with
+ * safefile_read() (only a file of the agent's user or root, not writable by
+ * group or others: a planted file would swap interfaces) in O(n log n), and
+ * rewritten with safefile_write() (never through a link, never a FIFO) by
+ * the store's own thread, at most every WRITE_DELAY_MS after names were
+ * added: the SNMP thread never does file I/O for it.  A name added less
+ * than that before a crash may get another ifIndex at the next start.
  * Without a file, the numbering lives as long as the process.  Only the
- * SNMP thread uses it.
+ * SNMP thread calls these functions.
  */
 #ifndef STATCTR_AGENT_IFINDEX_H
 #define STATCTR_AGENT_IFINDEX_H

@@ -102,6 +102,14 @@ static int open_store(const char *state_file)
 	return err ? agent_seterr(-err, "ifIndex store: out of memory") : 0;
 }
 
+void ifmib_store_close(void)
+{
+	ifindex_close(store);
+	store = NULL;
+	free(store_path);
+	store_path = NULL;
+}
+
 /* ------------------------------------------------------------------------
  * The present interfaces of a result.
  */

@@ -47,4 +47,7 @@ void ifmib_serve_forget(struct ifmib_serve *ifm);
 /* Unregisters what is still registered and frees (NULL: nothing). */
 void ifmib_serve_free(struct ifmib_serve *ifm);
 
+/* At exit: writes the ifIndex names not in the file yet, and frees the store. */
+void ifmib_store_close(void);
+
 #endif /* STATCTR_AGENT_IFMIB_H */

@@ -12,12 +12,11 @@ agent_statctr_agentx_SOURCES = \
 	agent/notify.h agent/notify.c \
 	agent/privileges.h agent/privileges.c \
 	agent/standalone.h agent/standalone.c \
-	tools/safefile.h tools/safefile.c \
 	agent/main.c
-agent_statctr_agentx_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib \
+agent_statctr_agentx_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib -I$(srcdir)/common \
 	-DSTATCTR_VERSION='"$(PACKAGE_VERSION)"' \
 	-DSTATCTR_DEFAULT_CONFIG='"$(sysconfdir)/statctr.conf"'
 agent_statctr_agentx_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
-agent_statctr_agentx_LDADD = mib/libstatctr_mib.la lib/libstatctr.la $(LIBCONFIG_LIBS) \
+agent_statctr_agentx_LDADD = mib/libstatctr_mib.la common/libstatctr_common.la lib/libstatctr.la $(LIBCONFIG_LIBS) \
 	$(SNMP_LIBS)
 dist_man_MANS += agent/statctr-agentx.8

@@ -17,6 +17,7 @@
 #include <net-snmp/agent/agent_callbacks.h>
 
 #include "agent.h"
+#include "safefile.h"
 #include "aggregate.h"
 #include "handlers.h"
 #include "ifmib.h"
@@ -526,16 +527,19 @@ static void close_inherited_fds(void)
 		close(fd);
 }
 
+static int fill_pid(FILE *f, void *arg)
+{
+	(void)arg;
+	return fprintf(f, "%ld\n", (long)getpid()) < 0 ? -EIO : 0;
+}
+
+/* /run or a shared directory: safefile_write() never follows, blocks on or reuses what is there. */
 static int write_pidfile(const char *path)
 {
-	FILE *f = fopen(path, "we");
+	const char *why;
+	int err = safefile_write(path, SAFEFILE_STATE, 0644, fill_pid, NULL, &why);
 
-	if (!f)
-		return agent_seterr(errno, "%s: %s", path, strerror(errno));
-	fprintf(f, "%ld\n", (long)getpid());
-	if (fclose(f) != 0)
-		return agent_seterr(errno, "%s: %s", path, strerror(errno));
-	return 0;
+	return err < 0 ? agent_seterr(-err, "pid file %s: %s: %s", path, why, strerror(-err)) : 0;
 }
 
 /* Why a daemon could not connect at start, in one line. */
@@ -714,6 +718,7 @@ int main(int argc, char **argv)
 	serving_stop(&a.next); /* built, never registered */
 	timebase_set_state_file(NULL);
 	shut_down(&a);
+	ifmib_store_close();
 	if (a.opt.pidfile)
 		unlink(a.opt.pidfile);
 	return err ? 1 : 0;

@@ -14,7 +14,7 @@
 
 #include "agent.h"
 #include "standalone.h"
-#include "../tools/safefile.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -156,39 +156,38 @@ static char *lines_text(const struct agent_settings *set, const char *address)
 
 /*
  * The boots of the previous start, 0 when the file does not exist yet.  An
- * unreadable or malformed file is an error, not 0: starting again at 1
- * would accept requests recorded in earlier runs.
+ * unreadable, untrusted or malformed file is an error, not 0: starting again
+ * at 1 would accept requests recorded in earlier runs.  Net-SNMP serves one
+ * more than the file holds, so a file at MAX_BOOTS - 1 would start latched
+ * at MAX_BOOTS, where every SNMPv3 request is refused (RFC 3414, 2.2.2).
  */
 static int read_boots(const char *path, long *boots)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	char buf[32], *end = buf;
-	struct stat st;
-	ssize_t n = -1;
+	const char *why;
+	char *buf, *end;
+	size_t len;
+	int err = safefile_read(path, 32, &buf, &len, &why);
 
 	*boots = 0;
-	if (fd < 0 && errno == ENOENT)
+	if (err == -ENOENT)
 		return 0;
-	if (fd < 0)
-		return agent_seterr(errno, "engine_boots_file %s: %s", path, strerror(errno));
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		errno = 0;
-		*boots = strtol(buf, &end, 10);
-	}
-	if (n <= 0 || errno || end == buf || (*end != '\n' && *end != '\0') || *boots < 1)
+	if (err < 0)
+		return agent_seterr(-err, "engine_boots_file %s: %s: %s", path, why, strerror(-err));
+	errno = 0;
+	*boots = strtol(buf, &end, 10);
+	err = errno || end == buf || (*end != '\n' && *end != '\0') || *boots < 1;
+	free(buf);
+	if (err)
 		return agent_seterr(EINVAL,
 		                    "engine_boots_file %s: not a regular file holding a number of "
 		                    "boots (write one above the last snmpEngineBoots served)",
 		                    path);
-	if (*boots >= MAX_BOOTS)
+	if (*boots >= MAX_BOOTS - 1)
 		return agent_seterr(ERANGE,
-		                    "engine_boots_file %s: snmpEngineBoots reached %d: set a new "
-		                    "agent.engine_id and new passphrases, then remove the file",
-		                    path, MAX_BOOTS);
+		                    "engine_boots_file %s: holds %ld, and snmpEngineBoots would reach "
+		                    "%d, where SNMPv3 stops: set a new agent.engine_id and new "
+		                    "passphrases, then remove the file",
+		                    path, *boots, MAX_BOOTS);
 	return 0;
 }
 
@@ -254,7 +253,7 @@ int standalone_started(const struct agent_settings *set)
 	if (!set->engine_boots_file)
 		return 0;
 	/* safefile_write(): the state directory may be shared; a link there is never followed. */
-	err = safefile_write(set->engine_boots_file, 0600, fill_boots, &boots, &why);
+	err = safefile_write(set->engine_boots_file, SAFEFILE_STATE, 0600, fill_boots, &boots, &why);
 	if (err < 0)
 		return agent_seterr(-err, "engine_boots_file %s: %s: %s", set->engine_boots_file,
 		                    why, strerror(-err));

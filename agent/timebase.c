@@ -5,7 +5,8 @@
  * Owns the offset and its state file.  The file holds one line, the offset
  * in centiseconds; it is written (safefile_write(): never through a link,
  * never over anything but a regular file) only when the offset changes,
- * i.e. once per master start, and read only when the
+ * i.e. once per master start, and read back (safefile_read(): only a file
+ * of the agent's user or root, not group- or other-writable) only when the
  * offset is first estimated or jumps.  A missing or unreadable file costs
  * nothing but the stability it would have given; it is reported once.
  * Never reads segments.
@@ -15,7 +16,7 @@
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include "timebase.h"
-#include "../tools/safefile.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,42 +52,35 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void state_error(const char *what)
+static void state_error(const char *what, int err)
 {
 	if (told_state_error)
 		return;
 	told_state_error = true;
 	snmp_log(LOG_WARNING,
 	         "state file %s: %s: %s (TimeStamps may move by 1 cs when the agent restarts)\n",
-	         state_file, what, strerror(errno));
+	         state_file, what, strerror(err));
 }
 
+/* safefile_read(): a file planted or made writable by another user is not believed. */
 static bool read_state(long long *stored)
 {
-	char buf[64], *end;
-	int fd = open(state_file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	ssize_t n;
+	const char *why;
+	char *buf, *end;
+	size_t len;
+	int err = safefile_read(state_file, 64, &buf, &len, &why);
+	bool ok;
 
-	if (fd < 0) {
-		if (errno != ENOENT)
-			state_error("cannot read");
+	if (err < 0) {
+		if (err != -ENOENT)
+			state_error(why, -err);
 		return false;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		state_error("is not a regular file, not read");
-		return false;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	errno = 0;
 	*stored = strtoll(buf, &end, 10);
-	return errno == 0 && end != buf && (*end == '\n' || *end == '\0');
+	ok = errno == 0 && end != buf && (*end == '\n' || *end == '\0');
+	free(buf);
+	return ok;
 }
 
 static int fill_state(FILE *f, void *arg)
@@ -98,12 +92,10 @@ static int fill_state(FILE *f, void *arg)
 static void write_state(long long value)
 {
 	const char *why;
-	int err = safefile_write(state_file, 0644, fill_state, &value, &why);
+	int err = safefile_write(state_file, SAFEFILE_STATE, 0644, fill_state, &value, &why);
 
-	if (err < 0) {
-		errno = -err;
-		state_error(why);
-	}
+	if (err < 0)
+		state_error(why, -err);
 }
 
 /* A fresh estimate replaces the offset; the stored one wins when it is the same master's. */

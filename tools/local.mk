@@ -5,10 +5,10 @@ tools_statctl_SOURCES = \
 	tools/statctl.h tools/statctl.c tools/escape.c tools/discover.c \
 	tools/walk.c tools/render_text.c tools/render_json.c tools/render_prom.c \
 	tools/cmd_show.c tools/watch.c tools/cmd_reset.c tools/cmd_config.c \
-	tools/safefile.h tools/safefile.c tools/cmd_exporter.c
-tools_statctl_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib
+	tools/cmd_exporter.c
+tools_statctl_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib -I$(srcdir)/common
 tools_statctl_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
-tools_statctl_LDADD = mib/libstatctr_mib.la lib/libstatctr.la $(LIBCONFIG_LIBS)
+tools_statctl_LDADD = mib/libstatctr_mib.la common/libstatctr_common.la lib/libstatctr.la $(LIBCONFIG_LIBS)
 
 dist_man_MANS += docs/man/statctl.1 docs/man/statctr.3 docs/man/statctr.conf.5
 

@@ -103,7 +103,7 @@ int write_output(const char *path, int (*fill)(FILE *f, void *arg), void *arg)
 
 	if (path == NULL)
 		return fill(stdout, arg);
-	err = safefile_write(path, 0644, fill, arg, &why);
+	err = safefile_write(path, SAFEFILE_OUTPUT, 0644, fill, arg, &why);
 	if (err < 0)
 		error_msg("%s: %s: %s", path, why, strerror(-err));
 	return err;

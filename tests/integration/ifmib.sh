@@ -202,7 +202,9 @@ fx_wait_pass
 expect "$IFX.1.2000" vfA
 expect "$IFX.1.2002" vfC
 expect "$IFX.1.2003" vfD
-grep -q '^2003 ifseg vfs vfD$' "$TMP/agent.state.ifindex" || fail "the ifIndex file: $(cat "$TMP/agent.state.ifindex")"
+# The store's own thread writes the file, at most 100 ms after a name was added.
+fx_wait 5 grep -q '^2003 ifseg vfs vfD$' "$TMP/agent.state.ifindex" ||
+	fail "the ifIndex file: $(cat "$TMP/agent.state.ifindex")"
 walk_increasing snmpbulkwalk "$IFX" "$TMP/ifx2"
 
 log "an edited ifIndex file: garbage and a second name for one ifIndex are skipped, logged"
