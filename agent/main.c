@@ -533,13 +533,30 @@ static int fill_pid(FILE *f, void *arg)
 	return fprintf(f, "%ld\n", (long)getpid()) < 0 ? -EIO : 0;
 }
 
+/* The pid file this agent wrote: only that file is removed at exit. */
+static struct stat pidfile_written;
+
 /* /run or a shared directory: safefile_write() never follows, blocks on or reuses what is there. */
 static int write_pidfile(const char *path)
 {
 	const char *why;
 	int err = safefile_write(path, SAFEFILE_STATE, 0644, fill_pid, NULL, &why);
 
-	return err < 0 ? agent_seterr(-err, "pid file %s: %s: %s", path, why, strerror(-err)) : 0;
+	if (err < 0)
+		return agent_seterr(-err, "pid file %s: %s: %s", path, why, strerror(-err));
+	if (lstat(path, &pidfile_written) != 0)
+		pidfile_written.st_ino = 0;
+	return 0;
+}
+
+/* Removes the pid file if it is still the one write_pidfile() wrote, not one planted since. */
+static void remove_pidfile(const char *path)
+{
+	struct stat st;
+
+	if (pidfile_written.st_ino != 0 && lstat(path, &st) == 0 &&
+	    st.st_ino == pidfile_written.st_ino && st.st_dev == pidfile_written.st_dev)
+		unlink(path);
 }
 
 /* Why a daemon could not connect at start, in one line. */
@@ -720,6 +737,6 @@ int main(int argc, char **argv)
 	shut_down(&a);
 	ifmib_store_close();
 	if (a.opt.pidfile)
-		unlink(a.opt.pidfile);
+		remove_pidfile(a.opt.pidfile);
 	return err ? 1 : 0;
 }

@@ -191,7 +191,18 @@ refused_start() {
 }
 echo garbage >"$TMP/engine-boots"
 refused_start "engine_boots_file $TMP/engine-boots: not a regular file holding a number of boots"
+# Net-SNMP serves one more than the file: 2147483647 latches SNMPv3 (issue 19, defect 8).
+echo 2147483646 >"$TMP/engine-boots"
+refused_start "engine_boots_file $TMP/engine-boots: holds 2147483646, and snmpEngineBoots would reach 2147483647"
 echo 2 >"$TMP/engine-boots"
+chmod 0666 "$TMP/engine-boots"
+refused_start "engine_boots_file $TMP/engine-boots: is writable by group or others"
+chmod 0600 "$TMP/engine-boots"
+if [ "$(id -u)" = 0 ]; then
+	chown nobody "$TMP/engine-boots"
+	refused_start "engine_boots_file $TMP/engine-boots: belongs to another user"
+	chown root "$TMP/engine-boots"
+fi
 chmod 0644 "$TMP/v3.conf"
 refused_start "v3.conf:[0-9]*: agent.v3_users: passphrases in a file every user may read (mode 0644)"
 [ "$(cat "$TMP/engine-boots")" = 2 ] || fail "a refused start changed the boots file"

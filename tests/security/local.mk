@@ -4,7 +4,8 @@
 # root to create the parties' users; under CI=true a skip is a failure.
 SECURITY_READER_TESTS = tests/security/planted.sh
 SECURITY_WRITER_TESTS = tests/security/copy_flood.sh tests/security/resetter.sh
-SECURITY_CONFIG_TESTS = tests/security/config.sh tests/security/output.sh tests/security/escape.sh
+SECURITY_CONFIG_TESTS = tests/security/config.sh tests/security/output.sh tests/security/escape.sh \
+	tests/security/statefiles.sh
 SECURITY_AGENT_TESTS = tests/security/stuck.sh
 SECURITY_SNMP_TESTS = tests/security/setorder.sh tests/security/listen.sh tests/security/privdrop.sh
 SECURITY_LIVE_TESTS = tests/security/corrupt_live.sh
