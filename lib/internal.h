@@ -223,4 +223,10 @@ void view_ctl_unlock(struct statctr_view *view, int byte);
 #define CTL_LOCK_COPY  0
 #define CTL_LOCK_RESET 1
 
+/*
+ * snapshot.c, for reset.c: cell @id of @snap, a snapshot whose sums just
+ * became @id's baseline at time @now, reads as after that reset.
+ */
+void snap_note_reset(struct statctr_snap *snap, statctr_id id, uint64_t now);
+
 #endif /* STATCTR_INTERNAL_H */

@@ -61,9 +61,9 @@ static void reset_id(struct statctr_view *v, _Atomic uint64_t *baseline, _Atomic
 
 struct reset_args {
 	struct statctr_view *view;
-	const struct statctr_snap *snap;
-	statctr_id first;
-	uint32_t count;
+	struct statctr_snap *snap;
+	const struct statctr_range *ranges;
+	uint32_t n;
 	uint64_t now; /* CLOCK_REALTIME before the snapshot was taken */
 };
 
@@ -71,14 +71,9 @@ static int store_baselines(void *arg)
 {
 	const struct reset_args *a = arg;
 	struct statctr_view *v = a->view;
-	const struct statctr_snap *snap = a->snap;
-	statctr_id first = a->first;
-	uint32_t count = a->count;
 	_Atomic uint64_t *baseline = ctl_array(v, v->ctl_layout.baselines_off);
 	_Atomic uint64_t *disc = ctl_array(v, v->ctl_layout.disc_off);
-	uint64_t now = a->now;
 	uint64_t seq = atomic_load_explicit(&v->ctl->reset_seq, memory_order_relaxed);
-	statctr_id id;
 
 	/* An odd value means a resetter died mid-way: start from the next even. */
 	seq = (seq + 1) & ~(uint64_t)1;
@@ -86,40 +81,85 @@ static int store_baselines(void *arg)
 	/* Orders the odd reset_seq before the baseline stores: pairs with the
 	 * acquire fence in read_all() (snapshot.c). */
 	atomic_thread_fence(memory_order_release);
-	for (id = first; id - first < count; id++)
-		reset_id(v, baseline, disc, snap, id, now);
+	for (uint32_t r = 0; r < a->n; r++)
+		for (uint32_t i = 0; i < a->ranges[r].count; i++)
+			reset_id(v, baseline, disc, a->snap, a->ranges[r].first + i, a->now);
 	/* Pairs with the acquire load of reset_seq at the start of read_all()
 	 * (snapshot.c): the baselines and times above first. */
 	atomic_store_explicit(&v->ctl->reset_seq, seq + 2, memory_order_release);
 	return 0;
 }
 
-int statctr_reset_range(struct statctr_view *view, statctr_id first, uint32_t count)
+/* The snapshot the baselines came from, made to read as one taken after them. */
+static void apply_to_snapshot(struct statctr_view *v, struct statctr_snap *snap,
+                              const struct statctr_range *ranges, uint32_t n, uint64_t now)
 {
-	struct statctr_snap *snap;
-	uint64_t now;
-	int err;
+	uint32_t block, b;
 
-	if (count == 0 || first >= view->meta->hdr->ncells ||
-	    count > view->meta->hdr->ncells - first)
-		return set_error(EINVAL, "cells %u..%llu out of range (segment has %u)", first,
-		                 (unsigned long long)first + count - 1, view->meta->hdr->ncells);
+	for (uint32_t r = 0; r < n; r++) {
+		for (statctr_id id = ranges[r].first; id - ranges[r].first < ranges[r].count; id++) {
+			const struct seg_column *col = meta_hist_of(v->meta, id, &block);
+
+			if (col)
+				for (b = 0; b < hist_block_cells(col->nbuckets); b++)
+					snap_note_reset(snap, block + b, now);
+			else if (statctr_view_cell_kind(v, id) == STATCTR_COUNTER)
+				snap_note_reset(snap, id, now);
+		}
+	}
+}
+
+static int check_ranges(const struct statctr_view *view, const struct statctr_range *ranges,
+                        uint32_t n)
+{
+	uint32_t ncells = view->meta->hdr->ncells;
+
+	if (n == 0)
+		return set_error(EINVAL, "no range to reset");
+	for (uint32_t r = 0; r < n; r++)
+		if (ranges[r].count == 0 || ranges[r].first >= ncells ||
+		    ranges[r].count > ncells - ranges[r].first)
+			return set_error(EINVAL, "cells %u..%llu out of range (segment has %u)",
+			                 ranges[r].first,
+			                 (unsigned long long)ranges[r].first + ranges[r].count - 1,
+			                 ncells);
 	if (!view->ctl || !view->ctl_writable)
 		return set_error(EACCES, "cannot reset %s: %s is not writable by this process",
 		                 view->path, view->ctl_path);
+	return 0;
+}
+
+int statctr_reset_ranges(struct statctr_view *view, const struct statctr_range *ranges, uint32_t n,
+                         struct statctr_snap **snapp)
+{
+	struct statctr_snap *own = NULL, **snap = snapp ? snapp : &own;
+	uint64_t now;
+	int err = check_ranges(view, ranges, n);
+
+	if (err)
+		return err;
 	err = view_ctl_lock(view, CTL_LOCK_RESET, RESET_LOCK_WAIT_MS);
 	if (err)
 		return err;
 	now = realtime_ns();
-	err = statctr_snap_take(view, &snap);
+	err = statctr_snap_retake(view, snap);
 	if (!err) {
-		struct reset_args args = {view, snap, first, count, now};
+		struct reset_args args = {view, *snap, ranges, n, now};
 
 		err = guard_run(store_baselines, &args, view->ctl_path);
-		statctr_snap_free(snap);
+		if (!err)
+			apply_to_snapshot(view, *snap, ranges, n, now);
 	}
 	view_ctl_unlock(view, CTL_LOCK_RESET);
+	statctr_snap_free(own);
 	return err;
+}
+
+int statctr_reset_range(struct statctr_view *view, statctr_id first, uint32_t count)
+{
+	const struct statctr_range range = {first, count};
+
+	return statctr_reset_ranges(view, &range, 1, NULL);
 }
 
 int statctr_reset(struct statctr_view *view, statctr_id id)

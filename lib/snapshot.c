@@ -600,6 +600,12 @@ void statctr_snap_free(struct statctr_snap *snap)
  * served: every call that serves a value by id reads a histogram's sum
  * (the first cell of its block) instead, through meta_value_cell().
  */
+void snap_note_reset(struct statctr_snap *snap, statctr_id id, uint64_t now)
+{
+	snap->baseline[id] = snap->sum[id];
+	snap->disc[id] = now;
+}
+
 uint64_t statctr_snap_counter_raw(const struct statctr_snap *snap, statctr_id id)
 {
 	return id < snap->ncells ? snap->sum[meta_value_cell(snap->meta, id)] : 0;

@@ -949,6 +949,31 @@ void statctr_snap_stats(const struct statctr_snap *snap, struct statctr_snap_sta
  */
 int statctr_reset_range(struct statctr_view *view, statctr_id first, uint32_t count);
 
+/** A run of cells: @first..@first+@count-1. */
+struct statctr_range {
+	statctr_id first;
+	uint32_t count;
+};
+
+/**
+ * statctr_reset_ranges() - reset every range of @ranges (@n of them, in any
+ * order, overlapping or not) in one step: one snapshot, one discontinuity
+ * time, one change readers see whole.  What statctr_reset_range() does for
+ * one range, for the cost of one.
+ *
+ * @snapp: NULL, or a snapshot pointer as for statctr_snap_retake() (*@snapp
+ * NULL or a snapshot of @view to reuse).  On success *@snapp is the
+ * snapshot the reset was taken from, with the new baselines and times
+ * applied: it reads exactly as a snapshot taken right after the reset, so
+ * the caller need not read the slots again.  On failure it is left as a
+ * snapshot of @view the caller still owns, or NULL.
+ *
+ * Returns 0, -EINVAL (a range out of the segment, or @n == 0), or what
+ * statctr_reset_range() returns.
+ */
+int statctr_reset_ranges(struct statctr_view *view, const struct statctr_range *ranges, uint32_t n,
+                         struct statctr_snap **snapp);
+
 /** statctr_reset() - reset one counter: statctr_reset_range(view, id, 1). */
 int statctr_reset(struct statctr_view *view, statctr_id id);
 

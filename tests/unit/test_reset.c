@@ -97,6 +97,56 @@ static void reset_range_errors(void)
 
 #define WRITER_ADDS 20000000
 
+/* Several ranges, overlapping and out of order: one time, and a snapshot that reads as a fresh one. */
+static void reset_ranges_is_one_step_and_returns_the_snapshot_after_it(void)
+{
+	const struct statctr_range ranges[] = {{6, 1}, {0, 1}, {3, 2}, {3, 1}};
+	const struct statctr_range bad[] = {{0, 1}, {11, 2}};
+	struct statctr_snap *snap = NULL, *fresh;
+	struct statctr_slot *a;
+	uint64_t disc_before;
+
+	setup();
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
+	for (statctr_id id = 0; id < 12; id++)
+		if (id % 3 != 2) /* column 2 is the gauge */
+			statctr_add(a, id, 100 + id);
+	statctr_gauge_add(a, 2, 7);
+	counter_now(view, 1, &disc_before);
+	CU_ASSERT_EQUAL(statctr_reset_ranges(view, ranges, 0, &snap), -EINVAL);
+	CU_ASSERT_EQUAL(statctr_reset_ranges(view, bad, 2, &snap), -EINVAL);
+	CU_ASSERT_PTR_NULL(snap);
+	CU_ASSERT_EQUAL_FATAL(statctr_reset_ranges(view, ranges, 4, &snap), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(snap);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &fresh), 0);
+	for (statctr_id id = 0; id < 12; id++) {
+		bool was_reset = id == 0 || id == 3 || id == 4 || id == 6;
+
+		CU_ASSERT_EQUAL(statctr_snap_counter(snap, id), statctr_snap_counter(fresh, id));
+		CU_ASSERT_EQUAL(statctr_snap_discontinuity(snap, id),
+		                statctr_snap_discontinuity(fresh, id));
+		CU_ASSERT_EQUAL(statctr_snap_gauge(snap, id), statctr_snap_gauge(fresh, id));
+		if (id % 3 == 2)
+			continue;
+		CU_ASSERT_EQUAL(statctr_snap_counter(snap, id), was_reset ? 0 : 100 + id);
+		if (was_reset) {
+			CU_ASSERT(statctr_snap_discontinuity(snap, id) > disc_before);
+		} else {
+			CU_ASSERT_EQUAL(statctr_snap_discontinuity(snap, id), disc_before);
+		}
+	}
+	CU_ASSERT_EQUAL(statctr_snap_discontinuity(snap, 0), statctr_snap_discontinuity(snap, 6));
+	CU_ASSERT_EQUAL(statctr_snap_gauge(snap, 2), 7);
+	/* The snapshot is reused by the next reset, as by statctr_snap_retake(). */
+	statctr_add(a, 0, 5);
+	CU_ASSERT_EQUAL(statctr_reset_ranges(view, &ranges[2], 1, &snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 5);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 3), 0);
+	statctr_snap_free(fresh);
+	statctr_snap_free(snap);
+	teardown();
+}
+
 static void *steady_writer(void *arg)
 {
 	struct statctr_slot *slot = arg;
@@ -188,6 +238,8 @@ int main(void)
 	    {"reset_is_seen_by_every_reader_and_survives_reopen",
 	     reset_is_seen_by_every_reader_and_survives_reopen},
 	    {"reset_range_errors", reset_range_errors},
+	    {"reset_ranges_is_one_step_and_returns_the_snapshot_after_it",
+	     reset_ranges_is_one_step_and_returns_the_snapshot_after_it},
 	    {"reset_during_writes_loses_nothing", reset_during_writes_loses_nothing},
 	    {"reset_needs_write_access_to_the_control_file",
 	     reset_needs_write_access_to_the_control_file},
