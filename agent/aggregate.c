@@ -24,8 +24,9 @@
  *     reader sees every byte the pass wrote.  Only the aggregation thread
  *     adds results, recycles those nobody references (their snapshots
  *     become spares, or are freed) and frees them.
- *   - reset: one request at a time from agg_reset(), served by the thread
- *     between two segments of a pass (its view is the thread's).
+ *   - reset: one request at a time from agg_reset(), a SET PDU's resets,
+ *     served by the thread between two segments of a pass (its view is the
+ *     thread's); and each segment's reset rate limit (agg_reset_admit()).
  *   - log: lines the thread queued for agg_flush_log() (Net-SNMP's logging
  *     is not thread-safe); the thread writes a byte to wake_fd after each,
  *     and after its first result (agg_ready(): a SIGHUP's switch is due).
@@ -63,6 +64,11 @@ struct seg_state {
 	uint64_t disc_floor_ns;     /* see struct agg_segment */
 	int last_error;             /* last open/snapshot error logged, 0 if none */
 	struct statctr_snap *spare; /* referenced by no result: the next take fills it */
+	bool fresh;                 /* spare was just taken by a reset: take() uses it as is */
+	/* The reset rate limit (agg_reset_admit()), under agg->lock. */
+	double tokens;
+	uint64_t tokens_ns;     /* CLOCK_MONOTONIC of the last refill */
+	uint64_t hold_until_ns; /* CLOCK_MONOTONIC: no reset before (4x the last one's cost) */
 };
 
 /* What attach() found. */
@@ -77,19 +83,18 @@ struct published {
 };
 
 /*
- * A reset's way: PENDING (agg_reset() waits) -> RUNNING (the thread resets)
- * -> STORED (baselines written; the thread publishes) -> DONE, collected by
- * agg_reset(), which makes it IDLE.  A request agg_reset() stopped waiting
- * for is made IDLE by the thread itself.
+ * A reset's way: PENDING (agg_reset() waits) -> RUNNING (the thread resets
+ * and publishes, segment by segment) -> DONE, collected by agg_reset(),
+ * which makes it IDLE.  A request agg_reset() stopped waiting for is made
+ * IDLE by the thread itself.
  */
-enum reset_state { RESET_IDLE, RESET_PENDING, RESET_RUNNING, RESET_STORED, RESET_DONE };
+enum reset_state { RESET_IDLE, RESET_PENDING, RESET_RUNNING, RESET_DONE };
 
 struct reset_request {
 	enum reset_state state;
 	enum reset_state abandoned_in; /* RESET_IDLE: agg_reset() is waiting */
-	uint32_t seg;
-	statctr_id first;
-	uint32_t count;
+	struct agg_reset *v;           /* malloc()ed; the thread frees it */
+	uint32_t n;
 	int err;
 	char msg[512];
 };
@@ -126,6 +131,7 @@ struct aggregator {
 	struct published *results; /* every published result not recycled yet */
 	bool stop;
 	struct reset_request reset;
+	uint64_t refused; /* agg_reset_admit()'s refusals */
 	struct log_queue log;
 };
 
@@ -364,9 +370,10 @@ static void take(struct aggregator *agg, struct seg_state *st, struct agg_segmen
 {
 	struct statctr_snap *snap = st->spare;
 	struct statctr_snap_stats ss;
-	int err = statctr_snap_retake(st->view, &snap);
+	int err = st->fresh ? 0 : statctr_snap_retake(st->view, &snap);
 
 	st->spare = NULL;
+	st->fresh = false;
 	if (err < 0) {
 		out->status = AGG_STALE;
 		if (err == -ESTALE)
@@ -483,6 +490,7 @@ static void publish(struct aggregator *agg, struct published *p)
 
 	p->res.stats = agg->stats;
 	pthread_mutex_lock(&agg->lock);
+	p->res.stats.resets_refused = agg->refused;
 	p->refs = 1; /* as the current result */
 	p->next = agg->results;
 	agg->results = p;
@@ -539,22 +547,6 @@ const struct agg_result *agg_result(const struct aggregator *agg)
  * Resets, in the aggregation thread.
  */
 
-static int do_reset(struct aggregator *agg, const struct reset_request *rq, char *msg, size_t size)
-{
-	struct seg_state *st = &agg->segs[rq->seg];
-	int err;
-
-	if (!st->view) {
-		snprintf(msg, size, "segment %s is not attached", st->decl->name);
-		return -ENOENT;
-	}
-	err = statctr_reset_range(st->view, rq->first, rq->count);
-	if (err < 0)
-		snprintf(msg, size, "segment %s: reset of cells %u..%u: %s", st->decl->name,
-		         rq->first, rq->first + rq->count - 1, statctr_errmsg());
-	return err;
-}
-
 /*
  * Publishes the current result with segment @seg taken again, so a read
  * right after a reset sees it.  If the pass in progress took @seg already,
@@ -585,41 +577,132 @@ static void refresh_segment(struct aggregator *agg, uint32_t seg)
 	publish(agg, p);
 }
 
-/* A reset agg_reset() stopped waiting for: its outcome goes to the log. */
-static void log_abandoned(struct aggregator *agg, const struct reset_request *rq, int err,
-                          const char *msg)
+static int by_segment_then_first(const void *a, const void *b)
 {
-	const char *name = agg->segs[rq->seg].decl->name;
+	const struct agg_reset *x = a, *y = b;
 
+	if (x->seg != y->seg)
+		return (x->seg > y->seg) - (x->seg < y->seg);
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* The ranges of segment @v[0].seg (v sorted, @n of that segment), overlaps merged. */
+static uint32_t merge_ranges(const struct agg_reset *v, uint32_t n, struct statctr_range *out)
+{
+	uint32_t m = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t end = (uint64_t)v[i].first + v[i].count;
+
+		if (m > 0 && v[i].first <= (uint64_t)out[m - 1].first + out[m - 1].count) {
+			uint64_t last = (uint64_t)out[m - 1].first + out[m - 1].count;
+
+			if (end > last)
+				out[m - 1].count = (uint32_t)(end - out[m - 1].first);
+			continue;
+		}
+		out[m++] = (struct statctr_range){v[i].first, v[i].count};
+	}
+	return m;
+}
+
+/*
+ * One segment's resets, one statctr_reset_ranges(): its snapshot, taken
+ * into the spare, is what the refresh publishes (no second read of the
+ * slots).  Its cost holds further resets of the segment off for 4 times as
+ * long (agg_reset_admit()).
+ */
+static int reset_segment(struct aggregator *agg, const struct agg_reset *v, uint32_t n,
+                         struct statctr_range *ranges, char *msg, size_t size)
+{
+	struct seg_state *st = &agg->segs[v[0].seg];
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), cost;
+	uint32_t m = merge_ranges(v, n, ranges);
+	int err;
+
+	if (!st->view) {
+		snprintf(msg, size, "segment %s is not attached", st->decl->name);
+		return -ENOENT;
+	}
+	err = statctr_reset_ranges(st->view, ranges, m, &st->spare);
+	cost = clock_ns(CLOCK_MONOTONIC) - start;
+	pthread_mutex_lock(&agg->lock);
+	st->hold_until_ns = clock_ns(CLOCK_MONOTONIC) + 4 * cost;
+	pthread_mutex_unlock(&agg->lock);
+	if (err < 0) {
+		snprintf(msg, size, "segment %s: reset of %u ranges (cells %u..%u first): %s",
+		         st->decl->name, m, ranges[0].first, ranges[0].first + ranges[0].count - 1,
+		         statctr_errmsg());
+		return err;
+	}
+	st->fresh = true;
+	refresh_segment(agg, v[0].seg);
+	return 0;
+}
+
+/* Every segment of @rq, in turn; the first error is the request's. */
+static int do_reset(struct aggregator *agg, struct reset_request *rq, char *msg, size_t size)
+{
+	struct statctr_range *ranges = malloc(rq->n * sizeof(*ranges));
+	int first_err = 0;
+
+	if (!ranges) {
+		snprintf(msg, size, "out of memory for %u resets", rq->n);
+		return -ENOMEM;
+	}
+	qsort(rq->v, rq->n, sizeof(*rq->v), by_segment_then_first);
+	for (uint32_t i = 0, j; i < rq->n; i = j) {
+		char why[sizeof(rq->msg)];
+		int err;
+
+		for (j = i; j < rq->n && rq->v[j].seg == rq->v[i].seg; j++)
+			;
+		err = reset_segment(agg, &rq->v[i], j - i, ranges, why, sizeof(why));
+		if (err < 0 && first_err == 0) {
+			first_err = err;
+			snprintf(msg, size, "%s", why);
+		}
+	}
+	free(ranges);
+	return first_err;
+}
+
+/* A reset agg_reset() stopped waiting for: its outcome goes to the log. */
+static void log_abandoned(struct aggregator *agg, uint32_t n, int err, const char *msg)
+{
 	if (err < 0)
 		agg_log(agg, LOG_ERR, "reset after its SET timed out: %s\n", msg);
 	else
-		agg_log(agg, LOG_WARNING,
-		        "segment %s: reset of cells %u..%u completed after its SET timed out\n",
-		        name, rq->first, rq->first + rq->count - 1);
+		agg_log(agg, LOG_WARNING, "%u resets completed after their SET timed out\n", n);
 }
 
 /* The request's last move: DONE for agg_reset() to collect, or IDLE if it left. */
-static void finish_reset(struct aggregator *agg, const struct reset_request *req, int err,
-                         const char *msg)
+static void finish_reset(struct aggregator *agg, int err, const char *msg)
 {
 	struct reset_request *rq = &agg->reset;
 	enum reset_state abandoned_in;
+	uint32_t n = rq->n;
 
 	pthread_mutex_lock(&agg->lock);
 	rq->err = err;
 	snprintf(rq->msg, sizeof(rq->msg), "%s", msg);
 	abandoned_in = rq->abandoned_in;
 	rq->state = abandoned_in == RESET_IDLE ? RESET_DONE : RESET_IDLE;
+	free(rq->v);
+	rq->v = NULL;
 	pthread_cond_broadcast(&agg->done);
 	pthread_mutex_unlock(&agg->lock);
 	if (abandoned_in == RESET_RUNNING)
-		log_abandoned(agg, req, err, msg);
+		log_abandoned(agg, n, err, msg);
 }
 
+/*
+ * The waiting request, if any.  Once RUNNING the request is the thread's
+ * alone (agg_reset() only reads its state) until finish_reset().
+ */
 static void serve_reset(struct aggregator *agg)
 {
-	struct reset_request *rq = &agg->reset, req;
+	struct reset_request *rq = &agg->reset;
 	char msg[sizeof(rq->msg)] = "";
 	int err;
 
@@ -629,71 +712,116 @@ static void serve_reset(struct aggregator *agg)
 		return;
 	}
 	rq->state = RESET_RUNNING;
-	req = *rq;
 	pthread_mutex_unlock(&agg->lock);
-
-	err = do_reset(agg, &req, msg, sizeof(msg));
-	if (err == 0) {
-		/* Stored: agg_reset() may answer now; the refresh only makes it visible. */
-		pthread_mutex_lock(&agg->lock);
-		rq->state = RESET_STORED;
-		pthread_cond_broadcast(&agg->done);
-		pthread_mutex_unlock(&agg->lock);
-		refresh_segment(agg, req.seg);
-	}
-	finish_reset(agg, &req, err, msg);
+	err = do_reset(agg, rq, msg, sizeof(msg));
+	finish_reset(agg, err, msg);
 }
 
-static int reset_outcome(struct aggregator *agg, struct reset_request *rq)
+/* Under agg->lock, once the wait is over. */
+static int reset_outcome(struct reset_request *rq)
 {
-	const char *name = agg->segs[rq->seg].decl->name;
-
 	switch (rq->state) {
 	case RESET_PENDING:
 		rq->state = RESET_IDLE;
-		return agent_seterr(ETIMEDOUT,
-		                    "segment %s: reset not started within %d ms (aggregation busy)",
-		                    name, AGG_RESET_WAIT_MS);
+		free(rq->v);
+		rq->v = NULL;
+		return agent_seterr(ETIMEDOUT, "%u resets not started within %d ms (aggregation "
+		                    "busy)", rq->n, AGG_RESET_WAIT_MS);
 	case RESET_RUNNING:
 		rq->abandoned_in = RESET_RUNNING;
 		return agent_seterr(EINPROGRESS,
-		                    "segment %s: reset still running after %d ms; its outcome "
-		                    "will be logged",
-		                    name, AGG_RESET_WAIT_MS);
-	case RESET_STORED:
-		rq->abandoned_in = RESET_STORED;
-		return 0;
+		                    "%u resets still running after %d ms; their outcome will be "
+		                    "logged",
+		                    rq->n, AGG_RESET_WAIT_MS);
 	default: /* RESET_DONE */
 		rq->state = RESET_IDLE;
 		return rq->err < 0 ? agent_seterr(-rq->err, "%s", rq->msg) : 0;
 	}
 }
 
-int agg_reset(struct aggregator *agg, uint32_t seg, statctr_id first, uint32_t count)
+/* Under agg->lock: @st's tokens, refilled at AGG_RESET_RATE per second up to as many. */
+static double refill(struct seg_state *st, uint64_t now)
+{
+	double add = (double)(now - st->tokens_ns) * AGG_RESET_RATE / 1e9;
+
+	if (st->tokens_ns == 0 || st->tokens + add > AGG_RESET_RATE)
+		st->tokens = AGG_RESET_RATE;
+	else
+		st->tokens += add;
+	st->tokens_ns = now;
+	return st->tokens;
+}
+
+int agg_reset_admit(struct aggregator *agg, uint32_t seg)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	struct seg_state *st;
+	bool ok;
+
+	if (seg >= agg->cfg->nsegments)
+		return agent_seterr(ENOENT, "no segment %u", seg);
+	st = &agg->segs[seg];
+	pthread_mutex_lock(&agg->lock);
+	ok = refill(st, now) >= 1.0 && now >= st->hold_until_ns;
+	if (!ok)
+		agg->refused++;
+	pthread_mutex_unlock(&agg->lock);
+	if (ok)
+		return 0;
+	return agent_seterr(EAGAIN,
+	                    "segment %s: reset refused by the rate limit (%d per second, and none "
+	                    "for 4 times as long as the last one took)",
+	                    st->decl->name, AGG_RESET_RATE);
+}
+
+/* Under agg->lock: one token of each segment @v names (sorted or not: each once). */
+static void consume_tokens(struct aggregator *agg, const struct agg_reset *v, uint32_t n)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	for (uint32_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (uint32_t j = 0; j < i && !seen; j++)
+			seen = v[j].seg == v[i].seg;
+		if (!seen) {
+			refill(&agg->segs[v[i].seg], now);
+			agg->segs[v[i].seg].tokens -= 1.0;
+		}
+	}
+}
+
+int agg_reset(struct aggregator *agg, const struct agg_reset *v, uint32_t n)
 {
 	struct timespec deadline =
 	    monotonic_at(clock_ns(CLOCK_MONOTONIC) + AGG_RESET_WAIT_MS * 1000000ull);
 	struct reset_request *rq = &agg->reset;
+	struct agg_reset *copy;
 	int err;
 
-	if (seg >= agg->cfg->nsegments)
-		return agent_seterr(ENOENT, "no segment %u", seg);
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i].seg >= agg->cfg->nsegments)
+			return agent_seterr(ENOENT, "no segment %u", v[i].seg);
+	copy = malloc((n ? n : 1) * sizeof(*copy));
+	if (!copy)
+		return agent_seterr(ENOMEM, "out of memory for %u resets", n);
+	memcpy(copy, v, n * sizeof(*copy));
 	pthread_mutex_lock(&agg->lock);
 	while (rq->state != RESET_IDLE &&
 	       pthread_cond_timedwait(&agg->done, &agg->lock, &deadline) == 0)
 		;
 	if (rq->state != RESET_IDLE) {
 		pthread_mutex_unlock(&agg->lock);
-		return agent_seterr(EBUSY, "segment %s: an earlier reset is still running",
-		                    agg->segs[seg].decl->name);
+		free(copy);
+		return agent_seterr(EBUSY, "an earlier reset is still running");
 	}
-	*rq = (struct reset_request){
-	    .state = RESET_PENDING, .seg = seg, .first = first, .count = count};
+	consume_tokens(agg, v, n);
+	*rq = (struct reset_request){.state = RESET_PENDING, .v = copy, .n = n};
 	pthread_cond_signal(&agg->wake);
 	while (rq->state != RESET_DONE &&
 	       pthread_cond_timedwait(&agg->done, &agg->lock, &deadline) == 0)
 		;
-	err = reset_outcome(agg, rq);
+	err = reset_outcome(rq);
 	pthread_mutex_unlock(&agg->lock);
 	return err;
 }
@@ -890,6 +1018,7 @@ void agg_destroy(struct aggregator *agg)
 		agg->threaded = false;
 	}
 	agg_flush_log(agg);
+	free(agg->reset.v); /* a request that timed out before the thread took it */
 	if (agg->current)
 		agg->current->refs--;
 	agg->current = NULL;

@@ -53,6 +53,7 @@ struct agg_stats {
 	uint64_t retries;  /* failed sequence reads, all passes */
 	uint64_t busy;     /* slots not read consistently, all passes */
 	uint64_t assisted; /* slots copied by their writer on request, all passes */
+	uint64_t resets_refused; /* reset SETs refused by the rate limit (agg_reset_admit()) */
 };
 
 struct agg_result {
@@ -118,20 +119,41 @@ const struct agg_result *agg_result(const struct aggregator *agg);
  */
 void agg_flush_log(struct aggregator *agg);
 
+/* One reset of counters @first..@first+@count-1 of segment @seg. */
+struct agg_reset {
+	uint32_t seg;
+	statctr_id first;
+	uint32_t count;
+};
+
 /*
- * agg_reset() - reset counters @first..@first+@count-1 of segment @seg.
+ * agg_reset() - the resets @v[0..@n-1] (one SET PDU's, in any order, any
+ * segments), done as one step per segment: their ranges merged into one
+ * statctr_reset_ranges() call, one snapshot, which the thread then
+ * publishes, so the next request sees the zeroed values.
  *
  * Handed to the aggregator's thread (the owner of the views; agg_start()
- * must have been called), which runs it between two segments of a pass,
- * then retakes that segment's snapshot and publishes a result with it, so
- * the next request sees the zeroed values.  Waits at most
- * AGG_RESET_WAIT_MS for that.  Returns 0 once the reset is
- * stored (even if its result is not published yet), -ETIMEDOUT when it
- * could not start in time (nothing was done), -EINPROGRESS when it started
- * but did not finish in time (its outcome is logged later), or the
- * library's negative errno; the cause is in agent_errmsg().
+ * must have been called), which runs it between two segments of a pass.
+ * Waits at most AGG_RESET_WAIT_MS for it, so a SET PDU, whatever it holds,
+ * is answered within that.  Returns 0 once every segment's reset is
+ * published, -ETIMEDOUT when it could not start in time (nothing was done),
+ * -EINPROGRESS when it started but did not finish in time (its outcome is
+ * logged later), or the library's negative errno of the first segment that
+ * failed; the cause is in agent_errmsg().
  */
-#define AGG_RESET_WAIT_MS 500
-int agg_reset(struct aggregator *agg, uint32_t seg, statctr_id first, uint32_t count);
+#define AGG_RESET_WAIT_MS 1000
+int agg_reset(struct aggregator *agg, const struct agg_reset *v, uint32_t n);
+
+/*
+ * agg_reset_admit() - may a SET reset segment @seg now?  The rate limit,
+ * per segment (docs/agent.md, "Resets"): at most AGG_RESET_RATE reset
+ * PDUs per second (a burst of as many), and none for 4 times as long as
+ * its last reset took, so that resets take at most a fifth of the
+ * aggregation thread's time.  Checked when a SET is validated; a PDU that
+ * resets a segment consumes one token when it commits.  Returns 0, or
+ * -EAGAIN (counted in resets_refused).
+ */
+#define AGG_RESET_RATE 10
+int agg_reset_admit(struct aggregator *agg, uint32_t seg);
 
 #endif /* STATCTR_AGENT_AGGREGATE_H */

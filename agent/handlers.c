@@ -7,9 +7,10 @@
  * reference to the latest result when its first handler runs and keeps it
  * until Net-SNMP frees the request, so every varbind of a PDU, across
  * regions, reads one aggregation.  Never reads a segment itself.  SETs do
- * no blocking work but the reset: RESERVE1 checks everything (setcheck.c),
- * COMMIT checks again and calls agg_reset(), which hands the reset to the
- * aggregation thread and waits at most AGG_RESET_WAIT_MS.
+ * no blocking work but the reset: RESERVE1 checks everything (setcheck.c)
+ * and the reset rate limit (agg_reset_admit()); the first COMMIT call of a
+ * PDU checks again and hands every reset of the PDU to the aggregation
+ * thread in one agg_reset(), which waits at most AGG_RESET_WAIT_MS.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -143,6 +144,9 @@ static void set_agent_value(struct handlers *h, const struct agg_result *res,
 		break;
 	case W_ASSISTED:
 		set_counter64(vb, st->assisted);
+		break;
+	case W_RESETS_REFUSED:
+		set_counter64(vb, st->resets_refused);
 		break;
 	default: /* W_RESET_ALLOWED: TruthValue */
 		set_int(vb, h->set->allow_reset ? 1 : 2);
@@ -464,6 +468,7 @@ static int check_set(const struct binding *b, const netsnmp_variable_list *vb,
 	return setcheck(b->region, b->h->res, b->h->set->allow_reset, &v, inst, action);
 }
 
+/* RESERVE1: every check, then the reset rate limit (resourceUnavailable, RFC 3416 4.2.5). */
 static void do_reserve(struct binding *b, netsnmp_agent_request_info *reqinfo,
                        netsnmp_request_info *req)
 {
@@ -471,8 +476,69 @@ static void do_reserve(struct binding *b, netsnmp_agent_request_info *reqinfo,
 	long action;
 	int err = check_set(b, req->requestvb, &inst, &action);
 
+	if (err == SNMP_ERR_NOERROR && action == SETCHECK_RESET &&
+	    agg_reset_admit(b->h->agg, inst.seg) < 0) {
+		snmp_log(LOG_INFO, "SET refused: %s\n", agent_errmsg());
+		err = SNMP_ERR_RESOURCEUNAVAILABLE;
+	}
 	if (err != SNMP_ERR_NOERROR)
 		netsnmp_set_request_error(reqinfo, req, err);
+}
+
+/* The binding whose region @vb falls in and would reset, with the range; NULL if none. */
+static const struct binding *reset_of(const struct handlers *h, const netsnmp_variable_list *vb,
+                                      struct agg_reset *r)
+{
+	for (size_t i = 0; i < h->nbindings; i++) {
+		const struct binding *b = &h->bindings[i];
+		struct oidmap_instance inst;
+		long action;
+
+		if (netsnmp_oid_is_subtree(b->region->root, b->region->root_len, vb->name,
+		                           vb->name_length) != 0)
+			continue;
+		if (check_set(b, vb, &inst, &action) != SNMP_ERR_NOERROR || action != SETCHECK_RESET)
+			continue;
+		r->seg = inst.seg;
+		reset_range(b, &inst, &r->first, &r->count);
+		return b;
+	}
+	return NULL;
+}
+
+#define PDU_RESETS "statctr-pdu-resets"
+
+/*
+ * Every reset of the PDU being committed, done in one agg_reset() when its
+ * first handler call commits (one snapshot per segment, whatever the number
+ * of varbinds); the outcome is kept with the request for its other calls.
+ * Returns 0 or the negative errno of agg_reset().
+ */
+static int commit_pdu_resets(struct handlers *h, netsnmp_agent_request_info *reqinfo)
+{
+	void *done = netsnmp_agent_get_list_data(reqinfo, PDU_RESETS);
+	struct agg_reset *v;
+	uint32_t n = 0, room = 0;
+	int err;
+
+	if (done)
+		return (int)(intptr_t)done - 1;
+	for (netsnmp_variable_list *vb = reqinfo->asp->pdu->variables; vb; vb = vb->next_variable)
+		room++;
+	v = malloc((room ? room : 1) * sizeof(*v));
+	if (!v)
+		return agent_seterr(ENOMEM, "out of memory for %u resets", room);
+	for (netsnmp_variable_list *vb = reqinfo->asp->pdu->variables; vb; vb = vb->next_variable)
+		if (reset_of(h, vb, &v[n]))
+			n++;
+	err = n ? agg_reset(h->agg, v, n) : 0;
+	free(v);
+	if (err < 0)
+		snmp_log(LOG_ERR, "reset failed: %s\n", agent_errmsg());
+	/* Stored as err + 1 (never NULL): 1 for success, 1 + -errno otherwise. */
+	netsnmp_agent_add_list_data(
+	    reqinfo, netsnmp_create_data_list(PDU_RESETS, (void *)(intptr_t)(err + 1), NULL));
+	return err;
 }
 
 /* Checked again: a pass may have run since RESERVE1 (AgentX sends the phases apart). */
@@ -480,21 +546,14 @@ static void do_commit(struct binding *b, netsnmp_agent_request_info *reqinfo,
                       netsnmp_request_info *req)
 {
 	struct oidmap_instance inst;
-	statctr_id first;
-	uint32_t count;
 	long action;
 
 	if (check_set(b, req->requestvb, &inst, &action) != SNMP_ERR_NOERROR) {
 		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
 		return;
 	}
-	if (action != SETCHECK_RESET)
-		return;
-	reset_range(b, &inst, &first, &count);
-	if (agg_reset(b->h->agg, inst.seg, first, count) < 0) {
-		snmp_log(LOG_ERR, "reset failed: %s\n", agent_errmsg());
+	if (action == SETCHECK_RESET && commit_pdu_resets(b->h, reqinfo) < 0)
 		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
-	}
 }
 
 /* Net-SNMP frees a request's data when it has answered it (Netsnmp_Free_List_Data). */

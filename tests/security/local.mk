@@ -7,14 +7,15 @@ SECURITY_WRITER_TESTS = tests/security/copy_flood.sh tests/security/resetter.sh
 SECURITY_CONFIG_TESTS = tests/security/config.sh tests/security/output.sh tests/security/escape.sh \
 	tests/security/statefiles.sh
 SECURITY_AGENT_TESTS = tests/security/stuck.sh
-SECURITY_SNMP_TESTS = tests/security/setorder.sh tests/security/listen.sh tests/security/privdrop.sh
+SECURITY_SNMP_TESTS = tests/security/setorder.sh tests/security/listen.sh tests/security/privdrop.sh \
+	tests/security/resetstorm.sh
 SECURITY_LIVE_TESTS = tests/security/corrupt_live.sh
 SECURITY_TESTS = $(SECURITY_READER_TESTS) $(SECURITY_WRITER_TESTS) \
 	$(SECURITY_CONFIG_TESTS) $(SECURITY_AGENT_TESTS) $(SECURITY_SNMP_TESTS) \
 	$(SECURITY_LIVE_TESTS)
 TESTS += $(SECURITY_TESTS)
 dist_check_SCRIPTS += $(SECURITY_TESTS)
-EXTRA_DIST += tests/security/lib.sh
+EXTRA_DIST += tests/security/lib.sh tests/security/getlat.py
 
 # Test programs, one block per area (readers, writer, live corruption).
 # --- reader programs ---
