@@ -485,6 +485,14 @@ static void do_reserve(struct binding *b, netsnmp_agent_request_info *reqinfo,
 		netsnmp_set_request_error(reqinfo, req, err);
 }
 
+static long long monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* The binding whose region @vb falls in and would reset, with the range; NULL if none. */
 static const struct binding *reset_of(const struct handlers *h, const netsnmp_variable_list *vb,
                                       struct agg_reset *r)
@@ -519,6 +527,7 @@ static int commit_pdu_resets(struct handlers *h, netsnmp_agent_request_info *req
 	void *done = netsnmp_agent_get_list_data(reqinfo, PDU_RESETS);
 	struct agg_reset *v;
 	uint32_t n = 0, room = 0;
+	long long start;
 	int err;
 
 	if (done)
@@ -531,10 +540,14 @@ static int commit_pdu_resets(struct handlers *h, netsnmp_agent_request_info *req
 	for (netsnmp_variable_list *vb = reqinfo->asp->pdu->variables; vb; vb = vb->next_variable)
 		if (reset_of(h, vb, &v[n]))
 			n++;
+	start = monotonic_ms();
 	err = n ? agg_reset(h->agg, v, n) : 0;
 	free(v);
 	if (err < 0)
 		snmp_log(LOG_ERR, "reset failed: %s\n", agent_errmsg());
+	else if (n)
+		snmp_log(LOG_INFO, "reset by SET: %u varbinds done in %lld ms\n", n,
+		         monotonic_ms() - start);
 	/* Stored as err + 1 (never NULL): 1 for success, 1 + -errno otherwise. */
 	netsnmp_agent_add_list_data(
 	    reqinfo, netsnmp_create_data_list(PDU_RESETS, (void *)(intptr_t)(err + 1), NULL));

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """getlat.py - SNMP timings for tests/security/resetstorm.sh.
 
-getlat.py get PORT COMMUNITY STOPFILE OID: GETs OID back to back (a 5 ms
-pause between), until STOPFILE exists or 60 s have passed, each with a 5 s
-timeout and no retry; creates STOPFILE.ready after the first.  Prints
-"n N p50 MS p99 MS max MS errors E", where an error is a timeout, an error
-status or a missing instance.
+getlat.py get PORT COMMUNITY STOPFILE OID [REF]: GETs OID back to back (a
+5 ms pause between; with REF, REF in turn with it), until STOPFILE exists
+or 60 s have passed, each with a 5 s timeout and no retry; creates
+STOPFILE.ready after the first.  Prints "n N p50 MS p99 MS max MS errors E"
+for OID, and a second such line for REF, where an error is a timeout, an
+error status or a missing instance.  REF is an object snmpd answers itself
+(sysUpTime.0): what delays it too is the machine or snmpd, not the agent.
 
 getlat.py set PORT COMMUNITY OID...: one SET PDU giving each OID the
 INTEGER 2 (reset), with a 30 s timeout.  Prints "ms MS status STATUS"
@@ -30,30 +32,40 @@ def set_all(port, community, oids):
     print(f"ms {ms:.0f} status {err or (status.prettyPrint() if status else 'noError')}")
 
 
-def get_loop(port, community, stopfile, oid):
+def summary(lat, errors):
+    lat = sorted(lat)
+    if not lat:
+        return "n 0 p50 0 p99 0 max 0 errors 0"
+    p50, p99 = lat[len(lat) // 2], lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+    return f"n {len(lat)} p50 {p50:.1f} p99 {p99:.1f} max {lat[-1]:.1f} errors {errors}"
+
+
+def get_loop(port, community, stopfile, *oids):
     engine = SnmpEngine()
     auth = CommunityData(community, mpModel=1)
     target = UdpTransportTarget(('127.0.0.1', int(port)), timeout=5, retries=0)
-    lat, errors, deadline = [], 0, time.monotonic() + 60
+    lat = {oid: [] for oid in oids}
+    errors = {oid: 0 for oid in oids}
+    deadline, first = time.monotonic() + 60, True
     while not os.path.exists(stopfile) and time.monotonic() < deadline:
-        start = time.monotonic()
-        err, status, _, binds = next(getCmd(engine, auth, target, ContextData(),
-                                            ObjectType(ObjectIdentity(oid)), lookupMib=False))
-        lat.append((time.monotonic() - start) * 1000)
-        if err or status or type(binds[0][1]).__name__ in ('NoSuchInstance', 'NoSuchObject'):
-            errors += 1
-        if len(lat) == 1:
+        for oid in oids:
+            start = time.monotonic()
+            err, status, _, binds = next(getCmd(engine, auth, target, ContextData(),
+                                                ObjectType(ObjectIdentity(oid)),
+                                                lookupMib=False))
+            lat[oid].append((time.monotonic() - start) * 1000)
+            if err or status or type(binds[0][1]).__name__ in ('NoSuchInstance',
+                                                                'NoSuchObject'):
+                errors[oid] += 1
+        if first:
             open(stopfile + ".ready", "w").close()
+            first = False
         time.sleep(0.005)
-    lat.sort()
-    if not lat:
-        print("n 0 p50 0 p99 0 max 0 errors 0")
-        return
-    p50, p99 = lat[len(lat) // 2], lat[min(len(lat) - 1, int(len(lat) * 0.99))]
-    print(f"n {len(lat)} p50 {p50:.1f} p99 {p99:.1f} max {lat[-1]:.1f} errors {errors}")
+    for oid in oids:
+        print(summary(lat[oid], errors[oid]))
 
 
 if sys.argv[1] == "set":
     set_all(sys.argv[2], sys.argv[3], sys.argv[4:])
 else:
-    get_loop(*sys.argv[2:6])
+    get_loop(*sys.argv[2:])

