@@ -11,7 +11,8 @@ UNIT_TESTS = \
 	tests/unit/test_rows \
 	tests/unit/test_hist \
 	tests/unit/test_mib \
-	tests/unit/test_ifmib
+	tests/unit/test_ifmib \
+	tests/unit/test_safefile
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
@@ -64,3 +65,8 @@ TESTS += tests/unit/test_cxx
 tests_unit_test_cxx_SOURCES = tests/unit/test_cxx.cc
 tests_unit_test_cxx_CXXFLAGS = -std=c++23 -Wall -Wextra -Werror $(SAN_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_test_cxx_LDADD = lib/libstatctr.la
+# common/safefile.c (linked by statctl and the agent).
+tests_unit_test_safefile_SOURCES = tests/unit/test_safefile.c tests/unit/testutil.h
+tests_unit_test_safefile_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/common
+tests_unit_test_safefile_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_safefile_LDADD = common/libstatctr_common.la $(UNIT_LDADD)
