@@ -50,6 +50,7 @@ __all__ = [
     "View",
     "Snapshot",
     "segments",
+    "prometheus_name",
     "HAVE_NUMPY",
 ]
 
@@ -639,3 +640,32 @@ def segments(directory: Optional[str] = None, *, config: Optional[str] = None) -
     for p in found:
         seen.setdefault(p, None)
     return list(seen)
+
+
+def _snake(part: str) -> str:
+    """statctl's name part (tools/escape.c, prom_name_part()): ASCII
+    letters and digits kept, lowercased; '_' before an uppercase letter
+    that follows a lowercase one or a digit, and for a run of other bytes
+    after one."""
+    out: List[str] = []
+    after_word = pending = False
+    for ch in part:
+        if not (ch.isascii() and ch.isalnum()):
+            pending, after_word = after_word, False
+            continue
+        if ch.isupper() and after_word:
+            pending = True
+        if pending:
+            out.append("_")
+        out.append(ch.lower())
+        pending = False
+        after_word = not ch.isupper()
+    return "".join(out)
+
+
+def prometheus_name(segment: str, table: str, column: str, kind: Kind) -> str:
+    """The metric family statctl -f prom prints for a column:
+    statctr_<segment>_<table>_<column> in snake case, "_total" for a
+    counter (a histogram's series add _bucket, _sum and _count)."""
+    name = "_".join(["statctr", _snake(segment), _snake(table), _snake(column)])
+    return name + "_total" if kind == Kind.COUNTER else name

@@ -6,6 +6,7 @@
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
+# shellcheck disable=SC2034 # read by lib.sh
 STYLE_NAME=python
 . "$top_srcdir/tests/style/lib.sh"
 

@@ -345,3 +345,22 @@ def test_bad_segments_raise(seg: Path, tmp_path: Path) -> None:
     e = error_of(bad)
     assert e.errno == errno.EPROTO and "magic" in e.message
     assert isinstance(e, Exception) and str(e) == e.message
+
+
+def test_exporter_example_matches_statctl(seg: Path, tmp_path: Path) -> None:
+    """docs/python.md's exporter prints what statctl show -f prom prints."""
+    doc = (SRC / "docs/python.md").read_text()
+    start = doc.index("## Example: a Prometheus textfile exporter")
+    begin = doc.index("```python\n", start) + len("```python\n")
+    code = doc[begin : doc.index("\n```", begin)]
+    scope: dict = {"__name__": "exporter"}
+    exec(compile(code, "docs/python.md", "exec"), scope)
+    out = tmp_path / "py.prom"
+    with open(out, "w") as f:
+        scope["export"](str(seg), f)
+    statctl = subprocess.run([str(BUILD / "tools/statctl"), "show", "-f", "prom", str(seg)],
+                             capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "statctr_pytest_ports_rx_octets_total" in statctl
+    assert out.read_text() == statctl
+    assert statctr.prometheus_name("a.b", "ifStats", "rxPackets", statctr.Kind.COUNTER) == \
+        "statctr_a_b_if_stats_rx_packets_total"
