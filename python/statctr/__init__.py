@@ -262,7 +262,8 @@ class View:
     close() on exit.
     """
 
-    def __init__(self, path_or_name: str, *, owner: Optional[int] = None) -> None:
+    def __init__(self, path_or_name: Union[str, "os.PathLike[str]"], *,
+                 owner: Optional[int] = None) -> None:
         self._lock = threading.Lock()
         self._handle: Optional[int] = None
         self._spare: List[ctypes.c_void_p] = []  # freed snapshots' buffers, for retakes
@@ -300,7 +301,10 @@ class View:
 
     def __del__(self) -> None:
         if getattr(self, "_handle", None) is not None:
-            self.close()
+            try:
+                self.close()
+            except Exception:  # pragma: no cover - interpreter shutdown
+                pass
 
     def _h(self) -> int:
         if self._handle is None:
@@ -388,6 +392,8 @@ class View:
         table, a row of it, or one cell (table, row and column), in one
         step readers see whole; gauges are left alone, histograms reset
         whole.  A column across rows is not one range: reset each cell.
+        A dynamic table's row is given by index (its names are a
+        snapshot's: Snapshot.rows()).
         Raises Error (EACCES: the control file is not writable by this
         process; EBUSY: another resetter held the lock too long)."""
         schema = self._schema
@@ -475,7 +481,10 @@ class Snapshot:
 
     def __del__(self) -> None:
         if getattr(self, "_snap", None) is not None:
-            self.close()
+            try:
+                self.close()
+            except Exception:  # pragma: no cover - interpreter shutdown
+                pass
 
     def _s(self) -> ctypes.c_void_p:
         if self._snap is None:
@@ -590,7 +599,7 @@ class Snapshot:
                 col.name: grid[:, col.index].view(_np.int64) if col.kind == Kind.GAUGE else grid[:, col.index]
                 for col in tb.columns
             }
-        arr = array.array("Q", bytes(8 * n))
+        arr = array.array("Q", [0]) * n
         addr, _ = arr.buffer_info()
         _check(_lib.statctr_snap_values(self._s(), tb.first_cell, n, addr))
         unsigned = memoryview(arr)
@@ -628,8 +637,9 @@ def segments(directory: Optional[str] = None, *, config: Optional[str] = None) -
     """Segment paths found where statctl looks: the files statctr.<name> of
     directory (default /dev/shm, where segments named without a path live;
     control files and files still being built excluded), after the paths
-    that configuration file config declares (statctl -c CONFIG list), if
-    given.  Sorted as found, each once.  Opens nothing but config."""
+    that configuration file config declares, present or not (statctl -c
+    CONFIG list), if given.  Each once.  Opens nothing but config; raises
+    Error for a config statctr_config_load() rejects."""
     prefix = "statctr."
     found: List[str] = []
     if config is not None:
