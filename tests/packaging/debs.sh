@@ -200,7 +200,7 @@ installed_files() {
 		/usr/share/man/man1/statctl.1.gz /usr/share/man/man5/statctr.conf.5.gz \
 		/usr/lib/python3/dist-packages/statctr/__init__.py \
 		/usr/lib/python3/dist-packages/statctr/py.typed \
-		/usr/share/doc/python3-statctr/python.md; do
+		/usr/share/doc/python3-statctr/python.md.gz; do
 		[ -e "$f" ] || {
 			echo "missing: $f"
 			return 1
