@@ -27,10 +27,10 @@ export STATCTR_LIBRARY=$lib STATCTR_TEST_BUILDDIR=$top_builddir STATCTR_TEST_SRC
 export PYTHONDONTWRITEBYTECODE=1
 case ${SANITIZER:-none} in
 asan)
-	# The instrumented library needs its runtime first in the process;
-	# Python's own allocations are not this suite's leaks.
-	LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
-	[ -f "$LD_PRELOAD" ] || skip "no libasan.so for the ASan build"
+	# The instrumented library needs its runtime (the one it links) first
+	# in the process; Python's own allocations are not this suite's leaks.
+	LD_PRELOAD=$(ldd "$lib" | awk '/lib(clang_rt\.)?asan/ { print $3; exit }')
+	[ -f "$LD_PRELOAD" ] || skip "no ASan runtime in ldd $lib"
 	export LD_PRELOAD ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
 	;;
 tsan) skip "a TSan build's library does not load into python (checked in plain and ASan builds)" ;;

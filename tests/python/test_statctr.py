@@ -364,3 +364,18 @@ def test_exporter_example_matches_statctl(seg: Path, tmp_path: Path) -> None:
     assert out.read_text() == statctl
     assert statctr.prometheus_name("a.b", "ifStats", "rxPackets", statctr.Kind.COUNTER) == \
         "statctr_a_b_if_stats_rx_packets_total"
+
+
+def test_snap_values_range_is_checked(seg: Path) -> None:
+    """statctr_snap_values() refuses a range past the snapshot's cells."""
+    import ctypes
+
+    with statctr.View(str(seg)) as v, v.snapshot() as s:
+        n = v.info().ncells
+        buf = (ctypes.c_uint64 * 4)()
+        lib = statctr._lib
+        assert lib.statctr_snap_values(s._s(), n - 2, 2, buf) == 0
+        assert lib.statctr_snap_values(s._s(), n - 1, 2, buf) == -errno.EINVAL
+        assert f"the snapshot has {n} cells" in lib.statctr_errmsg().decode()
+        assert lib.statctr_snap_values(s._s(), n + 1, 0, buf) == -errno.EINVAL
+        assert lib.statctr_snap_values(s._s(), 0xFFFFFFFF, 2, buf) == -errno.EINVAL
