@@ -379,3 +379,30 @@ def test_snap_values_range_is_checked(seg: Path) -> None:
         assert f"the snapshot has {n} cells" in lib.statctr_errmsg().decode()
         assert lib.statctr_snap_values(s._s(), n + 1, 0, buf) == -errno.EINVAL
         assert lib.statctr_snap_values(s._s(), 0xFFFFFFFF, 2, buf) == -errno.EINVAL
+
+
+def test_refresh_follows_a_restarted_writer(tmp_path: Path) -> None:
+    gen = _py_writer(tmp_path, txn=False)
+    path = next(gen)
+    with statctr.View(str(path)) as v:
+        old = v.snapshot()
+        first = v.info().generation
+        with pytest.raises(StopIteration):
+            next(gen)  # SIGTERM: the writer destroys its segment
+        assert v.info().status == statctr.Status.CLOSED
+        with pytest.raises(statctr.Error) as e:
+            v.refresh()
+        assert e.value.errno == errno.ENOENT
+        gen = _py_writer(tmp_path, txn=False)
+        next(gen)
+        try:
+            assert v.refresh() is True and v.info().generation != first
+            assert v.info().status == statctr.Status.ACTIVE
+            s = v.snapshot()
+            assert s.stats.generation != old.stats.generation
+            assert s.counter("ports", "rxPackets", "eth1") == 2000
+            assert old.counter("ports", "rxPackets", "eth1") == 2000  # the old generation's
+            assert v.refresh() is False
+        finally:
+            with pytest.raises(StopIteration):
+                next(gen)
