@@ -96,9 +96,14 @@ static int read_back(const char *path, size_t max, char *text, size_t size)
 
 static void reads_back_only_trusted_regular_files(void)
 {
-	char text[256];
-	const char *p = tu_write_file("state", "42\n");
-	const char *fifo = path_of("state.fifo"), *link = path_of("state.link");
+	char text[256], fifo[512], link[512], target[512];
+	const char *p;
+
+	/* path_of() and tu_write_file() return static buffers: copied before the next call. */
+	snprintf(fifo, sizeof(fifo), "%s", path_of("state.fifo"));
+	snprintf(link, sizeof(link), "%s", path_of("state.link"));
+	snprintf(target, sizeof(target), "%s", tu_write_file("target", "1\n"));
+	p = tu_write_file("state", "42\n");
 
 	CU_ASSERT_EQUAL(chmod(p, 0644), 0);
 	CU_ASSERT_EQUAL(read_back(p, 64, text, sizeof(text)), 0);
@@ -121,7 +126,7 @@ static void reads_back_only_trusted_regular_files(void)
 	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
 	CU_ASSERT_EQUAL(read_back(fifo, 64, text, sizeof(text)), -EPERM); /* no writer: no block */
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "not a regular file"));
-	CU_ASSERT_EQUAL_FATAL(symlink(tu_write_file("target", "1\n"), link), 0);
+	CU_ASSERT_EQUAL_FATAL(symlink(target, link), 0);
 	CU_ASSERT_EQUAL(read_back(link, 64, text, sizeof(text)), -ELOOP);
 	CU_ASSERT_EQUAL(read_back(path_of("absent"), 64, text, sizeof(text)), -ENOENT);
 }
