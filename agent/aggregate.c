@@ -725,8 +725,10 @@ static int reset_outcome(struct reset_request *rq)
 		rq->state = RESET_IDLE;
 		free(rq->v);
 		rq->v = NULL;
-		return agent_seterr(ETIMEDOUT, "%u resets not started within %d ms (aggregation "
-		                    "busy)", rq->n, AGG_RESET_WAIT_MS);
+		return agent_seterr(ETIMEDOUT,
+		                    "%u resets not started within %d ms (aggregation "
+		                    "busy)",
+		                    rq->n, AGG_RESET_WAIT_MS);
 	case RESET_RUNNING:
 		rq->abandoned_in = RESET_RUNNING;
 		return agent_seterr(EINPROGRESS,

@@ -50,9 +50,9 @@ struct agg_segment {
 struct agg_stats {
 	uint64_t passes;
 	uint32_t last_duration_us;
-	uint64_t retries;  /* failed sequence reads, all passes */
-	uint64_t busy;     /* slots not read consistently, all passes */
-	uint64_t assisted; /* slots copied by their writer on request, all passes */
+	uint64_t retries;        /* failed sequence reads, all passes */
+	uint64_t busy;           /* slots not read consistently, all passes */
+	uint64_t assisted;       /* slots copied by their writer on request, all passes */
 	uint64_t resets_refused; /* reset SETs refused by the rate limit (agg_reset_admit()) */
 };
 

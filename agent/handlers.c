@@ -505,7 +505,8 @@ static const struct binding *reset_of(const struct handlers *h, const netsnmp_va
 		if (netsnmp_oid_is_subtree(b->region->root, b->region->root_len, vb->name,
 		                           vb->name_length) != 0)
 			continue;
-		if (check_set(b, vb, &inst, &action) != SNMP_ERR_NOERROR || action != SETCHECK_RESET)
+		if (check_set(b, vb, &inst, &action) != SNMP_ERR_NOERROR ||
+		    action != SETCHECK_RESET)
 			continue;
 		r->seg = inst.seg;
 		reset_range(b, &inst, &r->first, &r->count);

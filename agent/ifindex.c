@@ -47,7 +47,7 @@ struct name {
 
 /* Where a table's next new name goes: one above every ifIndex its names hold in base..last. */
 struct table_hint {
-	char *prefix; /* "SEGMENT TABLE " */
+	char *prefix;              /* "SEGMENT TABLE " */
 	uint32_t base, last, next; /* next 0: the range is used up */
 };
 
@@ -175,9 +175,9 @@ static size_t drop_repeats(const struct ifindex_store *s, struct name **v, size_
 
 	qsort(v, n, sizeof(*v), cmp);
 	for (size_t i = 0; i < n; i++) {
-		bool repeat = kept > 0 && (cmp == by_key_then_line
-		                               ? strcmp(v[kept - 1]->key, v[i]->key) == 0
-		                               : v[kept - 1]->ifindex == v[i]->ifindex);
+		bool repeat =
+		    kept > 0 && (cmp == by_key_then_line ? strcmp(v[kept - 1]->key, v[i]->key) == 0
+		                                         : v[kept - 1]->ifindex == v[i]->ifindex);
 
 		if (repeat) {
 			warn_line(s, v[i]->line);
@@ -233,7 +233,8 @@ static void load(struct ifindex_store *s)
 
 	if (err < 0) {
 		if (err != -ENOENT)
-			snmp_log(LOG_WARNING, "ifIndex file %s: %s: %s: every name gets a new ifIndex\n",
+			snmp_log(LOG_WARNING,
+			         "ifIndex file %s: %s: %s: every name gets a new ifIndex\n",
 			         s->path, why, strerror(-err));
 		return;
 	}
@@ -426,7 +427,8 @@ static uint32_t scan_next(const struct ifindex_store *s, const char *prefix, uin
 	for (size_t i = 0; i < s->n && next != 0; i++) {
 		uint32_t v = s->list[i]->ifindex;
 
-		if (strncmp(s->list[i]->key, prefix, len) == 0 && v >= base && v <= last && v >= next)
+		if (strncmp(s->list[i]->key, prefix, len) == 0 && v >= base && v <= last &&
+		    v >= next)
 			next = v == last ? 0 : v + 1;
 	}
 	return next;

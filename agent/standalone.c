@@ -172,7 +172,8 @@ static int read_boots(const char *path, long *boots)
 	if (err == -ENOENT)
 		return 0;
 	if (err < 0)
-		return agent_seterr(-err, "engine_boots_file %s: %s: %s", path, why, strerror(-err));
+		return agent_seterr(-err, "engine_boots_file %s: %s: %s", path, why,
+		                    strerror(-err));
 	errno = 0;
 	*boots = strtol(buf, &end, 10);
 	err = errno || end == buf || (*end != '\n' && *end != '\0') || *boots < 1;
@@ -183,11 +184,12 @@ static int read_boots(const char *path, long *boots)
 		                    "boots (write one above the last snmpEngineBoots served)",
 		                    path);
 	if (*boots >= MAX_BOOTS - 1)
-		return agent_seterr(ERANGE,
-		                    "engine_boots_file %s: holds %ld, and snmpEngineBoots would reach "
-		                    "%d, where SNMPv3 stops: set a new agent.engine_id and new "
-		                    "passphrases, then remove the file",
-		                    path, *boots, MAX_BOOTS);
+		return agent_seterr(
+		    ERANGE,
+		    "engine_boots_file %s: holds %ld, and snmpEngineBoots would reach "
+		    "%d, where SNMPv3 stops: set a new agent.engine_id and new "
+		    "passphrases, then remove the file",
+		    path, *boots, MAX_BOOTS);
 	return 0;
 }
 
@@ -253,7 +255,8 @@ int standalone_started(const struct agent_settings *set)
 	if (!set->engine_boots_file)
 		return 0;
 	/* safefile_write(): the state directory may be shared; a link there is never followed. */
-	err = safefile_write(set->engine_boots_file, SAFEFILE_STATE, 0600, fill_boots, &boots, &why);
+	err =
+	    safefile_write(set->engine_boots_file, SAFEFILE_STATE, 0600, fill_boots, &boots, &why);
 	if (err < 0)
 		return agent_seterr(-err, "engine_boots_file %s: %s: %s", set->engine_boots_file,
 		                    why, strerror(-err));

@@ -214,7 +214,8 @@ int safefile_write(const char *path, enum safefile_kind kind, mode_t mode,
 		return write_replacing(path, mode, fill, arg, whyp);
 	}
 	switch (st.st_mode & S_IFMT) {
-	case S_IFREG: /* the caller's own file keeps its bits; anyone else's (a planter's) does not */
+	case S_IFREG: /* the caller's own file keeps its bits; anyone else's (a planter's) does not
+	               */
 		return write_replacing(path, st.st_uid == geteuid() ? st.st_mode : mode, fill, arg,
 		                       whyp);
 	case S_IFCHR:
@@ -283,8 +284,8 @@ int safefile_read(const char *path, size_t max, char **bufp, size_t *lenp, const
 	*lenp = 0;
 	if (fd < 0) {
 		err = -errno;
-		*whyp = err == -ELOOP ? "is a symbolic link (refused: never followed)"
-		                      : "cannot open";
+		*whyp =
+		    err == -ELOOP ? "is a symbolic link (refused: never followed)" : "cannot open";
 		return err;
 	}
 	if (fstat(fd, &st) != 0) {

@@ -97,7 +97,8 @@ static void apply_to_snapshot(struct statctr_view *v, struct statctr_snap *snap,
 	uint32_t block, b;
 
 	for (uint32_t r = 0; r < n; r++) {
-		for (statctr_id id = ranges[r].first; id - ranges[r].first < ranges[r].count; id++) {
+		for (statctr_id id = ranges[r].first; id - ranges[r].first < ranges[r].count;
+		     id++) {
 			const struct seg_column *col = meta_hist_of(v->meta, id, &block);
 
 			if (col)
@@ -119,10 +120,9 @@ static int check_ranges(const struct statctr_view *view, const struct statctr_ra
 	for (uint32_t r = 0; r < n; r++)
 		if (ranges[r].count == 0 || ranges[r].first >= ncells ||
 		    ranges[r].count > ncells - ranges[r].first)
-			return set_error(EINVAL, "cells %u..%llu out of range (segment has %u)",
-			                 ranges[r].first,
-			                 (unsigned long long)ranges[r].first + ranges[r].count - 1,
-			                 ncells);
+			return set_error(
+			    EINVAL, "cells %u..%llu out of range (segment has %u)", ranges[r].first,
+			    (unsigned long long)ranges[r].first + ranges[r].count - 1, ncells);
 	if (!view->ctl || !view->ctl_writable)
 		return set_error(EACCES, "cannot reset %s: %s is not writable by this process",
 		                 view->path, view->ctl_path);

@@ -97,7 +97,8 @@ static void reset_range_errors(void)
 
 #define WRITER_ADDS 20000000
 
-/* Several ranges, overlapping and out of order: one time, and a snapshot that reads as a fresh one. */
+/* Several ranges, overlapping and out of order: one time, and a snapshot that reads as a fresh one.
+ */
 static void reset_ranges_is_one_step_and_returns_the_snapshot_after_it(void)
 {
 	const struct statctr_range ranges[] = {{6, 1}, {0, 1}, {3, 2}, {3, 1}};
