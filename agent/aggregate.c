@@ -66,9 +66,9 @@ struct seg_state {
 	struct statctr_snap *spare; /* referenced by no result: the next take fills it */
 	bool fresh;                 /* spare was just taken by a reset: take() uses it as is */
 	/* The reset rate limit (agg_reset_admit()), under agg->lock. */
-	double tokens;
-	uint64_t tokens_ns;     /* CLOCK_MONOTONIC of the last refill */
-	uint64_t hold_until_ns; /* CLOCK_MONOTONIC: no reset before (4x the last one's cost) */
+	double tokens;      /* reset PDUs: AGG_RESET_RATE per second, as many at most */
+	double budget_ms;   /* reset work: AGG_RESET_BUDGET_MS, a fifth of the time refilled */
+	uint64_t refill_ns; /* CLOCK_MONOTONIC of the last refill; 0: full */
 };
 
 /* What attach() found. */
@@ -609,7 +609,7 @@ static uint32_t merge_ranges(const struct agg_reset *v, uint32_t n, struct statc
 /*
  * One segment's resets, one statctr_reset_ranges(): its snapshot, taken
  * into the spare, is what the refresh publishes (no second read of the
- * slots).  Its cost holds further resets of the segment off for 4 times as
+ * slots).  Its cost comes off the segment's reset budget (agg_reset_admit()),
  * long (agg_reset_admit()).
  */
 static int reset_segment(struct aggregator *agg, const struct agg_reset *v, uint32_t n,
@@ -627,7 +627,7 @@ static int reset_segment(struct aggregator *agg, const struct agg_reset *v, uint
 	err = statctr_reset_ranges(st->view, ranges, m, &st->spare);
 	cost = clock_ns(CLOCK_MONOTONIC) - start;
 	pthread_mutex_lock(&agg->lock);
-	st->hold_until_ns = clock_ns(CLOCK_MONOTONIC) + 4 * cost;
+	st->budget_ms -= (double)cost / 1e6;
 	pthread_mutex_unlock(&agg->lock);
 	if (err < 0) {
 		snprintf(msg, size, "segment %s: reset of %u ranges (cells %u..%u first): %s",
@@ -741,17 +741,28 @@ static int reset_outcome(struct reset_request *rq)
 	}
 }
 
-/* Under agg->lock: @st's tokens, refilled at AGG_RESET_RATE per second up to as many. */
-static double refill(struct seg_state *st, uint64_t now)
+static double at_most(double v, double max)
 {
-	double add = (double)(now - st->tokens_ns) * AGG_RESET_RATE / 1e9;
+	return v > max ? max : v;
+}
 
-	if (st->tokens_ns == 0 || st->tokens + add > AGG_RESET_RATE)
+/*
+ * Under agg->lock: @st's tokens refilled at AGG_RESET_RATE per second, up to
+ * as many, and its budget at a fifth of the time elapsed, up to
+ * AGG_RESET_BUDGET_MS.
+ */
+static void refill(struct seg_state *st, uint64_t now)
+{
+	double s = (double)(now - st->refill_ns) / 1e9;
+
+	if (st->refill_ns == 0) {
 		st->tokens = AGG_RESET_RATE;
-	else
-		st->tokens += add;
-	st->tokens_ns = now;
-	return st->tokens;
+		st->budget_ms = AGG_RESET_BUDGET_MS;
+	} else {
+		st->tokens = at_most(st->tokens + s * AGG_RESET_RATE, AGG_RESET_RATE);
+		st->budget_ms = at_most(st->budget_ms + s * 1000.0 / 5, AGG_RESET_BUDGET_MS);
+	}
+	st->refill_ns = now;
 }
 
 int agg_reset_admit(struct aggregator *agg, uint32_t seg)
@@ -764,16 +775,17 @@ int agg_reset_admit(struct aggregator *agg, uint32_t seg)
 		return agent_seterr(ENOENT, "no segment %u", seg);
 	st = &agg->segs[seg];
 	pthread_mutex_lock(&agg->lock);
-	ok = refill(st, now) >= 1.0 && now >= st->hold_until_ns;
+	refill(st, now);
+	ok = st->tokens >= 1.0 && st->budget_ms > 0;
 	if (!ok)
 		agg->refused++;
 	pthread_mutex_unlock(&agg->lock);
 	if (ok)
 		return 0;
 	return agent_seterr(EAGAIN,
-	                    "segment %s: reset refused by the rate limit (%d per second, and none "
-	                    "for 4 times as long as the last one took)",
-	                    st->decl->name, AGG_RESET_RATE);
+	                    "segment %s: reset refused by the rate limit (%d per second, and "
+	                    "resets may take a fifth of the time: %.0f ms of reset work left)",
+	                    st->decl->name, AGG_RESET_RATE, st->budget_ms);
 }
 
 /* Under agg->lock: one token of each segment @v names (sorted or not: each once). */

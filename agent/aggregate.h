@@ -146,14 +146,17 @@ int agg_reset(struct aggregator *agg, const struct agg_reset *v, uint32_t n);
 
 /*
  * agg_reset_admit() - may a SET reset segment @seg now?  The rate limit,
- * per segment (docs/agent.md, "Resets"): at most AGG_RESET_RATE reset
- * PDUs per second (a burst of as many), and none for 4 times as long as
- * its last reset took, so that resets take at most a fifth of the
- * aggregation thread's time.  Checked when a SET is validated; a PDU that
- * resets a segment consumes one token when it commits.  Returns 0, or
- * -EAGAIN (counted in resets_refused).
+ * per segment (docs/agent.md, "The reset rate limit"): at most
+ * AGG_RESET_RATE reset PDUs per second (a burst of as many), and reset work
+ * (the time its resets took) of at most a fifth of the time elapsed, with a
+ * burst of AGG_RESET_BUDGET_MS: a small segment's resets are limited by
+ * their number, a large one's by their cost.  Checked when a SET is
+ * validated; a PDU that resets a segment takes one token when it commits,
+ * and its reset's duration from the budget.  Returns 0, or -EAGAIN
+ * (counted in resets_refused).
  */
-#define AGG_RESET_RATE 10
+#define AGG_RESET_RATE      10
+#define AGG_RESET_BUDGET_MS 1000
 int agg_reset_admit(struct aggregator *agg, uint32_t seg);
 
 #endif /* STATCTR_AGENT_AGGREGATE_H */
