@@ -32,6 +32,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,14 +224,67 @@ static int parse_options(int argc, char **argv, struct options *opt)
  * Signals: flags plus a self-pipe watched by the Net-SNMP select loop.
  */
 
+/*
+ * The exit watchdog.  SIGTERM ends the agent within EXIT_WATCHDOG_S even
+ * while Net-SNMP is inside a synchronous exchange with a master that does not
+ * answer (a re-registration after a missed ping: seconds per region), which
+ * the main loop cannot interrupt.  The handler posts exit_sem (sem_post() is
+ * async-signal-safe); the watchdog thread then waits EXIT_WATCHDOG_S and, if
+ * the orderly exit has not ended the process by then, removes the pid file
+ * it wrote and _exit()s.  The master drops the session with the socket.
+ */
+#define EXIT_WATCHDOG_S 2
+
+static sem_t exit_sem;
+static const char *watchdog_pidfile;
+static void remove_pidfile(const char *path);
+
+static void *exit_watchdog(void *arg)
+{
+	struct timespec wait = {EXIT_WATCHDOG_S, 0};
+
+	(void)arg;
+	while (sem_wait(&exit_sem) != 0)
+		;
+	while (nanosleep(&wait, &wait) != 0)
+		;
+	if (watchdog_pidfile)
+		remove_pidfile(watchdog_pidfile);
+	_exit(0);
+	return NULL;
+}
+
+/* Started with every signal blocked, so that they all go to the main thread. */
+static int start_exit_watchdog(const char *pidfile)
+{
+	sigset_t all, old;
+	pthread_t t;
+	int err;
+
+	watchdog_pidfile = pidfile;
+	if (sem_init(&exit_sem, 0, 0) != 0)
+		return agent_seterr(errno, "sem_init: %s", strerror(errno));
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&t, NULL, exit_watchdog, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return agent_seterr(err, "cannot start the exit watchdog: %s", strerror(err));
+	pthread_detach(t);
+	return 0;
+}
+
 static void on_signal(int sig)
 {
 	int saved = errno;
 
-	if (sig == SIGHUP)
+	if (sig == SIGHUP) {
 		got_hup = 1;
-	else
+	} else {
+		if (!got_term)
+			sem_post(&exit_sem);
 		got_term = 1;
+	}
 	if (write(wake_pipe[1], "", 1) < 0) {
 		/* full pipe: the loop is already awake */
 	}
@@ -722,7 +777,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
 		return 1;
 	}
-	err = setup_signals();
+	err = start_exit_watchdog(a.opt.pidfile);
+	if (!err)
+		err = setup_signals();
 	if (!err && a.opt.pidfile)
 		err = write_pidfile(a.opt.pidfile);
 	if (!err)

@@ -51,5 +51,23 @@ fx_wait 2 fx_agent_answers || fail "no answer after a short stop"
 [ "$(fx_registrations)" = "$FX_REGIONS" ] || fail "registrations after a short stop"
 kill -0 "$AGENT_PID" || fail "the agent died"
 agent_exit_clean 10
+
+# The master stopped (SIGSTOP): the agent's pings and re-registrations wait in
+# Net-SNMP's synchronous calls, which the main loop cannot interrupt; SIGTERM
+# must still end it within 2 s (the exit watchdog, agent/main.c), 3 s here for load.
+log "SIGTERM while the master is stopped: the agent ends within 3 s"
+fx_agent
+kill -STOP "$SNMPD_PID"
+sleep 2.5 # a ping (ping_interval 1) is outstanding, or the master is being re-registered with
+before=$(fx_now_ms)
+kill -TERM "$AGENT_PID"
+fx_wait 3 bash -c "! kill -0 $AGENT_PID 2>/dev/null" || {
+	kill -CONT "$SNMPD_PID"
+	fail "the agent did not exit within 3 s of SIGTERM with the master stopped"
+}
+log "the agent ended $(($(fx_now_ms) - before)) ms after SIGTERM"
+wait "$AGENT_PID" || fail "the agent exited with status $? after SIGTERM"
+fx_untrack "$AGENT_PID"
+kill -CONT "$SNMPD_PID"
 log "pass"
 exit 0
