@@ -42,11 +42,17 @@ bench_bench_snmpwalk_LDADD = lib/libstatctr.la $(SNMP_LIBS) -lm
 # The reference subagent of the SNMP benchmark: Net-SNMP only, no statctr code.
 bench_ref_subagent_SOURCES = bench/ref_subagent.c
 bench_ref_subagent_LDADD = $(SNMP_LIBS)
+# The Python reader against the C one (bench/bench_python.py): linked with
+# the shared library, the one the Python module loads.
+noinst_PROGRAMS += bench/bench_python
+bench_bench_python_SOURCES = bench/bench_python.c
+bench_bench_python_LDADD = lib/libstatctr.la
+EXTRA_DIST += bench/bench_python.py
 EXTRA_DIST += bench/run.sh bench/snmp.sh bench/snmp-profile.sh scripts/plot-bench.sh docs/PERFORMANCE.md docs/perf
 
 # The whole suite (< 10 min on 2 CPUs), and the CI smoke test (< 60 s).
-bench: $(BENCH_BINS) examples/pipeline examples/reader $(sbin_PROGRAMS)
+bench: $(BENCH_BINS) bench/bench_python examples/pipeline examples/reader $(sbin_PROGRAMS)
 	$(SHELL) $(srcdir)/bench/run.sh --build-dir $(abs_top_builddir)
-bench-quick: $(BENCH_BINS) examples/pipeline examples/reader $(sbin_PROGRAMS)
+bench-quick: $(BENCH_BINS) bench/bench_python examples/pipeline examples/reader $(sbin_PROGRAMS)
 	$(SHELL) $(srcdir)/bench/run.sh --quick --build-dir $(abs_top_builddir)
 .PHONY: bench bench-quick

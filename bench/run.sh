@@ -6,7 +6,7 @@
 # Runs every benchmark family in one go, on this machine, so that each
 # ratio compares figures measured in the same run: memory, update cost
 # (timed, then instruction counts under callgrind), histogram record cost
-# (the same two ways), snapshots, the agent's
+# (the same two ways), snapshots (and the Python reader's), the agent's
 # aggregation pass and CPU share, SNMP serving.  Each family prints a table
 # and writes DIR/<family>*.csv; targets are collected in DIR/targets.csv
 # and summarised at the end; scripts/plot-bench.sh renders DIR/*.png.
@@ -182,6 +182,14 @@ else
 	SKIPPED="$SKIPPED update_ir hist_ir"
 fi
 step snapshot "$B/bench_snapshot" --out "$OUT" $QUICK
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+	step python env STATCTR_LIBRARY="$builddir/lib/.libs/libstatctr.so.0" \
+		PYTHONPATH="$srcdir/python" /usr/bin/python3 "$srcdir/bench/bench_python.py" \
+		--build-dir "$builddir" --out "$OUT" $QUICK
+else
+	echo "SKIP: python: no /usr/bin/python3 with numpy (Debian: apt-get install python3-numpy)"
+	SKIPPED="$SKIPPED python"
+fi
 AGENT=$builddir/agent/statctr-agentx
 if [ -x "$AGENT" ]; then
 	step agent "$B/bench_agent" --out "$OUT" --agent "$AGENT" $QUICK

@@ -681,6 +681,30 @@ uint64_t statctr_snap_hist_sum(const struct statctr_snap *snap, statctr_id id)
 	return meta_hist_of(snap->meta, id, &block) ? statctr_snap_counter(snap, block) : 0;
 }
 
+/* Cell @id (< ncells) as statctr_snap_values() serves it, by its kind. */
+static uint64_t value_bits(const struct statctr_snap *snap, statctr_id id)
+{
+	switch (snap->meta->cell_kind[id]) {
+	case STATCTR_GAUGE:
+		return (uint64_t)statctr_snap_gauge(snap, id);
+	case STATCTR_KIND_HISTOGRAM:
+		return statctr_snap_hist_count(snap, id);
+	default:
+		return statctr_snap_counter(snap, id);
+	}
+}
+
+int statctr_snap_values(const struct statctr_snap *snap, statctr_id first, uint32_t count,
+                        uint64_t *out)
+{
+	if (first > snap->ncells || count > snap->ncells - first)
+		return set_error(EINVAL, "%u cells from cell %u: the snapshot has %u cells", count,
+		                 first, snap->ncells);
+	for (uint32_t i = 0; i < count; i++)
+		out[i] = value_bits(snap, first + i);
+	return 0;
+}
+
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id)
 {
 	if (s > snap->nslots || id >= snap->ncells)

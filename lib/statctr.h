@@ -895,6 +895,19 @@ uint64_t statctr_snap_hist_count(const struct statctr_snap *snap, statctr_id id)
 /** The sum of the values recorded, mod 2^64 (statctr_snap_counter() of @id). */
 uint64_t statctr_snap_hist_sum(const struct statctr_snap *snap, statctr_id id);
 
+/**
+ * statctr_snap_values() - cells @first..@first+@count-1 of @snap as one
+ * array, for a reader that wants a table (one contiguous range, see
+ * statctr_table_info) without a call per cell.  @out[i] is, for cell
+ * @first+i: a counter's statctr_snap_counter(), a gauge's
+ * statctr_snap_gauge() (its two's-complement bits), a histogram's
+ * statctr_snap_hist_count(), as statctl shows them.  Reads the snapshot
+ * only; @out must hold @count values.  Returns 0, or -EINVAL (and a
+ * message naming the range) when the range passes the snapshot's cells.
+ */
+int statctr_snap_values(const struct statctr_snap *snap, statctr_id first, uint32_t count,
+                        uint64_t *out);
+
 /** Slot @s's own raw value of cell @id (@s == nslots: the shared slot). */
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id);
 

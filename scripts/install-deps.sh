@@ -2,13 +2,14 @@
 # Installs the Debian 12 packages statctr needs to build, test and demo;
 # debhelper, lintian and systemd (systemd-analyze, systemd-sysusers) are for
 # tests/packaging/debs.sh; prometheus, prometheus-snmp-exporter and curl for
-# tests/fleet; bash-completion for tests/tools/completion.sh.
+# tests/fleet; bash-completion for tests/tools/completion.sh; python3-pytest
+# and python3-numpy for tests/python, dh-python for python3-statctr.
 # Runs apt-get as root (through sudo when not root).
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config
   libconfig-dev libcunit1-dev libsnmp-dev snmpd snmp smitools
   gnuplot-nox libpcp-mmv1-dev libpcp3-dev clang libclang-rt-14-dev python3-pysnmp4 jq python3 procps psmisc valgrind cppcheck clang-format
-  debhelper lintian systemd
+  debhelper lintian systemd dh-python python3-pytest python3-numpy
   prometheus prometheus-snmp-exporter curl bash-completion"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
 $SUDO apt-get update -qq

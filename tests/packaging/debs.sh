@@ -4,8 +4,9 @@
 # tree itself is never written), lints them, installs them, builds a writer
 # against the installed libstatctr-dev, reads it with the installed statctl,
 # serves it with the installed agent running as user statctr the way its
-# unit would, queries it over SNMP with the installed MIB, then purges the
-# packages and checks what happens to the user and the group.
+# unit would, queries it over SNMP with the installed MIB, reads it with the
+# installed Python module, then purges the packages and checks what happens
+# to the user and the group.
 #
 # Needs root and debhelper, lintian, snmp, systemd (scripts/install-deps.sh
 # installs them); 1-2 minutes on 2 cores.  Not part of `make check`:
@@ -17,7 +18,7 @@
 # shellcheck disable=SC2317
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-packages=(libstatctr0 libstatctr-dev statctr-agentx statctl)
+packages=(libstatctr0 libstatctr-dev statctr-agentx statctl python3-statctr)
 passed=0
 failed=0
 
@@ -176,7 +177,7 @@ sed 's/^/    lintian: /' "$work/lintian.log"
 install_debs() {
 	local p debs=()
 	for p in "${packages[@]}"; do
-		debs+=("$work/${p}_${version}_$(dpkg --print-architecture).deb")
+		debs+=("$work/${p}_${version}_"*.deb) # the architecture's, or all
 	done
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		"${debs[@]}" >"$work/install.log" 2>&1 || {
@@ -196,7 +197,10 @@ installed_files() {
 		/usr/share/doc/statctr-agentx/examples/snmpd.conf \
 		/usr/share/doc/libstatctr-dev/examples/minimal.c \
 		/usr/share/man/man3/statctr.3.gz /usr/share/man/man8/statctr-agentx.8.gz \
-		/usr/share/man/man1/statctl.1.gz /usr/share/man/man5/statctr.conf.5.gz; do
+		/usr/share/man/man1/statctl.1.gz /usr/share/man/man5/statctr.conf.5.gz \
+		/usr/lib/python3/dist-packages/statctr/__init__.py \
+		/usr/lib/python3/dist-packages/statctr/py.typed \
+		/usr/share/doc/python3-statctr/python.md.gz; do
 		[ -e "$f" ] || {
 			echo "missing: $f"
 			return 1
@@ -261,8 +265,23 @@ unit_runs_as_statctr() {
 		! grep -q '^ExecStart=.* -u' "$unit"
 }
 
-check "apt-get install the four .debs" install_debs || finish
+# The module as a script gets it: Debian's python3, nothing from the tree
+# in the environment or the working directory.
+python_import() {
+	local out
+	out=$(cd / && env -i PATH=/usr/bin:/bin /usr/bin/python3 -c 'import statctr; print(statctr.__file__)') || {
+		echo "$out"
+		return 1
+	}
+	[ "$out" = /usr/lib/python3/dist-packages/statctr/__init__.py ] || {
+		echo "imported from $out"
+		return 1
+	}
+}
+
+check "apt-get install the ${#packages[@]} .debs" install_debs || finish
 check "files in place, pkg-config statctr = $version" installed_files
+check "python3 -c 'import statctr' from the package" python_import
 check "user statctr: system uid, group statctr, no login, no home" user_sane
 uid_first=$(id -u statctr 2>/dev/null)
 check "systemd-analyze verify $unit: clean" unit_verify
@@ -348,6 +367,23 @@ start_agent() {
 	}
 }
 
+# The installed module, as the agent's user, reads what statctl shows.
+python_reads() {
+	local out
+	as_user statctr
+	out=$(cd / && "${AS[@]}" env -i PATH=/usr/bin:/bin /usr/bin/python3 -c '
+import sys, statctr
+assert sys.argv[1] in statctr.segments("/nonexistent", config=sys.argv[2])
+with statctr.View(sys.argv[1]) as v, v.snapshot() as s:
+    print(s.counter("ifStats", "rxPackets", "eth0"), s.table("ifStats")["rxPackets"][0])
+' "$seg_path" "$conf") || {
+		echo "$out"
+		return 1
+	}
+	echo "    python3 statctr: eth0 rxPackets $out" >&3
+	[ "$(echo "$out" | awk '{ print ($1 > 0 && $2 >= $1) }')" = 1 ]
+}
+
 counter_rises() {
 	local first second
 	first=$(snmp_rx)
@@ -376,6 +412,7 @@ snmptable_by_name() {
 check "writer built from libstatctr-dev (pkg-config statctr)" build_writer &&
 	check "writer ($writer_user, in group statctr) creates its segment" start_writer &&
 	check "statctl (as statctr) shows eth0 counting" statctl_show &&
+	check "python3 statctr (as statctr) reads eth0" python_reads &&
 	check "statctr-agentx starts as statctr (setpriv, like the unit)" start_agent &&
 	check "a live counter rises over SNMP" counter_rises &&
 	check "snmptable by name with the installed MIB" snmptable_by_name
@@ -397,7 +434,8 @@ purge_debs() {
 	}
 	for f in /usr/sbin/statctr-agentx /usr/bin/statctl "$unit" \
 		/usr/lib/sysusers.d/statctr.conf /usr/share/snmp/mibs/STATCTR-MIB.txt \
-		/usr/share/statctr /usr/share/doc/statctr-agentx /var/lib/statctr; do
+		/usr/share/statctr /usr/share/doc/statctr-agentx /var/lib/statctr \
+		/usr/lib/python3/dist-packages/statctr; do
 		[ ! -e "$f" ] || {
 			echo "left after purge: $f"
 			return 1

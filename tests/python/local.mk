@@ -1,0 +1,10 @@
+# The Python reader (python/statctr, docs/python.md): pytest against live
+# writers (tests/python/py_writer, tests/fault/txn_writer), run by
+# tests/python/pytest.sh over the source package and the built library.
+TESTS += tests/python/pytest.sh
+dist_check_SCRIPTS += tests/python/pytest.sh
+check_PROGRAMS += tests/python/py_writer
+tests_python_py_writer_SOURCES = tests/python/py_writer.c
+tests_python_py_writer_LDADD = lib/libstatctr.la
+EXTRA_DIST += tests/python/test_statctr.py \
+	python/statctr/__init__.py python/statctr/_clib.py python/statctr/py.typed
