@@ -9,8 +9,10 @@
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
 #include "names.h"
+#include "settings.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,15 +69,59 @@ static void shorten(char *buf, size_t max)
 	snprintf(buf + max - 5, 6, "h%04x", (unsigned)(name_hash(buf) & 0xffff));
 }
 
-static const char *register_name(struct mib_names *reg, const char *name)
+/* The first pair of objects whose natural forms are one (struct mib_names). */
+static void note_clash(struct mib_names *reg, const char *natural)
 {
-	char **v = realloc(reg->v, (reg->n + 1) * sizeof(*v));
+	for (size_t i = 0; !reg->clashed && i < reg->n; i++) {
+		if (strcasecmp(reg->natural[i], natural) == 0) {
+			reg->clashed = true;
+			reg->clash[0] = i;
+			reg->clash[1] = reg->n;
+		}
+	}
+}
 
-	if (v == NULL)
+static bool grow(void *arrayp, size_t n, size_t size)
+{
+	void *a = realloc(*(void **)arrayp, (n + 1) * size);
+
+	if (a != NULL)
+		*(void **)arrayp = a;
+	return a != NULL;
+}
+
+static const char *register_name(struct mib_names *reg, const char *name, const char *natural)
+{
+	if (!grow(&reg->v, reg->n, sizeof(*reg->v)) ||
+	    !grow(&reg->natural, reg->n, sizeof(*reg->natural)) ||
+	    !grow(&reg->owners, reg->n, sizeof(*reg->owners)))
 		return NULL;
-	reg->v = v;
-	v[reg->n] = strdup(name);
-	return v[reg->n] ? v[reg->n++] : NULL;
+	note_clash(reg, natural);
+	reg->v[reg->n] = strdup(name);
+	reg->natural[reg->n] = strdup(natural);
+	reg->owners[reg->n] = reg->owner;
+	if (reg->v[reg->n] == NULL || reg->natural[reg->n] == NULL) {
+		free(reg->v[reg->n]);
+		free(reg->natural[reg->n]);
+		return NULL;
+	}
+	return reg->v[reg->n++];
+}
+
+/*
+ * "N2", "N3", ... after @name (@base characters), or over its end once the
+ * descriptor would pass MAX_DESCRIPTOR: every number gives another name,
+ * so at most reg->n + 1 tries find a free one.
+ */
+static void make_unique(const struct mib_names *reg, char *name, size_t base)
+{
+	for (unsigned i = 2; name_taken(reg, name); i++) {
+		char tail[16];
+		size_t len = (size_t)snprintf(tail, sizeof(tail), "N%u", i);
+		size_t at = base + len > MAX_DESCRIPTOR ? MAX_DESCRIPTOR - len : base;
+
+		memcpy(name + at, tail, len + 1);
+	}
 }
 
 /*
@@ -89,6 +135,7 @@ static const char *register_name(struct mib_names *reg, const char *name)
 const char *mib_name(struct mib_names *reg, int nparts, ...)
 {
 	char prefix[512] = "", suffix[256] = "", name[sizeof(prefix) + sizeof(suffix) + 4];
+	char natural[sizeof(name)];
 	va_list ap;
 
 	va_start(ap, nparts);
@@ -97,22 +144,25 @@ const char *mib_name(struct mib_names *reg, int nparts, ...)
 		             i + 1 < nparts ? sizeof(prefix) : sizeof(suffix),
 		             va_arg(ap, const char *));
 	va_end(ap);
+	snprintf(natural, sizeof(natural), "%s%s", prefix, suffix);
 	shorten(suffix, MAX_DESCRIPTOR / 2);
 	shorten(prefix, MAX_DESCRIPTOR - strlen(suffix) - 3);
 	snprintf(name, sizeof(name), "%s%s", prefix, suffix);
 	name[0] = (char)tolower((unsigned char)name[0]);
-	for (unsigned i = 2; name_taken(reg, name) && i < 100; i++)
-		snprintf(name + strlen(prefix) + strlen(suffix), 4, "N%u", i);
-	return register_name(reg, name);
+	make_unique(reg, name, strlen(name));
+	return register_name(reg, name, natural);
 }
 
 void mib_names_free(struct mib_names *reg)
 {
-	for (size_t i = 0; i < reg->n; i++)
+	for (size_t i = 0; i < reg->n; i++) {
 		free(reg->v[i]);
+		free(reg->natural[i]);
+	}
 	free(reg->v);
-	reg->v = NULL;
-	reg->n = 0;
+	free(reg->natural);
+	free(reg->owners);
+	*reg = (struct mib_names){.v = NULL};
 }
 
 /*
@@ -150,6 +200,7 @@ void mib_module_name(const struct statctr_config *cfg, const char *configured, c
 static bool table_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
                              const struct statctr_table_decl *t, struct mib_table_names *n)
 {
+	reg->owner = t;
 	n->table = mib_name(reg, 3, seg->name, t->name, "Table");
 	n->entry = mib_name(reg, 3, seg->name, t->name, "Entry");
 	n->group = mib_name(reg, 3, seg->name, t->name, "Group");
@@ -161,6 +212,7 @@ static bool table_names_init(struct mib_names *reg, const struct statctr_segment
 	if (n->columns == NULL)
 		return false;
 	for (uint32_t c = 0; c < t->ncolumns; c++) {
+		reg->owner = &t->columns[c];
 		n->columns[c] = mib_name(reg, 3, seg->name, t->name, t->columns[c].name);
 		if (n->columns[c] == NULL)
 			return false;
@@ -207,17 +259,21 @@ static bool seg_hist_names_init(struct mib_names *reg, const struct statctr_segm
 
 		if (!has_histogram(td))
 			continue;
+		reg->owner = seg;
 		if (sn->hist_node == NULL)
 			sn->hist_node = mib_name(reg, 2, seg->name, "SegmentHistograms");
+		reg->owner = td;
 		tn->hist_node = mib_name(reg, 3, seg->name, td->name, "Histograms");
 		tn->hists = calloc(td->ncolumns, sizeof(*tn->hists));
 		if (sn->hist_node == NULL || tn->hist_node == NULL || tn->hists == NULL)
 			return false;
-		for (uint32_t c = 0; c < td->ncolumns; c++)
+		for (uint32_t c = 0; c < td->ncolumns; c++) {
+			reg->owner = &td->columns[c];
 			if (td->columns[c].kind == STATCTR_HISTOGRAM &&
 			    !hist_names_init(reg, seg->name, td->name, td->columns[c].name,
 			                     &tn->hists[c]))
 				return false;
+		}
 	}
 	return true;
 }
@@ -226,7 +282,7 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 {
 	const char *first = cfg->segments[0].name;
 
-	*n = (struct mib_module_names){.reg = {NULL, 0}};
+	*n = (struct mib_module_names){.reg = {.v = NULL}};
 	n->segs = calloc(cfg->nsegments, sizeof(*n->segs));
 	/* Reserve what the module imports. */
 	if (n->segs == NULL || !mib_name(&n->reg, 1, "statctrData") ||
@@ -239,6 +295,7 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 	for (uint32_t s = 0; s < cfg->nsegments; s++) {
 		const struct statctr_segment_decl *seg = &cfg->segments[s];
 
+		n->reg.owner = seg;
 		n->segs[s].node = mib_name(&n->reg, 2, seg->name, "Segment");
 		n->segs[s].tables = calloc(seg->ntables, sizeof(*n->segs[s].tables));
 		if (n->segs[s].node == NULL || n->segs[s].tables == NULL)
@@ -250,6 +307,7 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 	for (uint32_t s = 0; s < cfg->nsegments; s++)
 		if (!seg_hist_names_init(&n->reg, &cfg->segments[s], &n->segs[s]))
 			return false;
+	n->reg.owner = NULL; /* what the module names later is its own */
 	return n->modid && n->compliances && n->groups && n->compliance;
 }
 
@@ -265,4 +323,79 @@ void mib_module_names_free(struct mib_module_names *n, const struct statctr_conf
 	free(n->segs);
 	n->segs = NULL;
 	mib_names_free(&n->reg);
+}
+
+/* ---- check-config: no two objects collide ------------------------------ */
+
+/* Where @owner is in @cfg: its segment, table and column (SETTINGS_NONE when not one). */
+static void locate(const struct statctr_config *cfg, const void *owner, uint32_t at[3])
+{
+	at[0] = at[1] = at[2] = SETTINGS_NONE;
+	for (uint32_t s = 0; owner && s < cfg->nsegments; s++) {
+		const struct statctr_segment_decl *seg = &cfg->segments[s];
+
+		if (owner == seg)
+			at[0] = s;
+		for (uint32_t t = 0; t < seg->ntables; t++) {
+			if (owner == &seg->tables[t]) {
+				at[0] = s;
+				at[1] = t;
+			}
+			for (uint32_t c = 0; c < seg->tables[t].ncolumns; c++)
+				if (owner == &seg->tables[t].columns[c]) {
+					at[0] = s;
+					at[1] = t;
+					at[2] = c;
+				}
+		}
+	}
+}
+
+/* "column \"x\" of table \"t\" of segment \"s\"", "segment \"s\"", "the module". */
+static void describe(const struct statctr_config *cfg, const uint32_t at[3], char *buf, size_t size)
+{
+	const struct statctr_segment_decl *seg =
+	    at[0] != SETTINGS_NONE ? &cfg->segments[at[0]] : NULL;
+	size_t len = 0;
+
+	if (seg == NULL) {
+		snprintf(buf, size, "the module's own");
+		return;
+	}
+	if (at[2] != SETTINGS_NONE)
+		len += (size_t)snprintf(buf, size, "column \"%s\" of ",
+		                        seg->tables[at[1]].columns[at[2]].name);
+	if (at[1] != SETTINGS_NONE)
+		len += (size_t)snprintf(buf + len, size - len, "table \"%s\" of ",
+		                        seg->tables[at[1]].name);
+	snprintf(buf + len, size - len, "segment \"%s\"", seg->name);
+}
+
+static int report_clash(const struct statctr_config *cfg, const struct mib_names *reg)
+{
+	uint32_t first[3], second[3];
+	char a[256], b[256];
+
+	locate(cfg, reg->owners[reg->clash[0]], first);
+	locate(cfg, reg->owners[reg->clash[1]], second);
+	describe(cfg, first, a, sizeof(a));
+	describe(cfg, second, b, sizeof(b));
+	return statctr_config_error(
+	    cfg, settings_decl_setting(cfg, second[0], second[1], second[2]), EINVAL,
+	    "SMI descriptor \"%s\" of %s is %s's too (names that differ only in case or in '-' "
+	    "and '_' fold to one descriptor): rename one",
+	    reg->v[reg->clash[0]], b, a);
+}
+
+int mib_names_check(const struct statctr_config *cfg)
+{
+	struct mib_module_names n;
+	int err = 0;
+
+	if (!mib_module_names_init(&n, cfg))
+		err = statctr_config_error(cfg, NULL, ENOMEM, "out of memory");
+	else if (n.reg.clashed)
+		err = report_clash(cfg, &n.reg);
+	mib_module_names_free(&n, cfg);
+	return err;
 }
