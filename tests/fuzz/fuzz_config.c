@@ -2,8 +2,11 @@
  * fuzz_config.c - libFuzzer target: every parser a configuration goes
  * through before the agent serves it.
  *
- * Input: the bytes of a configuration file (put in a memfd, parsed through
- * its /proc/self/fd path).  Runs statctr_config_load(); on success checks
+ * Input: the bytes of a configuration file, written to a regular file in a
+ * private directory (mkdtemp(), 0700) made at the first input and reused:
+ * the loader refuses what is not a regular file reached without a link,
+ * and a /proc/self/fd/N path is a link (such a target covered 44 edges,
+ * never the parser).  Runs statctr_config_load(); on success checks
  * that statctr_config_find() finds every declared segment, then runs the
  * agent's settings_load() (the "agent" group) and oidmap_create() (OID
  * collisions), and frees everything.
@@ -17,11 +20,13 @@
 #include "settings.h"
 #include "statctr.h"
 
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -63,20 +68,46 @@ static void parse(const char *path)
 	}
 }
 
+/* The directory and file removed at exit (a crash leaves them for the reproducer's sake). */
+static char dir[PATH_MAX - 16], path[PATH_MAX];
+
+static void remove_input(void)
+{
+	unlink(path);
+	rmdir(dir);
+}
+
+/* The file every input is written to; aborts when none can be made (nothing would be fuzzed). */
+static const char *input_path(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (path[0] != '\0')
+		return path;
+	snprintf(dir, sizeof(dir), "%s/statctr-fuzz-config.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL) {
+		perror(dir);
+		abort();
+	}
+	snprintf(path, sizeof(path), "%s/input.conf", dir);
+	atexit(remove_input);
+	return path;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64];
+	const char *file;
 	int fd;
 
 	if (has_include(data, size))
 		return 0;
-	fd = memfd_create("statctr-fuzz-config", MFD_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (write(fd, data, size) == (ssize_t)size) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		parse(path);
+	file = input_path();
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
+		perror(file);
+		abort();
 	}
 	close(fd);
+	parse(file);
 	return 0;
 }
