@@ -28,17 +28,19 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* A segment file, not its control file or a file still being built, of an owner we read. */
-static bool is_segment_file(const char *path, bool any_owner)
+enum owner { NOT_A_SEGMENT, TRUSTED, OTHER };
+
+/* A segment file (not its control file or a file still being built), and whose. */
+static enum owner segment_owner(const char *path)
 {
 	struct stat st;
 	const char *name = path + strlen(SHM_PREFIX);
 
 	if (has_suffix(path, ".ctl") || strchr(name, '.') != NULL || strchr(name, '~') != NULL)
-		return false;
+		return NOT_A_SEGMENT;
 	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
-	return any_owner || st.st_uid == getuid() || st.st_uid == 0;
+		return NOT_A_SEGMENT;
+	return st.st_uid == getuid() || st.st_uid == 0 ? TRUSTED : OTHER;
 }
 
 static int add_entry(struct seg_entry **entriesp, size_t *np, const char *name, const char *path,
@@ -90,11 +92,12 @@ static int add_shm_segments(bool any_owner, struct seg_entry **entriesp, size_t 
 		return 0;
 	if (rc != 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < g.gl_pathc && err == 0; i++) {
-		if (is_segment_file(g.gl_pathv[i], any_owner))
-			err = add_entry(entriesp, np, g.gl_pathv[i] + strlen(SHM_PREFIX),
-			                g.gl_pathv[i], false);
-	}
+	/* The trusted first: with --any-owner, a twin of another owner never displaces them. */
+	for (enum owner pass = TRUSTED; pass <= (any_owner ? OTHER : TRUSTED); pass++)
+		for (size_t i = 0; i < g.gl_pathc && err == 0; i++)
+			if (segment_owner(g.gl_pathv[i]) == pass)
+				err = add_entry(entriesp, np, g.gl_pathv[i] + strlen(SHM_PREFIX),
+				                g.gl_pathv[i], false);
 	globfree(&g);
 	return err;
 }

@@ -75,8 +75,8 @@ static bool claim_column(const struct table_view *tv, uint32_t col, struct prom_
 	if (why != NULL) {
 		error_msg("segment '%s' (%s): table '%s' column '%s' left out of the Prometheus "
 		          "output: %s: %s",
-		          tv->src->info.name, tv->src->label, tv->info.name, tv->columns[col].name,
-		          pc->names[PROM_FAMILY], why);
+		          tv->src->info.name, tv->src->path ? tv->src->path : tv->src->label,
+		          tv->info.name, tv->columns[col].name, pc->names[PROM_FAMILY], why);
 		return false;
 	}
 	for (unsigned i = 0; i < pc->n; i++)
