@@ -6,7 +6,8 @@
  * private directory (mkdtemp(), 0700) made at the first input and reused:
  * the loader refuses what is not a regular file reached without a link,
  * and a /proc/self/fd/N path is a link (such a target covered 44 edges,
- * never the parser).  Runs statctr_config_load(); on success checks
+ * never the parser; it now traps when the loader refuses the file itself,
+ * so that make check's replay fails).  Runs statctr_config_load(); on success checks
  * that statctr_config_find() finds every declared segment, then runs the
  * agent's settings_load() (the "agent" group) and oidmap_create() (OID
  * collisions), and frees everything.
@@ -20,6 +21,7 @@
 #include "settings.h"
 #include "statctr.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -54,8 +56,13 @@ static void parse(const char *path)
 	struct statctr_config *cfg;
 	struct agent_settings *set;
 	struct oidmap *map;
+	int err = statctr_config_load(path, &cfg);
 
-	if (statctr_config_load(path, &cfg) == 0) {
+	/* Refused as a file (a link, not a regular file, gone): the harness is broken, not the
+	 * input. */
+	if (err == -ELOOP || err == -ENOENT || err == -EISDIR || err == -EACCES)
+		__builtin_trap();
+	if (err == 0) {
 		for (uint32_t i = 0; i < cfg->nsegments; i++)
 			if (statctr_config_find(cfg, cfg->segments[i].name) != &cfg->segments[i])
 				__builtin_trap();
