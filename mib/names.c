@@ -13,6 +13,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +44,23 @@ static void append_camel(char *buf, size_t size, const char *s)
 	buf[len] = '\0';
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcasecmp(((const struct mib_name_entry *)a)->name,
+	                  ((const struct mib_name_entry *)b)->name);
+}
+
+static int by_natural(const void *a, const void *b)
+{
+	return strcasecmp(((const struct mib_name_entry *)a)->natural,
+	                  ((const struct mib_name_entry *)b)->natural);
+}
+
 static bool name_taken(const struct mib_names *reg, const char *name)
 {
-	for (size_t i = 0; i < reg->n; i++)
-		if (strcasecmp(reg->v[i], name) == 0)
-			return true;
-	return false;
+	struct mib_name_entry key = {.name = (char *)name};
+
+	return tfind(&key, &reg->by_name, by_name) != NULL;
 }
 
 /* FNV-1a, to keep shortened names distinct and stable. */
@@ -69,43 +81,52 @@ static void shorten(char *buf, size_t max)
 	snprintf(buf + max - 5, 6, "h%04x", (unsigned)(name_hash(buf) & 0xffff));
 }
 
-/* The first pair of objects whose natural forms are one (struct mib_names). */
-static void note_clash(struct mib_names *reg, const char *natural)
+static void free_entry(struct mib_name_entry *e)
 {
-	for (size_t i = 0; !reg->clashed && i < reg->n; i++) {
-		if (strcasecmp(reg->natural[i], natural) == 0) {
-			reg->clashed = true;
-			reg->clash[0] = i;
-			reg->clash[1] = reg->n;
-		}
+	if (e != NULL) {
+		free(e->name);
+		free(e->natural);
 	}
+	free(e);
 }
 
-static bool grow(void *arrayp, size_t n, size_t size)
+/*
+ * Indexes a new entry under its name (never taken: make_unique()) and,
+ * unless an earlier one holds it, its natural form; the first entry found
+ * holding it makes the clash of struct mib_names.
+ */
+static bool index_entry(struct mib_names *reg, struct mib_name_entry *e)
 {
-	void *a = realloc(*(void **)arrayp, (n + 1) * size);
+	struct mib_name_entry **held = tsearch(e, &reg->by_natural, by_natural);
 
-	if (a != NULL)
-		*(void **)arrayp = a;
-	return a != NULL;
+	if (held == NULL || tsearch(e, &reg->by_name, by_name) == NULL)
+		return false;
+	if (*held != e && !reg->clashed) {
+		reg->clashed = true;
+		reg->clash[0] = (*held)->index;
+		reg->clash[1] = e->index;
+	}
+	return true;
 }
 
 static const char *register_name(struct mib_names *reg, const char *name, const char *natural)
 {
-	if (!grow(&reg->v, reg->n, sizeof(*reg->v)) ||
-	    !grow(&reg->natural, reg->n, sizeof(*reg->natural)) ||
-	    !grow(&reg->owners, reg->n, sizeof(*reg->owners)))
-		return NULL;
-	note_clash(reg, natural);
-	reg->v[reg->n] = strdup(name);
-	reg->natural[reg->n] = strdup(natural);
-	reg->owners[reg->n] = reg->owner;
-	if (reg->v[reg->n] == NULL || reg->natural[reg->n] == NULL) {
-		free(reg->v[reg->n]);
-		free(reg->natural[reg->n]);
+	struct mib_name_entry **v = realloc(reg->v, (reg->n + 1) * sizeof(*v));
+	struct mib_name_entry *e = calloc(1, sizeof(*e));
+
+	if (v != NULL)
+		reg->v = v;
+	if (v == NULL || e == NULL) {
+		free(e);
 		return NULL;
 	}
-	return reg->v[reg->n++];
+	*e = (struct mib_name_entry){strdup(name), strdup(natural), reg->owner, reg->n};
+	if (e->name == NULL || e->natural == NULL) {
+		free_entry(e);
+		return NULL;
+	}
+	v[reg->n++] = e; /* freed by mib_names_free() from here on */
+	return index_entry(reg, e) ? e->name : NULL;
 }
 
 /*
@@ -153,15 +174,19 @@ const char *mib_name(struct mib_names *reg, int nparts, ...)
 	return register_name(reg, name, natural);
 }
 
+/* The trees hold no storage of their own but their nodes: the entries are v's. */
+static void keep(void *entry)
+{
+	(void)entry;
+}
+
 void mib_names_free(struct mib_names *reg)
 {
-	for (size_t i = 0; i < reg->n; i++) {
-		free(reg->v[i]);
-		free(reg->natural[i]);
-	}
+	tdestroy(reg->by_name, keep);
+	tdestroy(reg->by_natural, keep);
+	for (size_t i = 0; i < reg->n; i++)
+		free_entry(reg->v[i]);
 	free(reg->v);
-	free(reg->natural);
-	free(reg->owners);
 	*reg = (struct mib_names){.v = NULL};
 }
 
@@ -288,6 +313,7 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 	if (n->segs == NULL || !mib_name(&n->reg, 1, "statctrData") ||
 	    !mib_name(&n->reg, 1, "statctrMIB"))
 		return false;
+	n->reg.owner = &cfg->segments[0]; /* the module's own names derive from it */
 	n->modid = mib_name(&n->reg, 2, first, "MIB");
 	n->compliances = mib_name(&n->reg, 2, first, "MIBCompliances");
 	n->groups = mib_name(&n->reg, 2, first, "MIBGroups");
@@ -359,7 +385,7 @@ static void describe(const struct statctr_config *cfg, const uint32_t at[3], cha
 	size_t len = 0;
 
 	if (seg == NULL) {
-		snprintf(buf, size, "the module's own");
+		snprintf(buf, size, "an object the module imports from STATCTR-MIB");
 		return;
 	}
 	if (at[2] != SETTINGS_NONE)
@@ -376,15 +402,15 @@ static int report_clash(const struct statctr_config *cfg, const struct mib_names
 	uint32_t first[3], second[3];
 	char a[256], b[256];
 
-	locate(cfg, reg->owners[reg->clash[0]], first);
-	locate(cfg, reg->owners[reg->clash[1]], second);
+	locate(cfg, reg->v[reg->clash[0]]->owner, first);
+	locate(cfg, reg->v[reg->clash[1]]->owner, second);
 	describe(cfg, first, a, sizeof(a));
 	describe(cfg, second, b, sizeof(b));
 	return statctr_config_error(
 	    cfg, settings_decl_setting(cfg, second[0], second[1], second[2]), EINVAL,
-	    "SMI descriptor \"%s\" of %s is %s's too (names that differ only in case or in '-' "
-	    "and '_' fold to one descriptor): rename one",
-	    reg->v[reg->clash[0]], b, a);
+	    "SMI descriptor \"%s\" of %s is also that of %s (names that differ only in case or in "
+	    "'-' and '_' fold to one descriptor): rename one",
+	    reg->v[reg->clash[0]]->name, b, a);
 }
 
 int mib_names_check(const struct statctr_config *cfg)

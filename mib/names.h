@@ -19,14 +19,20 @@
  * config names differ only in case or in '-'/'_' ("rx-packets",
  * "rxPackets"), and the first such pair is kept in @clash.
  */
+struct mib_name_entry {
+	char *name;
+	char *natural;
+	const void *owner;
+	size_t index; /* in v */
+};
+
 struct mib_names {
-	char **v;
-	char **natural;
-	const void **owners;
+	struct mib_name_entry **v;
 	size_t n;
+	void *by_name, *by_natural; /* tsearch() trees of v's entries, ignoring case */
 	const void *owner;
 	bool clashed;
-	size_t clash[2]; /* the indexes of the first pair: first holder, then newcomer */
+	size_t clash[2]; /* the indexes in v of the first pair: first holder, then newcomer */
 };
 
 /*

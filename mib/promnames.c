@@ -170,9 +170,10 @@ static int find_twice(const struct statctr_config *cfg, struct claim *claims, si
 			continue;
 		describe(cfg, claims[i - 1].at, first, sizeof(first));
 		describe(cfg, claims[i].at, second, sizeof(second));
-		snprintf(what, sizeof(what),
-		         "of %s is %s's too (both would be shown under that name): rename one",
-		         second, first);
+		snprintf(
+		    what, sizeof(what),
+		    "of %s is also that of %s (both would be shown under that name): rename one",
+		    second, first);
 		return column_error(cfg, claims[i].at, claims[i].name, what);
 	}
 	return 0;

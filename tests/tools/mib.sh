@@ -77,7 +77,7 @@ check "shortened column keeps its name" 1 "$(grep -c '^aVeryLong[A-Za-z0-9]*RowN
 sed 's/"rowNames"/"rowName"/' "$workdir/tricky.conf" >"$workdir/clash.conf"
 check_status "mib of a config whose descriptors collide" 1 "$STATCTL" mib "$workdir/clash.conf"
 check "the clash names file:line and both objects" 1 \
-	"$(printf "%s\n" "$err" | grep -c 'clash.conf:8: .*column "rowName" .* is table "the_table_with_an_extremely_long_name_indeed" .*s too')"
+	"$(printf "%s\n" "$err" | grep -c 'clash.conf:8: .*column "rowName" .* is also that of table "the_table_with_an_extremely_long_name_indeed" ')"
 check "descriptors at most 64 characters" "" \
 	"$(grep -o '^[a-z][A-Za-z0-9]* OBJECT-TYPE' "$gen/$t.txt" | awk 'length($1) > 64')"
 long=$(grep -o '^aVeryLong[A-Za-z0-9]*Entry' "$gen/$t.txt" | head -1)

@@ -738,8 +738,8 @@ static void colliding_names_refused(void)
 	    load_columns("{ name = \"rx-packets\"; kind = \"counter\"; },\n"
 	                 "{ name = \"rxPackets\"; kind = \"counter\"; }"),
 	    "names.conf:4: segments.[0].tables.[0].columns.[1]: SMI descriptor \"sTRxPackets\" "
-	    "of column \"rxPackets\" of table \"t\" of segment \"s\" is column \"rx-packets\" "
-	    "of table \"t\" of segment \"s\"'s too");
+	    "of column \"rxPackets\" of table \"t\" of segment \"s\" is also that of column "
+	    "\"rx-packets\" of table \"t\" of segment \"s\" (");
 	/* Distinct descriptors (sTA, sTAbySlot), one Prometheus name with --slots. */
 	expect_in(load_columns("{ name = \"a\"; kind = \"counter\"; },\n"
 	                       "{ name = \"a_by_slot\"; kind = \"counter\"; }"),
