@@ -24,11 +24,11 @@ static const char show_help[] =
     "segment that cannot be read is reported and the rest shown (FILE replaced,\n"
     "with statctr_segment_readable 0 for it); the exit status is then 1.\n";
 
-static const char list_help[] =
-    ANY_OWNER_HELP "\nSegments are the files /dev/shm/statctr.* of yours and root's (of anyone's\n"
-                   "with --any-owner), or with -c exactly the ones the configuration declares.  "
-                   "Status: active (writer running), closed, gone\n"
-                   "(writer died; values final), stale (unreadable: refresh), absent (no file).\n";
+static const char list_help[] = ANY_OWNER_HELP
+    "\nSegments are the files /dev/shm/statctr.* of yours and root's (anyone's with\n"
+    "--any-owner), or with -c exactly the ones the configuration declares.  Status:\n"
+    "active (writer running), closed, gone (writer died; values final), stale\n"
+    "(unreadable: refresh), absent (no file).\n";
 
 /* What show renders, for write_output(). */
 struct show_job {
