@@ -1,13 +1,15 @@
 # libstatctr_mib: declaration -> SNMP, linked by statctr-agentx and statctl
 # (and the fuzz targets): the OID layout and the fixed objects (oids.h), the
 # agent group's settings and check-config (settings.c), the SMI names of a
-# configuration's objects (names.c) and the generated module (gen.c).  No
+# configuration's objects (names.c), the generated module (gen.c), and the
+# Prometheus names of its columns (promnames.c: statctl's exposition and
+# check-config share the rule, as the MIB and check-config do).  No
 # Net-SNMP; it reads the libconfig tree libstatctr parsed, never the file.
 noinst_LTLIBRARIES += mib/libstatctr_mib.la
 mib_libstatctr_mib_la_SOURCES = \
 	mib/oids.h mib/objects.h mib/objects.c mib/settings.h mib/settings.c \
 	mib/names.h mib/names.c mib/gen.h mib/gen.c \
-	mib/ifmib.h mib/ifmib.c
+	mib/ifmib.h mib/ifmib.c mib/promnames.h mib/promnames.c
 mib_libstatctr_mib_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 
 # STATCTR-MIB: installed in configure's --with-mibdir (default

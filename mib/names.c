@@ -9,8 +9,11 @@
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
 #include "names.h"
+#include "settings.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,12 +44,23 @@ static void append_camel(char *buf, size_t size, const char *s)
 	buf[len] = '\0';
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcasecmp(((const struct mib_name_entry *)a)->name,
+	                  ((const struct mib_name_entry *)b)->name);
+}
+
+static int by_natural(const void *a, const void *b)
+{
+	return strcasecmp(((const struct mib_name_entry *)a)->natural,
+	                  ((const struct mib_name_entry *)b)->natural);
+}
+
 static bool name_taken(const struct mib_names *reg, const char *name)
 {
-	for (size_t i = 0; i < reg->n; i++)
-		if (strcasecmp(reg->v[i], name) == 0)
-			return true;
-	return false;
+	struct mib_name_entry key = {.name = (char *)name};
+
+	return tfind(&key, &reg->by_name, by_name) != NULL;
 }
 
 /* FNV-1a, to keep shortened names distinct and stable. */
@@ -67,15 +81,68 @@ static void shorten(char *buf, size_t max)
 	snprintf(buf + max - 5, 6, "h%04x", (unsigned)(name_hash(buf) & 0xffff));
 }
 
-static const char *register_name(struct mib_names *reg, const char *name)
+static void free_entry(struct mib_name_entry *e)
 {
-	char **v = realloc(reg->v, (reg->n + 1) * sizeof(*v));
+	if (e != NULL) {
+		free(e->name);
+		free(e->natural);
+	}
+	free(e);
+}
 
-	if (v == NULL)
+/*
+ * Indexes a new entry under its name (never taken: make_unique()) and,
+ * unless an earlier one holds it, its natural form; the first entry found
+ * holding it makes the clash of struct mib_names.
+ */
+static bool index_entry(struct mib_names *reg, struct mib_name_entry *e)
+{
+	struct mib_name_entry **held = tsearch(e, &reg->by_natural, by_natural);
+
+	if (held == NULL || tsearch(e, &reg->by_name, by_name) == NULL)
+		return false;
+	if (*held != e && !reg->clashed) {
+		reg->clashed = true;
+		reg->clash[0] = (*held)->index;
+		reg->clash[1] = e->index;
+	}
+	return true;
+}
+
+static const char *register_name(struct mib_names *reg, const char *name, const char *natural)
+{
+	struct mib_name_entry **v = realloc(reg->v, (reg->n + 1) * sizeof(*v));
+	struct mib_name_entry *e = calloc(1, sizeof(*e));
+
+	if (v != NULL)
+		reg->v = v;
+	if (v == NULL || e == NULL) {
+		free(e);
 		return NULL;
-	reg->v = v;
-	v[reg->n] = strdup(name);
-	return v[reg->n] ? v[reg->n++] : NULL;
+	}
+	*e = (struct mib_name_entry){strdup(name), strdup(natural), reg->owner, reg->n};
+	if (e->name == NULL || e->natural == NULL) {
+		free_entry(e);
+		return NULL;
+	}
+	v[reg->n++] = e; /* freed by mib_names_free() from here on */
+	return index_entry(reg, e) ? e->name : NULL;
+}
+
+/*
+ * "N2", "N3", ... after @name (@base characters), or over its end once the
+ * descriptor would pass MAX_DESCRIPTOR: every number gives another name,
+ * so at most reg->n + 1 tries find a free one.
+ */
+static void make_unique(const struct mib_names *reg, char *name, size_t base)
+{
+	for (unsigned i = 2; name_taken(reg, name); i++) {
+		char tail[16];
+		size_t len = (size_t)snprintf(tail, sizeof(tail), "N%u", i);
+		size_t at = base + len > MAX_DESCRIPTOR ? MAX_DESCRIPTOR - len : base;
+
+		memcpy(name + at, tail, len + 1);
+	}
 }
 
 /*
@@ -89,6 +156,7 @@ static const char *register_name(struct mib_names *reg, const char *name)
 const char *mib_name(struct mib_names *reg, int nparts, ...)
 {
 	char prefix[512] = "", suffix[256] = "", name[sizeof(prefix) + sizeof(suffix) + 4];
+	char natural[sizeof(name)];
 	va_list ap;
 
 	va_start(ap, nparts);
@@ -97,22 +165,29 @@ const char *mib_name(struct mib_names *reg, int nparts, ...)
 		             i + 1 < nparts ? sizeof(prefix) : sizeof(suffix),
 		             va_arg(ap, const char *));
 	va_end(ap);
+	snprintf(natural, sizeof(natural), "%s%s", prefix, suffix);
 	shorten(suffix, MAX_DESCRIPTOR / 2);
 	shorten(prefix, MAX_DESCRIPTOR - strlen(suffix) - 3);
 	snprintf(name, sizeof(name), "%s%s", prefix, suffix);
 	name[0] = (char)tolower((unsigned char)name[0]);
-	for (unsigned i = 2; name_taken(reg, name) && i < 100; i++)
-		snprintf(name + strlen(prefix) + strlen(suffix), 4, "N%u", i);
-	return register_name(reg, name);
+	make_unique(reg, name, strlen(name));
+	return register_name(reg, name, natural);
+}
+
+/* The trees hold no storage of their own but their nodes: the entries are v's. */
+static void keep(void *entry)
+{
+	(void)entry;
 }
 
 void mib_names_free(struct mib_names *reg)
 {
+	tdestroy(reg->by_name, keep);
+	tdestroy(reg->by_natural, keep);
 	for (size_t i = 0; i < reg->n; i++)
-		free(reg->v[i]);
+		free_entry(reg->v[i]);
 	free(reg->v);
-	reg->v = NULL;
-	reg->n = 0;
+	*reg = (struct mib_names){.v = NULL};
 }
 
 /*
@@ -150,6 +225,7 @@ void mib_module_name(const struct statctr_config *cfg, const char *configured, c
 static bool table_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
                              const struct statctr_table_decl *t, struct mib_table_names *n)
 {
+	reg->owner = t;
 	n->table = mib_name(reg, 3, seg->name, t->name, "Table");
 	n->entry = mib_name(reg, 3, seg->name, t->name, "Entry");
 	n->group = mib_name(reg, 3, seg->name, t->name, "Group");
@@ -161,6 +237,7 @@ static bool table_names_init(struct mib_names *reg, const struct statctr_segment
 	if (n->columns == NULL)
 		return false;
 	for (uint32_t c = 0; c < t->ncolumns; c++) {
+		reg->owner = &t->columns[c];
 		n->columns[c] = mib_name(reg, 3, seg->name, t->name, t->columns[c].name);
 		if (n->columns[c] == NULL)
 			return false;
@@ -207,17 +284,21 @@ static bool seg_hist_names_init(struct mib_names *reg, const struct statctr_segm
 
 		if (!has_histogram(td))
 			continue;
+		reg->owner = seg;
 		if (sn->hist_node == NULL)
 			sn->hist_node = mib_name(reg, 2, seg->name, "SegmentHistograms");
+		reg->owner = td;
 		tn->hist_node = mib_name(reg, 3, seg->name, td->name, "Histograms");
 		tn->hists = calloc(td->ncolumns, sizeof(*tn->hists));
 		if (sn->hist_node == NULL || tn->hist_node == NULL || tn->hists == NULL)
 			return false;
-		for (uint32_t c = 0; c < td->ncolumns; c++)
+		for (uint32_t c = 0; c < td->ncolumns; c++) {
+			reg->owner = &td->columns[c];
 			if (td->columns[c].kind == STATCTR_HISTOGRAM &&
 			    !hist_names_init(reg, seg->name, td->name, td->columns[c].name,
 			                     &tn->hists[c]))
 				return false;
+		}
 	}
 	return true;
 }
@@ -226,12 +307,13 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 {
 	const char *first = cfg->segments[0].name;
 
-	*n = (struct mib_module_names){.reg = {NULL, 0}};
+	*n = (struct mib_module_names){.reg = {.v = NULL}};
 	n->segs = calloc(cfg->nsegments, sizeof(*n->segs));
 	/* Reserve what the module imports. */
 	if (n->segs == NULL || !mib_name(&n->reg, 1, "statctrData") ||
 	    !mib_name(&n->reg, 1, "statctrMIB"))
 		return false;
+	n->reg.owner = &cfg->segments[0]; /* the module's own names derive from it */
 	n->modid = mib_name(&n->reg, 2, first, "MIB");
 	n->compliances = mib_name(&n->reg, 2, first, "MIBCompliances");
 	n->groups = mib_name(&n->reg, 2, first, "MIBGroups");
@@ -239,6 +321,7 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 	for (uint32_t s = 0; s < cfg->nsegments; s++) {
 		const struct statctr_segment_decl *seg = &cfg->segments[s];
 
+		n->reg.owner = seg;
 		n->segs[s].node = mib_name(&n->reg, 2, seg->name, "Segment");
 		n->segs[s].tables = calloc(seg->ntables, sizeof(*n->segs[s].tables));
 		if (n->segs[s].node == NULL || n->segs[s].tables == NULL)
@@ -250,6 +333,7 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 	for (uint32_t s = 0; s < cfg->nsegments; s++)
 		if (!seg_hist_names_init(&n->reg, &cfg->segments[s], &n->segs[s]))
 			return false;
+	n->reg.owner = NULL; /* what the module names later is its own */
 	return n->modid && n->compliances && n->groups && n->compliance;
 }
 
@@ -265,4 +349,79 @@ void mib_module_names_free(struct mib_module_names *n, const struct statctr_conf
 	free(n->segs);
 	n->segs = NULL;
 	mib_names_free(&n->reg);
+}
+
+/* ---- check-config: no two objects collide ------------------------------ */
+
+/* Where @owner is in @cfg: its segment, table and column (SETTINGS_NONE when not one). */
+static void locate(const struct statctr_config *cfg, const void *owner, uint32_t at[3])
+{
+	at[0] = at[1] = at[2] = SETTINGS_NONE;
+	for (uint32_t s = 0; owner && s < cfg->nsegments; s++) {
+		const struct statctr_segment_decl *seg = &cfg->segments[s];
+
+		if (owner == seg)
+			at[0] = s;
+		for (uint32_t t = 0; t < seg->ntables; t++) {
+			if (owner == &seg->tables[t]) {
+				at[0] = s;
+				at[1] = t;
+			}
+			for (uint32_t c = 0; c < seg->tables[t].ncolumns; c++)
+				if (owner == &seg->tables[t].columns[c]) {
+					at[0] = s;
+					at[1] = t;
+					at[2] = c;
+				}
+		}
+	}
+}
+
+/* "column \"x\" of table \"t\" of segment \"s\"", "segment \"s\"", "the module". */
+static void describe(const struct statctr_config *cfg, const uint32_t at[3], char *buf, size_t size)
+{
+	const struct statctr_segment_decl *seg =
+	    at[0] != SETTINGS_NONE ? &cfg->segments[at[0]] : NULL;
+	size_t len = 0;
+
+	if (seg == NULL) {
+		snprintf(buf, size, "an object the module imports from STATCTR-MIB");
+		return;
+	}
+	if (at[2] != SETTINGS_NONE)
+		len += (size_t)snprintf(buf, size, "column \"%s\" of ",
+		                        seg->tables[at[1]].columns[at[2]].name);
+	if (at[1] != SETTINGS_NONE)
+		len += (size_t)snprintf(buf + len, size - len, "table \"%s\" of ",
+		                        seg->tables[at[1]].name);
+	snprintf(buf + len, size - len, "segment \"%s\"", seg->name);
+}
+
+static int report_clash(const struct statctr_config *cfg, const struct mib_names *reg)
+{
+	uint32_t first[3], second[3];
+	char a[256], b[256];
+
+	locate(cfg, reg->v[reg->clash[0]]->owner, first);
+	locate(cfg, reg->v[reg->clash[1]]->owner, second);
+	describe(cfg, first, a, sizeof(a));
+	describe(cfg, second, b, sizeof(b));
+	return statctr_config_error(
+	    cfg, settings_decl_setting(cfg, second[0], second[1], second[2]), EINVAL,
+	    "SMI descriptor \"%s\" of %s is also that of %s (names that differ only in case or in "
+	    "'-' and '_' fold to one descriptor): rename one",
+	    reg->v[reg->clash[0]]->name, b, a);
+}
+
+int mib_names_check(const struct statctr_config *cfg)
+{
+	struct mib_module_names n;
+	int err = 0;
+
+	if (!mib_module_names_init(&n, cfg))
+		err = statctr_config_error(cfg, NULL, ENOMEM, "out of memory");
+	else if (n.reg.clashed)
+		err = report_clash(cfg, &n.reg);
+	mib_module_names_free(&n, cfg);
+	return err;
 }

@@ -10,13 +10,37 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The descriptors given out so far in one module; owns their storage. */
-struct mib_names {
-	char **v;
-	size_t n;
+/*
+ * The descriptors given out so far in one module; owns their storage.
+ * Each is kept with the object it names (@owner when it was given out: a
+ * declaration's segment, table or column, or NULL for the module's own)
+ * and with its natural form, the camel-cased parts before any shortening.
+ * Two objects whose natural forms are equal ignoring case collide: their
+ * config names differ only in case or in '-'/'_' ("rx-packets",
+ * "rxPackets"), and the first such pair is kept in @clash.
+ */
+struct mib_name_entry {
+	char *name;
+	char *natural;
+	const void *owner;
+	size_t index; /* in v */
 };
 
-/* A new descriptor from @nparts strings; NULL when out of memory. */
+struct mib_names {
+	struct mib_name_entry **v;
+	size_t n;
+	void *by_name, *by_natural; /* tsearch() trees of v's entries, ignoring case */
+	const void *owner;
+	bool clashed;
+	size_t clash[2]; /* the indexes in v of the first pair: first holder, then newcomer */
+};
+
+/*
+ * A new descriptor from @nparts strings for @reg->owner; NULL when out of
+ * memory.  Never one given out before: a clash gets "N2", "N3", ...
+ * (shortened further when the 64 characters are reached), so the module
+ * never defines a descriptor twice whatever the configuration.
+ */
 const char *mib_name(struct mib_names *reg, int nparts, ...);
 void mib_names_free(struct mib_names *reg);
 void mib_module_name(const struct statctr_config *cfg, const char *configured, char *buf,
@@ -62,5 +86,13 @@ struct mib_module_names {
 
 bool mib_module_names_init(struct mib_module_names *n, const struct statctr_config *cfg);
 void mib_module_names_free(struct mib_module_names *n, const struct statctr_config *cfg);
+
+/*
+ * check-config's rule (settings_load() calls it): no two objects of @cfg's
+ * module collide (struct mib_names).  Returns 0, or -EINVAL with the
+ * message "FILE:LINE: ... collides with ..." naming both objects (the line
+ * of the later one), or -ENOMEM.
+ */
+int mib_names_check(const struct statctr_config *cfg);
 
 #endif /* STATCTR_MIB_NAMES_H */

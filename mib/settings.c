@@ -11,7 +11,9 @@
 
 #include "settings.h"
 #include "ifmib.h"
+#include "names.h"
 #include "objects.h"
+#include "promnames.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,7 +35,7 @@
 #define STR_(x)        #x
 
 #define PRINTABLE   " printable ASCII characters"
-#define TOKEN_CHARS PRINTABLE " without spaces, quotes or backslashes, the first not #"
+#define TOKEN_CHARS PRINTABLE " without spaces, quotes or backslashes, the first neither # nor -"
 #define TEXT_RULE   "must be 1.." STR(MAX_TEXT) PRINTABLE
 #define ADMIN_RULE                                                                                 \
 	"must be 1.." STR(MAX_ADMIN_TEXT) PRINTABLE ", the first neither a space nor #, the last " \
@@ -90,7 +92,10 @@ static bool valid_admin_text(const char *s)
  * none of them a space (tokens are whitespace-separated: "pub lic" would
  * become the community "pub") or a quote or a backslash (which Net-SNMP's
  * tokenizer interprets), the first not '#' (Net-SNMP drops such a token:
- * community = "#pub" was accepted and served nobody).
+ * community = "#pub" was accepted and served nobody) and not '-'
+ * (createUser reads a first token "-e" as its engineID option, so a user
+ * named "-e" silently did not exist; the rule holds for every token,
+ * whatever the line, so that no word of ours is ever an option there).
  */
 static bool token_within(const char *s, size_t min, size_t max)
 {
@@ -99,7 +104,7 @@ static bool token_within(const char *s, size_t min, size_t max)
 	for (size_t i = 0; i < len; i++)
 		if (!is_printable((unsigned char)s[i]) || strchr(" \"'\\", s[i]))
 			return false;
-	return len >= min && len <= max && s[0] != '#';
+	return len >= min && len <= max && s[0] != '#' && s[0] != '-';
 }
 
 static bool valid_token(const char *s)
@@ -552,6 +557,10 @@ int settings_load(const char *path, struct agent_settings **setp)
 		err = check_v3_rules(set, group);
 	if (!err)
 		err = ifmib_check(set->cfg);
+	if (!err)
+		err = mib_names_check(set->cfg);
+	if (!err)
+		err = prom_names_check(set->cfg);
 	if (err) {
 		settings_free(set);
 		return err;
@@ -588,4 +597,27 @@ int settings_check(const char *path, FILE *out, FILE *err)
 	        path, set->cfg->nsegments, ntables, ncells);
 	settings_free(set);
 	return 0;
+}
+
+/* Element @i of list @name of @group, or @group when there is none. */
+static const config_setting_t *elem_of(const config_setting_t *group, const char *name, uint32_t i)
+{
+	const config_setting_t *list = config_setting_get_member(group, name);
+	const config_setting_t *elem = list ? config_setting_get_elem(list, i) : NULL;
+
+	return elem ? elem : group;
+}
+
+const void *settings_decl_setting(const struct statctr_config *cfg, uint32_t s, uint32_t t,
+                                  uint32_t c)
+{
+	const config_setting_t *segs = statctr_config_group(cfg, "segments"), *at = NULL;
+
+	if (segs && s != SETTINGS_NONE)
+		at = config_setting_get_elem(segs, s);
+	if (at && t != SETTINGS_NONE)
+		at = elem_of(at, "tables", t);
+	if (at && t != SETTINGS_NONE && c != SETTINGS_NONE)
+		at = elem_of(at, "columns", c);
+	return at;
 }

@@ -61,7 +61,10 @@ struct agent_settings {
 /*
  * settings_load() - read @path (statctr_config_load()) and its agent group:
  * unknown keys, wrong types, out-of-range values and broken rules are
- * refused with file:line in statctr_errmsg().  Thread-safe.  Returns 0 or
+ * refused with file:line in statctr_errmsg(), and so are names that would
+ * not be unique where they land: two SMI descriptors of the generated
+ * module (mib_names_check()) or two Prometheus metric names
+ * (prom_names_check()).  Thread-safe.  Returns 0 or
  * a negative errno; *setp is NULL on error.
  */
 int settings_load(const char *path, struct agent_settings **setp);
@@ -74,6 +77,16 @@ void settings_free(struct agent_settings *set);
  * Returns 0 when valid, 1 when not: the exit status.
  */
 int settings_check(const char *path, FILE *out, FILE *err);
+
+/*
+ * The libconfig setting of a declared object, for statctr_config_error()'s
+ * file:line: segment @s, its table @t, that table's column @c (@t and @c
+ * SETTINGS_NONE for the segment itself, @c for the table).  NULL (the file)
+ * when @s is SETTINGS_NONE.  Read-only.
+ */
+#define SETTINGS_NONE UINT32_MAX
+const void *settings_decl_setting(const struct statctr_config *cfg, uint32_t s, uint32_t t,
+                                  uint32_t c);
 
 /*
  * The keys of the agent group, and of each group of its v3_users list, as

@@ -18,14 +18,17 @@ static const char show_help[] =
     "  -b, --buckets        text: each histogram's buckets too (count, cumulative)\n"
     "  -o, --output=FILE    write to FILE instead of stdout, atomically (a new file in\n"
     "                       FILE's directory, fsync()ed, renamed over FILE): for\n"
-    "                       node_exporter's textfile collector\n"
+    "                       node_exporter's textfile collector\n" ANY_OWNER_HELP
     "\nSEGMENT is a name (/dev/shm/statctr.NAME, or as CONFIG declares it) or a path;\n"
-    "without it every segment found is shown.\n";
+    "without it every segment found is shown (with -c, the configuration's).  A\n"
+    "segment that cannot be read is reported and the rest shown (FILE replaced,\n"
+    "with statctr_segment_readable 0 for it); the exit status is then 1.\n";
 
-static const char list_help[] =
-    "\nSegments are the files /dev/shm/statctr.* and, with -c, the ones the\n"
-    "configuration declares.  Status: active (writer running), closed, gone\n"
-    "(writer died; values final), stale (unreadable: refresh), absent (no file).\n";
+static const char list_help[] = ANY_OWNER_HELP
+    "\nSegments are the files /dev/shm/statctr.* of yours and root's (anyone's with\n"
+    "--any-owner), or with -c exactly the ones the configuration declares.  Status:\n"
+    "active (writer running), closed, gone (writer died; values final), stale\n"
+    "(unreadable: refresh), absent (no file).\n";
 
 /* What show renders, for write_output(). */
 struct show_job {
@@ -65,6 +68,7 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	    {"raw", no_argument, NULL, 'r'},
 	    {"buckets", no_argument, NULL, 'b'},
 	    {"output", required_argument, NULL, 'o'},
+	    ANY_OWNER_OPTION,
 	    {NULL, 0, NULL, 0},
 	};
 	struct common_opts opts = *common;
@@ -93,15 +97,20 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	if (argc - optind > 2)
 		return usage_error("show", "too many arguments");
 	job.status =
-	    sources_open(opts.config, optind < argc ? argv[optind] : NULL, &job.srcs, &job.nsrcs);
+	    sources_open(&opts, optind < argc ? argv[optind] : NULL, &job.srcs, &job.nsrcs);
 	if (snap_all(job.srcs, job.nsrcs) != EXIT_OK)
 		job.status = EXIT_FAIL;
 	job.r = renderer_for(opts.format);
 	job.table = optind + 1 < argc ? argv[optind + 1] : NULL;
-	/* A collector reading FILE keeps the last complete answer rather
-	 * than a partial one: FILE is replaced only after a clean snapshot. */
-	if (out && job.status != EXIT_OK)
-		error_msg("%s: not replaced: a segment could not be read", out);
+	/*
+	 * One unreadable segment must not freeze what a collector reads of
+	 * the others: FILE is replaced with every segment read, and the
+	 * failed ones said so (renderer's readable()).  Only with nothing to
+	 * show (none found, or the one SEGMENT named could not be opened) is
+	 * it kept.
+	 */
+	if (out && job.nsrcs == 0)
+		error_msg("%s: not replaced: no segment to show", out);
 	else if (write_output(out, fill_show, &job) < 0)
 		job.status = EXIT_FAIL;
 	sources_close(job.srcs, job.nsrcs);
@@ -144,7 +153,9 @@ static void print_list(enum out_format format, const struct list_item *items, si
 int cmd_list(const struct common_opts *common, int argc, char **argv)
 {
 	struct common_opts opts = *common;
-	struct cmd_parser p = {.cmd = "list", .help = list_help, .common = &opts};
+	static const struct option longopts[] = {ANY_OWNER_OPTION, {NULL, 0, NULL, 0}};
+	struct cmd_parser p = {
+	    .cmd = "list", .longopts = longopts, .help = list_help, .common = &opts};
 	struct seg_entry *entries;
 	struct list_item *items;
 	struct statctr_view **views;
@@ -155,7 +166,7 @@ int cmd_list(const struct common_opts *common, int argc, char **argv)
 		return p.status;
 	if (optind < argc)
 		return usage_error("list", "unexpected argument '%s'", argv[optind]);
-	if (discover_segments(opts.config, &entries, &n) < 0)
+	if (discover_segments(&opts, &entries, &n) < 0)
 		return EXIT_FAIL;
 	items = calloc(n ? n : 1, sizeof(*items));
 	views = calloc(n ? n : 1, sizeof(*views));

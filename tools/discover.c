@@ -1,7 +1,12 @@
 /*
- * discover.c - finds segments: the files /dev/shm/statctr.* (control files
- * and temporary files excluded) and the paths a configuration declares, and
- * resolves a SEGMENT argument to a path.  Opens nothing but the config.
+ * discover.c - finds segments: the paths a configuration declares, else
+ * the files /dev/shm/statctr.* (control files and temporary files
+ * excluded) of the invoking user or root (statctl.h); and resolves a
+ * SEGMENT argument to a path.  Opens nothing but the config.
+ *
+ * The owner is judged on the name's own inode (lstat()): /dev/shm is
+ * sticky, so no other user can put another file under a name root or the
+ * invoking user holds, and a symbolic link is never a segment.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
@@ -12,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define SHM_PREFIX "/dev/shm/statctr."
 
@@ -22,15 +28,19 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* A segment file, not its control file or a file still being built. */
-static bool is_segment_file(const char *path)
+enum owner { NOT_A_SEGMENT, TRUSTED, OTHER };
+
+/* A segment file (not its control file or a file still being built), and whose. */
+static enum owner segment_owner(const char *path)
 {
 	struct stat st;
 	const char *name = path + strlen(SHM_PREFIX);
 
 	if (has_suffix(path, ".ctl") || strchr(name, '.') != NULL || strchr(name, '~') != NULL)
-		return false;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+		return NOT_A_SEGMENT;
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NOT_A_SEGMENT;
+	return st.st_uid == getuid() || st.st_uid == 0 ? TRUSTED : OTHER;
 }
 
 static int add_entry(struct seg_entry **entriesp, size_t *np, const char *name, const char *path,
@@ -72,7 +82,7 @@ static int add_config_segments(const char *config, struct seg_entry **entriesp, 
 	return err;
 }
 
-static int add_shm_segments(struct seg_entry **entriesp, size_t *np)
+static int add_shm_segments(bool any_owner, struct seg_entry **entriesp, size_t *np)
 {
 	glob_t g;
 	int err = 0;
@@ -82,25 +92,26 @@ static int add_shm_segments(struct seg_entry **entriesp, size_t *np)
 		return 0;
 	if (rc != 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < g.gl_pathc && err == 0; i++) {
-		if (is_segment_file(g.gl_pathv[i]))
-			err = add_entry(entriesp, np, g.gl_pathv[i] + strlen(SHM_PREFIX),
-			                g.gl_pathv[i], false);
-	}
+	/* The trusted first: with --any-owner, a twin of another owner never displaces them. */
+	for (enum owner pass = TRUSTED; pass <= (any_owner ? OTHER : TRUSTED); pass++)
+		for (size_t i = 0; i < g.gl_pathc && err == 0; i++)
+			if (segment_owner(g.gl_pathv[i]) == pass)
+				err = add_entry(entriesp, np, g.gl_pathv[i] + strlen(SHM_PREFIX),
+				                g.gl_pathv[i], false);
 	globfree(&g);
 	return err;
 }
 
-int discover_segments(const char *config, struct seg_entry **entriesp, size_t *np)
+int discover_segments(const struct common_opts *opts, struct seg_entry **entriesp, size_t *np)
 {
-	int err = 0;
+	int err;
 
 	*entriesp = NULL;
 	*np = 0;
-	if (config != NULL)
-		err = add_config_segments(config, entriesp, np);
-	if (err == 0)
-		err = add_shm_segments(entriesp, np);
+	if (opts->config != NULL)
+		err = add_config_segments(opts->config, entriesp, np);
+	else
+		err = add_shm_segments(opts->any_owner, entriesp, np);
 	if (err == -ENOMEM)
 		error_msg("out of memory");
 	if (err < 0) {

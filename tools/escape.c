@@ -8,7 +8,6 @@
 
 #include "statctl.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -55,31 +54,6 @@ void prom_help_text(FILE *out, const char *s)
 			fputs("\\n", out);
 		else
 			fputc(*s, out);
-	}
-}
-
-/*
- * A metric name part: "rxPackets" -> "rx_packets", "if-stats.v2" ->
- * "if_stats_v2".  Only [a-z0-9_] come out, never two '_' in a row.
- */
-void prom_name_part(FILE *out, const char *s)
-{
-	bool after_word = false; /* last output was a lowercase letter or digit */
-	bool pending = false;    /* an '_' is due before the next character */
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (!isalnum(*p) || !isascii(*p)) {
-			pending = after_word;
-			after_word = false;
-			continue;
-		}
-		if (isupper(*p) && after_word)
-			pending = true;
-		if (pending)
-			fputc('_', out);
-		fputc(tolower(*p), out);
-		pending = false;
-		after_word = !isupper(*p);
 	}
 }
 

@@ -1,52 +1,95 @@
 /*
  * render_prom.c - the Prometheus text exposition format (version 0.0.4),
  * e.g. for node_exporter's textfile collector.  One metric family per
- * declared column, named statctr_<segment>_<table>_<column> in snake case,
- * "_total" for counters; one sample per row, labelled segment/table/row
- * (a dynamic table's present rows only, labelled by name: a series follows
- * an interface, and its re-add starting at zero is an ordinary counter reset).
- * A histogram column is a family of type histogram: per row its cumulative
- * <name>_bucket{le="B"} series (le="+Inf" last, equal to <name>_count), then
- * <name>_sum and <name>_count.  Families are printed whole (all rows of a
- * column), as the format requires.
+ * column, named by mib/promnames.c (statctr_<segment>_<table>_<column> in
+ * snake case, "_total" for counters: the rule check-config checks); one
+ * sample per row, labelled segment/table/row (a dynamic table's present
+ * rows only, labelled by name: a series follows an interface, and its
+ * re-add starting at zero is an ordinary counter reset).  A histogram
+ * column is a family of type histogram: per row its cumulative
+ * <name>_bucket{le="B"} series (le="+Inf" last, equal to <name>_count),
+ * then <name>_sum and <name>_count.  Families are printed whole (all rows
+ * of a column), as the format requires.
+ *
+ * One output never names two families alike, whatever the segments hold
+ * (two segments of one name, a segment of another configuration, names
+ * that fold together): a column whose names are taken already, or that
+ * prom_column_names() refuses, is left out and reported.  Then
+ * statctr_segment_readable says per segment whether it could be read.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
+#include "promnames.h"
 #include "statctl.h"
+
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The names given out in this output (tsearch() tree of strdup()ed strings). */
+static void *taken;
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static bool is_taken(const char *name)
+{
+	return tfind(name, &taken, by_name) != NULL;
+}
+
+static void take(const char *name)
+{
+	char *copy = strdup(name);
+	void *node = copy ? tsearch(copy, &taken, by_name) : NULL;
+
+	if (node == NULL || *(char **)node != copy)
+		free(copy); /* out of memory (a later twin goes out then), or taken */
+}
 
 static void prom_begin(FILE *out, const struct walk_opts *opts)
 {
+	take(PROM_READABLE_METRIC);
 }
 
 static void prom_end(FILE *out)
 {
+	tdestroy(taken, free);
+	taken = NULL;
 }
 
 static void prom_segment(FILE *out, const struct source *src)
 {
 }
 
-static void metric_name(FILE *out, const struct table_view *tv, uint32_t col, const char *suffix)
+/* Whether column @col's names are free: then they are taken for it; else it is reported. */
+static bool claim_column(const struct table_view *tv, uint32_t col, struct prom_column *pc)
 {
-	fputs("statctr_", out);
-	prom_name_part(out, tv->src->info.name);
-	fputc('_', out);
-	prom_name_part(out, tv->info.name);
-	fputc('_', out);
-	prom_name_part(out, tv->columns[col].name);
-	fputs(suffix, out);
-	if (tv->columns[col].kind == STATCTR_COUNTER)
-		fputs("_total", out);
+	const char *why = prom_column_names(pc, tv->src->info.name, tv->info.name,
+	                                    tv->columns[col].name, tv->columns[col].kind);
+
+	for (unsigned i = 0; why == NULL && i < pc->n; i++)
+		if (is_taken(pc->names[i]))
+			why = "the name is another column's in this output";
+	if (why != NULL) {
+		error_msg("segment '%s' (%s): table '%s' column '%s' left out of the Prometheus "
+		          "output: %s: %s",
+		          tv->src->info.name, tv->src->path ? tv->src->path : tv->src->label,
+		          tv->info.name, tv->columns[col].name, pc->names[PROM_FAMILY], why);
+		return false;
+	}
+	for (unsigned i = 0; i < pc->n; i++)
+		take(pc->names[i]);
+	return true;
 }
 
-static void family_header(FILE *out, const struct table_view *tv, uint32_t col, const char *suffix,
+static void family_header(FILE *out, const struct table_view *tv, uint32_t col, const char *name,
                           const char *help_prefix)
 {
 	const struct statctr_column_info *info = &tv->columns[col];
 
-	fputs("# HELP ", out);
-	metric_name(out, tv, col, suffix);
-	fputc(' ', out);
+	fprintf(out, "# HELP %s ", name);
 	prom_help_text(out, help_prefix);
 	if (info->description[0] != '\0')
 		prom_help_text(out, info->description);
@@ -57,18 +100,14 @@ static void family_header(FILE *out, const struct table_view *tv, uint32_t col, 
 		prom_help_text(out, info->units);
 		fputc(')', out);
 	}
-	fputs("\n# TYPE ", out);
-	metric_name(out, tv, col, suffix);
-	fprintf(out, " %s\n", kind_name(info->kind));
+	fprintf(out, "\n# TYPE %s %s\n", name, kind_name(info->kind));
 }
 
-static void sample_start(FILE *out, const struct table_view *tv, uint32_t row, uint32_t col,
-                         const char *suffix)
+static void sample_start(FILE *out, const struct table_view *tv, uint32_t row, const char *name)
 {
 	char buf[16];
 
-	metric_name(out, tv, col, suffix);
-	fputs("{segment=\"", out);
+	fprintf(out, "%s{segment=\"", name);
 	prom_label_value(out, tv->src->info.name);
 	fputs("\",table=\"", out);
 	prom_label_value(out, tv->info.name);
@@ -85,16 +124,17 @@ static void print_value(FILE *out, enum statctr_kind kind, uint64_t counter, int
 		fprintf(out, " %" PRIu64 "\n", counter);
 }
 
-static void column_family(FILE *out, const struct table_view *tv, uint32_t col)
+static void column_family(FILE *out, const struct table_view *tv, uint32_t col,
+                          const struct prom_column *pc)
 {
 	struct cell cell;
 
-	family_header(out, tv, col, "", "");
+	family_header(out, tv, col, pc->names[PROM_FAMILY], "");
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
 		if (!table_row_present(tv, r))
 			continue;
 		table_cell(tv, r, col, &cell);
-		sample_start(out, tv, r, col, "");
+		sample_start(out, tv, r, pc->names[PROM_FAMILY]);
 		fputc('}', out);
 		print_value(out, cell.kind, cell.counter, cell.gauge);
 	}
@@ -104,11 +144,12 @@ static void column_family(FILE *out, const struct table_view *tv, uint32_t col)
  * le is the bound as an integer ("10"): Prometheus parses it as a float,
  * and promtool and the client libraries accept the integer form.
  */
-static void hist_family(FILE *out, const struct table_view *tv, uint32_t col)
+static void hist_family(FILE *out, const struct table_view *tv, uint32_t col,
+                        const struct prom_column *pc)
 {
 	struct hist h;
 
-	family_header(out, tv, col, "", "");
+	family_header(out, tv, col, pc->names[PROM_FAMILY], "");
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
 		uint64_t cumulative = 0;
 
@@ -116,33 +157,35 @@ static void hist_family(FILE *out, const struct table_view *tv, uint32_t col)
 			continue;
 		for (uint32_t b = 0; b <= h.nbuckets; b++) {
 			cumulative += h.buckets[b];
-			sample_start(out, tv, r, col, "_bucket");
+			sample_start(out, tv, r, pc->names[PROM_BUCKET]);
 			if (b == h.nbuckets)
 				fputs(",le=\"+Inf\"}", out);
 			else
 				fprintf(out, ",le=\"%" PRIu64 "\"}", h.bounds[b]);
 			fprintf(out, " %" PRIu64 "\n", cumulative);
 		}
-		sample_start(out, tv, r, col, "_sum");
+		sample_start(out, tv, r, pc->names[PROM_SUM]);
 		fprintf(out, "} %" PRIu64 "\n", h.sum);
-		sample_start(out, tv, r, col, "_count");
+		sample_start(out, tv, r, pc->names[PROM_COUNT]);
 		fprintf(out, "} %" PRIu64 "\n", h.count);
 	}
 }
 
-static void slot_family(FILE *out, const struct table_view *tv, uint32_t col)
+static void slot_family(FILE *out, const struct table_view *tv, uint32_t col,
+                        const struct prom_column *pc)
 {
 	enum statctr_kind kind = tv->columns[col].kind;
 	uint32_t nslots = table_nslots(tv);
 
-	family_header(out, tv, col, "_by_slot", "Raw per-slot values (resets ignored): ");
+	family_header(out, tv, col, pc->names[PROM_BY_SLOT],
+	              "Raw per-slot values (resets ignored): ");
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
 		if (!table_row_present(tv, r))
 			continue;
 		for (uint32_t s = 0; s < nslots; s++) {
 			uint64_t v = table_slot_value(tv, s, r, col);
 
-			sample_start(out, tv, r, col, "_by_slot");
+			sample_start(out, tv, r, pc->names[PROM_BY_SLOT]);
 			if (s + 1 == nslots)
 				fputs(",slot=\"shared\"}", out);
 			else
@@ -154,14 +197,38 @@ static void slot_family(FILE *out, const struct table_view *tv, uint32_t col)
 
 static void prom_table(FILE *out, const struct table_view *tv)
 {
+	struct prom_column pc;
+
 	for (uint32_t c = 0; c < tv->info.ncolumns; c++) {
+		if (!claim_column(tv, c, &pc))
+			continue;
 		if (tv->columns[c].kind == STATCTR_HISTOGRAM) {
-			hist_family(out, tv, c); /* no per-slot counts: render_json.c */
+			hist_family(out, tv, c, &pc); /* no per-slot counts: render_json.c */
 			continue;
 		}
-		column_family(out, tv, c);
+		column_family(out, tv, c, &pc);
 		if (tv->opts->slots)
-			slot_family(out, tv, c);
+			slot_family(out, tv, c, &pc);
+	}
+}
+
+/* PROM_READABLE_METRIC: per source, 1 when read, 0 when not (stderr said why). */
+static void prom_readable(FILE *out, const struct source *srcs, size_t n)
+{
+	fputs("# HELP " PROM_READABLE_METRIC
+	      " 1 when statctl read the segment, 0 when it could not (its error is on stderr)\n"
+	      "# TYPE " PROM_READABLE_METRIC " gauge\n",
+	      out);
+	for (size_t i = 0; i < n; i++) {
+		bool read = srcs[i].snap != NULL && !srcs[i].failed;
+
+		fputs(PROM_READABLE_METRIC "{segment=\"", out);
+		prom_label_value(out, read ? srcs[i].info.name : srcs[i].label);
+		fputs("\",path=\"", out);
+		prom_label_value(out, read           ? srcs[i].info.path
+		                      : srcs[i].path ? srcs[i].path
+		                                     : srcs[i].label);
+		fprintf(out, "\"} %d\n", read);
 	}
 }
 
@@ -171,6 +238,7 @@ const struct renderer render_prom = {
     .table = prom_table,
     .segment_end = prom_segment,
     .end = prom_end,
+    .readable = prom_readable,
 };
 
 enum list_metric {

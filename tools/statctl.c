@@ -162,8 +162,14 @@ int cmd_getopt(struct cmd_parser *p, int argc, char **argv)
 			print_command_help(find_command(p->cmd), p->help);
 			p->status = EXIT_OK;
 			return '?';
+		} else if (c == ANY_OWNER_CHAR) {
+			p->common->any_owner = true;
 		} else if (c == '?' || c == ':') {
 			p->status = usage_error(p->cmd, "bad option '%s'", argv[optind - 1]);
+			return '?';
+		} else if (c == -1 && p->common->any_owner && p->common->config) {
+			p->status = usage_error(p->cmd, "--any-owner is for /dev/shm: with -c, the "
+			                                "configuration's segments are read");
 			return '?';
 		} else {
 			return c;

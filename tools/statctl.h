@@ -37,7 +37,21 @@ enum out_format {
 struct common_opts {
 	const char *config; /* -c: configuration file, or NULL */
 	enum out_format format;
+	bool any_owner; /* --any-owner: segments of every owner in /dev/shm */
 };
+
+/*
+ * --any-owner, of the commands that find segments (list, show, watch):
+ * cmd_getopt() sets common->any_owner, and refuses it beside -c.
+ */
+#define ANY_OWNER_CHAR 0x100
+#define ANY_OWNER_OPTION                                                                           \
+	{                                                                                          \
+		"any-owner", no_argument, NULL, ANY_OWNER_CHAR                                     \
+	}
+#define ANY_OWNER_HELP                                                                             \
+	"      --any-owner      without -c, read the segments of every owner in /dev/shm\n"        \
+	"                       (default: only yours and root's)\n"
 
 /* statctl.c: messages to stderr, prefixed "statctl: ". */
 void error_msg(const char *fmt, ...) PRINTF_LIKE(1, 2);
@@ -79,14 +93,20 @@ struct cmd_parser {
 };
 int cmd_getopt(struct cmd_parser *p, int argc, char **argv);
 
-/* discover.c: segments found in /dev/shm and in a configuration. */
+/*
+ * discover.c: the segments a command reads.  With -c exactly those the
+ * configuration declares; without, the files /dev/shm/statctr.* owned by
+ * the invoking user or root, or with --any-owner by anyone (symbolic links
+ * never).  A file of another owner is left out silently: it may be
+ * anyone's, and the output is not theirs to fill.
+ */
 struct seg_entry {
 	char *name; /* from the configuration or the file name */
 	char *path;
 	bool declared; /* listed in the configuration */
 };
 
-int discover_segments(const char *config, struct seg_entry **entriesp, size_t *np);
+int discover_segments(const struct common_opts *opts, struct seg_entry **entriesp, size_t *np);
 void free_segments(struct seg_entry *entries, size_t n);
 /* Opens SEGMENT (a name or a path; names resolve through @config first). */
 int open_segment(const char *config, const char *segment, struct statctr_view **viewp);
@@ -95,6 +115,8 @@ int open_segment(const char *config, const char *segment, struct statctr_view **
 struct source {
 	const char *label; /* what the user named */
 	char *label_buf;   /* owned storage of label, or NULL */
+	char *path;        /* found by discovery: its path (owned), else NULL */
+	bool failed;       /* could not be opened, or its last snapshot failed */
 	struct statctr_view *view;
 	struct statctr_snap *snap;
 	struct statctr_snap *prev; /* watch: the previous snapshot, or NULL */
@@ -189,6 +211,8 @@ struct renderer {
 	void (*table)(FILE *out, const struct table_view *tv);
 	void (*segment_end)(FILE *out, const struct source *src);
 	void (*end)(FILE *out);
+	/* Which sources could be read (Prometheus: PROM_READABLE_METRIC), or NULL. */
+	void (*readable)(FILE *out, const struct source *srcs, size_t n);
 };
 
 extern const struct renderer render_text;
@@ -198,9 +222,15 @@ extern const struct renderer render_prom;
 const struct renderer *renderer_for(enum out_format format);
 
 int source_open(struct source *src, const char *config, const char *segment);
-/* SEGMENT, or every segment found (at most MAX_SOURCES) when it is NULL. */
+/*
+ * SEGMENT, or every segment found (discover_segments(), at most
+ * MAX_SOURCES) when it is NULL.  A found segment that cannot be opened is
+ * reported and kept as a source with failed set and no view, so that the
+ * output can say so; the status is then EXIT_FAIL.
+ */
 #define MAX_SOURCES 1024
-int sources_open(const char *config, const char *segment, struct source **srcsp, size_t *np);
+int sources_open(const struct common_opts *opts, const char *segment, struct source **srcsp,
+                 size_t *np);
 void sources_close(struct source *srcs, size_t n);
 int source_snap(struct source *src); /* keeps the previous snapshot in prev */
 void source_close(struct source *src);
@@ -224,7 +254,6 @@ const char *list_status(const struct list_item *item);
 void json_string(FILE *out, const char *s);
 void prom_label_value(FILE *out, const char *s);
 void prom_help_text(FILE *out, const char *s);
-void prom_name_part(FILE *out, const char *s); /* camelCase -> snake_case */
 /*
  * Text for a terminal: control bytes (tab and LF included), DEL and bytes
  * outside ASCII come out as "\xHH", so no string from a segment or a

@@ -53,13 +53,19 @@ int source_open(struct source *src, const char *config, const char *segment)
 	return open_segment(config, segment, &src->view);
 }
 
-/* The new snapshot goes into the memory of the one before the previous. */
+/* The new snapshot goes into the memory of the one before the previous.
+ * A source that could not be opened (reported then) fails again, silently. */
 int source_snap(struct source *src)
 {
 	struct statctr_snap *snap = src->prev;
-	int err = statctr_snap_retake(src->view, &snap);
+	int err;
+
+	if (src->view == NULL)
+		return -EBADF;
+	err = statctr_snap_retake(src->view, &snap);
 
 	src->prev = NULL;
+	src->failed = err < 0;
 	if (err < 0) {
 		error_msg("segment '%s': snapshot: %s", src->label, statctr_errmsg());
 		return err;
@@ -80,32 +86,46 @@ void source_close(struct source *src)
 	if (src->view != NULL)
 		statctr_view_close(src->view);
 	free(src->label_buf);
+	free(src->path);
 	memset(src, 0, sizeof(*src));
 }
 
-static int open_all(const char *config, struct source *srcs, size_t *np)
+/* A found segment as a source: opened, or failed (reported) and kept to be said so. */
+static int open_found(struct seg_entry *entry, struct source *src, bool *keep)
+{
+	int err = statctr_view_open(entry->path, &src->view);
+
+	if (err < 0)
+		src->view = NULL;
+	*keep = !(err == -ENOENT && entry->declared); /* declared, not running: not an error */
+	if (err < 0 && *keep)
+		error_msg("segment '%s': %s", entry->path, statctr_errmsg());
+	if (!*keep)
+		return 0;
+	src->label_buf = entry->name;
+	src->label = entry->name;
+	src->path = entry->path;
+	src->failed = err < 0;
+	entry->name = NULL;
+	entry->path = NULL;
+	return err;
+}
+
+static int open_all(const struct common_opts *opts, struct source *srcs, size_t *np)
 {
 	struct seg_entry *entries;
 	size_t n;
 	int status = EXIT_OK;
 
-	if (discover_segments(config, &entries, &n) < 0)
+	if (discover_segments(opts, &entries, &n) < 0)
 		return EXIT_FAIL;
 	for (size_t i = 0; i < n && *np < MAX_SOURCES; i++) {
-		struct statctr_view *view;
-		int err = statctr_view_open(entries[i].path, &view);
+		bool keep;
 
-		if (err == -ENOENT && entries[i].declared)
-			continue; /* declared, not running: not an error */
-		if (err < 0) {
-			error_msg("segment '%s': %s", entries[i].path, statctr_errmsg());
+		if (open_found(&entries[i], &srcs[*np], &keep) < 0)
 			status = EXIT_FAIL;
-			continue;
-		}
-		srcs[*np].label_buf = entries[i].name;
-		srcs[*np].label = entries[i].name;
-		srcs[(*np)++].view = view;
-		entries[i].name = NULL;
+		if (keep)
+			(*np)++;
 	}
 	free_segments(entries, n);
 	if (*np == 0 && status == EXIT_OK) {
@@ -115,7 +135,8 @@ static int open_all(const char *config, struct source *srcs, size_t *np)
 	return status;
 }
 
-int sources_open(const char *config, const char *segment, struct source **srcsp, size_t *np)
+int sources_open(const struct common_opts *opts, const char *segment, struct source **srcsp,
+                 size_t *np)
 {
 	*np = 0;
 	*srcsp = calloc(segment ? 1 : MAX_SOURCES, sizeof(**srcsp));
@@ -124,8 +145,8 @@ int sources_open(const char *config, const char *segment, struct source **srcsp,
 		return EXIT_FAIL;
 	}
 	if (segment == NULL)
-		return open_all(config, *srcsp, np);
-	if (source_open(*srcsp, config, segment) < 0)
+		return open_all(opts, *srcsp, np);
+	if (source_open(*srcsp, opts->config, segment) < 0)
 		return EXIT_FAIL;
 	*np = 1;
 	return EXIT_OK;
@@ -401,6 +422,8 @@ int walk_render(FILE *out, const struct renderer *r, const struct walk_opts *opt
 		if (render_source(out, r, opts, &srcs[i], table) < 0)
 			status = -1;
 	}
+	if (r->readable != NULL)
+		r->readable(out, srcs, nsrcs);
 	r->end(out);
 	return status;
 }

@@ -26,7 +26,7 @@
 static const char watch_help[] =
     "  -i, --interval=SECONDS  time between refreshes (default 1, at least 0.1)\n"
     "  -n, --count=N           stop after N refreshes (default: until q or Ctrl-C)\n"
-    "  -r, --raw               ignore reset baselines\n"
+    "  -r, --raw               ignore reset baselines\n" ANY_OWNER_HELP
     "\nKeys on a terminal: q quit, j/k or arrows scroll a line, space/b a page,\n"
     "g top.  Deltas and rates are blank after a reset or a writer restart.\n";
 
@@ -176,6 +176,8 @@ static int refresh_sources(struct watch *w)
 	int status = EXIT_OK;
 
 	for (size_t i = 0; i < w->nsrcs; i++) {
+		if (w->srcs[i].view == NULL)
+			continue;                      /* could not be opened: reported once */
 		statctr_view_refresh(w->srcs[i].view); /* a restart shows as a new generation */
 		if (source_snap(&w->srcs[i]) < 0)
 			status = EXIT_FAIL;
@@ -268,6 +270,7 @@ static int parse_watch_opts(struct watch *w, struct common_opts *opts, int argc,
 	    {"interval", required_argument, NULL, 'i'},
 	    {"count", required_argument, NULL, 'n'},
 	    {"raw", no_argument, NULL, 'r'},
+	    ANY_OWNER_OPTION,
 	    {NULL, 0, NULL, 0},
 	};
 	struct cmd_parser p = {.cmd = "watch",
@@ -306,7 +309,7 @@ int cmd_watch(const struct common_opts *common, int argc, char **argv)
 		return status;
 	w.table = optind + 1 < argc ? argv[optind + 1] : NULL;
 	w.renderer = opts.format == FORMAT_TEXT ? &render_text_long : renderer_for(opts.format);
-	status = sources_open(opts.config, optind < argc ? argv[optind] : NULL, &w.srcs, &w.nsrcs);
+	status = sources_open(&opts, optind < argc ? argv[optind] : NULL, &w.srcs, &w.nsrcs);
 	if (w.nsrcs > 0) {
 		w.scr.interactive = opts.format == FORMAT_TEXT && isatty(STDOUT_FILENO);
 		install_signals();

@@ -2,10 +2,10 @@
 # model in docs/security.md (a resetter, a local user, a reader, an SNMP
 # client) against real processes and asserts the safe outcome.  They need
 # root to create the parties' users; under CI=true a skip is a failure.
-SECURITY_READER_TESTS = tests/security/planted.sh
+SECURITY_READER_TESTS = tests/security/planted.sh tests/security/statread.sh
 SECURITY_WRITER_TESTS = tests/security/copy_flood.sh tests/security/resetter.sh
 SECURITY_CONFIG_TESTS = tests/security/config.sh tests/security/output.sh tests/security/escape.sh \
-	tests/security/statefiles.sh
+	tests/security/statefiles.sh tests/security/names.sh
 SECURITY_AGENT_TESTS = tests/security/stuck.sh
 SECURITY_SNMP_TESTS = tests/security/setorder.sh tests/security/listen.sh tests/security/privdrop.sh \
 	tests/security/resetstorm.sh
@@ -24,6 +24,10 @@ check_PROGRAMS += tests/security/open_owned
 tests_security_open_owned_SOURCES = tests/security/open_owned.c
 tests_security_open_owned_LDADD = lib/libstatctr.la
 # --- writer programs ---
+# A writer of any configuration's segment (names.sh).
+check_PROGRAMS += tests/security/any_writer
+tests_security_any_writer_SOURCES = tests/security/any_writer.c
+tests_security_any_writer_LDADD = lib/libstatctr.la
 check_PROGRAMS += tests/security/copy_flood
 tests_security_copy_flood_SOURCES = tests/security/copy_flood.c
 tests_security_copy_flood_LDADD = lib/libstatctr.la

@@ -22,7 +22,8 @@ complete_line() {
 
 check "commands" "check-config exporter-config list mib reset show watch" "$(complete_line "")"
 check "command prefix" "exporter-config" "$(complete_line ex)"
-check "show's long options" "--buckets --config --format --help --output --raw --slots" "$(complete_line show --)"
+check "show's long options" "--any-owner --buckets --config --format --help --output --raw --slots" "$(complete_line show --)"
+check "list's long options" "--any-owner --config --format --help" "$(complete_line list --)"
 check "formats" "json prometheus text" "$(complete_line show -f "")"
 check "exporter-config options" "-o" "$(complete_line exporter-config -o)"
 check "the segment" "$segment" "$(complete_line show "stctl_compl_")"

@@ -198,6 +198,10 @@ def parse_prom(path):
     expo = Exposition().parse(path)
     lines = []
     for name, labels, value in expo.samples:
+        if name == "statctr_segment_readable":  # per segment, not a cell
+            if "segment" not in labels or "path" not in labels or value not in ("0", "1"):
+                die("prom: malformed %s sample %r" % (name, labels))
+            continue
         for key in ("segment", "table", "row"):
             if key not in labels:
                 die("prom: %s lacks label %s" % (name, key))

@@ -49,7 +49,7 @@ check "instance of row 3" "$root.3.1.1.1.11.3" "$(oid $m dataplaneIfStatsRxOctet
 check "Counter64 syntax" 1 "$(snmptranslate -M "$path" -m $m -Td $m::dataplaneIfStatsRxOctets 2>&1 | grep -c 'SYNTAX	Counter64')"
 check "Gauge32 syntax" 1 "$(snmptranslate -M "$path" -m $m -Td $m::dataplaneTotalsInFlight 2>&1 | grep -c 'SYNTAX	Gauge32')"
 
-# Long and clashing names, two segments, a module name and root of its own.
+# Long names, two segments, a module name and root of its own.
 cat >"$workdir/tricky.conf" <<'CONF'
 agent = { mib_module = "TRICKY-COUNTERS-MIB"; root_oid = "1.3.6.1.4.1.99999.7"; };
 segments = (
@@ -58,7 +58,7 @@ segments = (
       { name = "the_table_with_an_extremely_long_name_indeed"; oid = 3; rows = 2;
         description = "Has \"quotes\" and a \\ backslash";
         columns = (
-          { name = "rowName"; kind = "counter"; },
+          { name = "rowNames"; kind = "counter"; },
           { name = "column_with_a_name_long_enough_to_overflow_sixty_four"; kind = "gauge"; },
           { name = "x"; kind = "counter"; units = "pkts"; description = "say \"x\""; }
         ); }
@@ -72,7 +72,12 @@ check_status "mib of the tricky config" 0 "$STATCTL" mib "$workdir/tricky.conf" 
 lint TRICKY-COUNTERS-MIB
 t=TRICKY-COUNTERS-MIB
 check "custom root" .1.3.6.1.4.1.99999.7.3.6.9.1.10 "$(oid $t b2TC)"
-check "clashing column renamed" 1 "$(grep -c '^aVeryLong[A-Za-z0-9]*RowNameN2 OBJECT-TYPE$' "$gen/$t.txt")"
+check "shortened column keeps its name" 1 "$(grep -c '^aVeryLong[A-Za-z0-9]*RowNames OBJECT-TYPE$' "$gen/$t.txt")"
+# A column whose descriptor would be its table's RowName: refused, naming both, at file:line.
+sed 's/"rowNames"/"rowName"/' "$workdir/tricky.conf" >"$workdir/clash.conf"
+check_status "mib of a config whose descriptors collide" 1 "$STATCTL" mib "$workdir/clash.conf"
+check "the clash names file:line and both objects" 1 \
+	"$(printf "%s\n" "$err" | grep -c 'clash.conf:8: .*column "rowName" .* is also that of table "the_table_with_an_extremely_long_name_indeed" ')"
 check "descriptors at most 64 characters" "" \
 	"$(grep -o '^[a-z][A-Za-z0-9]* OBJECT-TYPE' "$gen/$t.txt" | awk 'length($1) > 64')"
 long=$(grep -o '^aVeryLong[A-Za-z0-9]*Entry' "$gen/$t.txt" | head -1)

@@ -8,6 +8,7 @@
 #include "gen.h"
 #include "names.h"
 #include "objects.h"
+#include "promnames.h"
 #include "settings.h"
 #include "statctr.h"
 #include "testutil.h"
@@ -674,9 +675,98 @@ static void identity_within_its_mib_sizes(void)
 	refused("agent = {\n sys_contact = \"#ops\"; };\n", 0600, 2, "agent.sys_contact: must");
 	refused("agent = {\n community = \"#pub\"; };\n", 0600, 2,
 	        "agent.community: must be 1..255 printable ASCII characters without spaces, quotes "
-	        "or backslashes, the first not #");
+	        "or backslashes, the first neither # nor -");
+	/* Net-SNMP's createUser reads a first token "-e" as its engineID option. */
+	refused("agent = {\n engine_boots_file = \"/nonexistent/b\";\n v3_users = ( { name = "
+	        "\"-e\"; auth_pass = \"12345678\"; priv_pass = \"12345678\"; } ); };\n",
+	        0600, 3, "agent.v3_users.[0].name: must be 1..32 printable");
+	refused("agent = {\n community = \"-c\"; };\n", 0600, 2, "agent.community: must be");
 	refused("agent = {\n engine_id = \"1234567890123456789012345678\"; };\n", 0600, 2,
 	        "agent.engine_id: must be 1..27 printable ASCII characters without spaces");
+}
+
+/* ---- names unique where they land ------------------------------------- */
+
+/* 150 objects folding to one descriptor, short and at the 64-character limit: all distinct. */
+static void descriptors_never_repeat(void)
+{
+	static const char *const tables[] = {"t",
+	                                     "t123456789012345678901234567890123456789012345678"};
+
+	for (size_t k = 0; k < 2; k++) {
+		struct mib_names reg = {.v = NULL};
+		const char *got[150];
+
+		for (size_t i = 0; i < 150; i++) {
+			got[i] = mib_name(&reg, 3, "seg", tables[k], i % 2 ? "x-y" : "xY");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(got[i]);
+			CU_ASSERT_TRUE(strlen(got[i]) <= 64);
+			for (size_t j = 0; j < i; j++)
+				CU_ASSERT_NOT_EQUAL(strcasecmp(got[i], got[j]), 0);
+		}
+		CU_ASSERT_TRUE(reg.clashed);
+		mib_names_free(&reg);
+	}
+}
+
+/* A file of @columns (a column list's text) in one table t of segment s; settings_load()'s message.
+ */
+static const char *load_columns(const char *columns)
+{
+	static char text[4096];
+	struct agent_settings *set = NULL;
+
+	snprintf(text, sizeof(text),
+	         "segments = ( { name = \"s\"; tables = ( { name = \"t\"; rows = 1;\n"
+	         "  columns = (\n%s ); } ); } );\n",
+	         columns);
+	CU_ASSERT_EQUAL(settings_load(tu_write_file("names.conf", text), &set), -EINVAL);
+	CU_ASSERT_PTR_NULL(set);
+	return statctr_errmsg();
+}
+
+static void expect_in(const char *msg, const char *want)
+{
+	if (!strstr(msg, want))
+		fprintf(stderr, "\n  want \"%s\"\n  got  \"%s\"\n", want, msg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, want));
+}
+
+static void colliding_names_refused(void)
+{
+	expect_in(
+	    load_columns("{ name = \"rx-packets\"; kind = \"counter\"; },\n"
+	                 "{ name = \"rxPackets\"; kind = \"counter\"; }"),
+	    "names.conf:4: segments.[0].tables.[0].columns.[1]: SMI descriptor \"sTRxPackets\" "
+	    "of column \"rxPackets\" of table \"t\" of segment \"s\" is also that of column "
+	    "\"rx-packets\" of table \"t\" of segment \"s\" (");
+	/* Distinct descriptors (sTA, sTAbySlot), one Prometheus name with --slots. */
+	expect_in(load_columns("{ name = \"a\"; kind = \"counter\"; },\n"
+	                       "{ name = \"a_by_slot\"; kind = \"counter\"; }"),
+	          "names.conf:4: segments.[0].tables.[0].columns.[1]: Prometheus name "
+	          "\"statctr_s_t_a_by_slot_total\" of column \"a_by_slot\"");
+	expect_in(
+	    load_columns("{ name = \"lat_count\"; kind = \"gauge\"; }"),
+	    "names.conf:3: segments.[0].tables.[0].columns.[0]: Prometheus name "
+	    "\"statctr_s_t_lat_count\" of column \"lat_count\": a gauge's name may not end in");
+}
+
+static void prom_names_by_kind(void)
+{
+	struct prom_column pc;
+
+	CU_ASSERT_PTR_NULL(
+	    prom_column_names(&pc, "data-plane", "ifStats", "rxPackets", STATCTR_COUNTER));
+	CU_ASSERT_EQUAL(pc.n, 2);
+	CU_ASSERT_STRING_EQUAL(pc.names[PROM_FAMILY],
+	                       "statctr_data_plane_if_stats_rx_packets_total");
+	CU_ASSERT_STRING_EQUAL(pc.names[PROM_BY_SLOT],
+	                       "statctr_data_plane_if_stats_rx_packets_by_slot_total");
+	CU_ASSERT_PTR_NULL(prom_column_names(&pc, "s", "t", "lat", STATCTR_HISTOGRAM));
+	CU_ASSERT_EQUAL(pc.n, 4);
+	CU_ASSERT_STRING_EQUAL(pc.names[PROM_COUNT], "statctr_s_t_lat_count");
+	CU_ASSERT_PTR_NOT_NULL(prom_column_names(&pc, "s", "t", "x_total", STATCTR_GAUGE));
+	CU_ASSERT_PTR_NULL(prom_column_names(&pc, "s", "t", "x_count", STATCTR_COUNTER));
 }
 
 static void refused_with_file_line_and_key(void)
@@ -776,6 +866,9 @@ int main(void)
 	    {"v3_users_refused", v3_users_refused},
 	    {"identity_within_its_mib_sizes", identity_within_its_mib_sizes},
 	    {"refused_with_file_line_and_key", refused_with_file_line_and_key},
+	    {"descriptors_never_repeat", descriptors_never_repeat},
+	    {"colliding_names_refused", colliding_names_refused},
+	    {"prom_names_by_kind", prom_names_by_kind},
 	    {"docs_table_is_the_key_table", docs_table_is_the_key_table},
 	    {NULL, NULL},
 	};
