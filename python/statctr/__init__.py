@@ -27,6 +27,7 @@ import ctypes
 import enum
 import glob
 import os
+import stat
 import threading
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -621,22 +622,27 @@ def _declared_paths(config: str) -> List[str]:
         _lib.statctr_config_free(cfg)
 
 
-def _is_segment_file(path: str, prefix: str) -> bool:
-    """statctl's rule (tools/discover.c): statctr.<name>, a regular file,
-    name without '.' or '~' (control files, files being built)."""
+def _is_segment_file(path: str, prefix: str, any_owner: bool) -> bool:
+    """statctl's rule (tools/discover.c): statctr.<name>, a regular file
+    (judged on the name itself: a symbolic link is never a segment), name
+    without '.' or '~' (control files, files being built), owned by the
+    invoking user or root unless any_owner (statctl --any-owner)."""
     name = os.path.basename(path)[len(prefix):]
     if "." in name or "~" in name or not name:
         return False
     try:
-        return os.path.isfile(path)
+        st = os.lstat(path)
     except OSError:
         return False
+    return stat.S_ISREG(st.st_mode) and (any_owner or st.st_uid in (0, os.getuid()))
 
 
-def segments(directory: Optional[str] = None, *, config: Optional[str] = None) -> List[str]:
+def segments(directory: Optional[str] = None, *, config: Optional[str] = None,
+             any_owner: bool = False) -> List[str]:
     """Segment paths found where statctl looks: the files statctr.<name> of
     directory (default /dev/shm, where segments named without a path live;
-    control files and files still being built excluded), after the paths
+    control files and files still being built excluded; only the invoking
+    user's and root's unless any_owner, as statctl), after the paths
     that configuration file config declares, present or not (statctl -c
     CONFIG list), if given.  Each once.  Opens nothing but config; raises
     Error for a config statctr_config_load() rejects."""
@@ -645,7 +651,7 @@ def segments(directory: Optional[str] = None, *, config: Optional[str] = None) -
     if config is not None:
         found.extend(_declared_paths(config))
     pattern = os.path.join(directory or "/dev/shm", glob.escape(prefix) + "*")
-    found.extend(p for p in sorted(glob.glob(pattern)) if _is_segment_file(p, prefix))
+    found.extend(p for p in sorted(glob.glob(pattern)) if _is_segment_file(p, prefix, any_owner))
     seen: Dict[str, None] = {}
     for p in found:
         seen.setdefault(p, None)

@@ -194,6 +194,17 @@ def test_segments_where_statctl_looks(seg: Path) -> None:
     with pytest.raises(statctr.Error) as e:
         statctr.segments(config=str(d / "missing.conf"))
     assert e.value.errno == errno.ENOENT and "missing.conf" in e.value.message
+    # A symbolic link is never a segment; another user's file only with any_owner (statctl's rule).
+    (d / "statctr.link").symlink_to(seg)
+    assert statctr.segments(str(d)) == [str(seg)]
+    planted = d / "statctr.planted"
+    planted.write_bytes(seg.read_bytes())
+    if os.getuid() != 0:
+        print("SKIP: another user's segment needs root (CI runs as root)")
+        return
+    os.chown(planted, 65534, 65534)
+    assert statctr.segments(str(d)) == [str(seg)]
+    assert statctr.segments(str(d), any_owner=True) == [str(planted), str(seg)]
 
 
 def test_reset(seg: Path) -> None:
@@ -357,7 +368,7 @@ def test_exporter_example_matches_statctl(seg: Path, tmp_path: Path) -> None:
     exec(compile(code, "docs/python.md", "exec"), scope)
     out = tmp_path / "py.prom"
     with open(out, "w") as f:
-        scope["export"](str(seg), f)
+        scope["export"]([str(seg)], f)
     statctl = subprocess.run([str(BUILD / "tools/statctl"), "show", "-f", "prom", str(seg)],
                              capture_output=True, text=True, timeout=60, check=True).stdout
     assert "statctr_pytest_ports_rx_octets_total" in statctl
