@@ -695,6 +695,7 @@ static int run(struct agent *a)
 		switch_serving(a);
 		check_master(a);
 		check_ready(a);
+		timebase_flush();
 	}
 	snmp_log(LOG_INFO, "exiting on signal\n");
 	return 0;
@@ -788,6 +789,7 @@ int main(int argc, char **argv)
 		snmp_log(LOG_ERR, "%s\n", agent_errmsg());
 		notify_started(agent_errmsg());
 	}
+	timebase_flush();
 	notify_manager("STOPPING=1");
 	serving_stop(&a.next); /* built, never registered */
 	timebase_set_state_file(NULL);

@@ -5,11 +5,11 @@
  * Owns the offset and its state file.  The file holds one line, the offset
  * in centiseconds; it is written (safefile_write(): never through a link,
  * never over anything but a regular file) only when the offset changes,
- * i.e. once per master start, and read back (safefile_read(): only a file
- * of the agent's user or root, not group- or other-writable) only when the
- * offset is first estimated or jumps.  A missing or unreadable file costs
- * nothing but the stability it would have given; it is reported once.
- * Never reads segments.
+ * i.e. once per master start, by timebase_flush() from the main loop (a
+ * request never does file I/O), and read back (safefile_read(): only a file
+ * of the agent's user or root, not group- or other-writable) when it is set.  A missing or
+ * unreadable file costs nothing but the stability it would have given; it is reported once. Never
+ * reads segments.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -36,12 +36,21 @@ static char *state_file;
 static long long base_cs; /* sysUpTime - realtime, centiseconds */
 static bool have_base;
 static bool told_state_error;
+static long long stored_cs; /* what the state file holds (read when it is set) */
+static bool have_stored;
+static bool write_pending; /* stored_cs is to be written by timebase_flush() */
+
+static bool read_state(long long *stored);
+void timebase_flush(void);
 
 void timebase_set_state_file(const char *path)
 {
+	timebase_flush(); /* to the file it was meant for */
 	free(state_file);
 	state_file = path ? strdup(path) : NULL;
 	told_state_error = false;
+	write_pending = false;
+	have_stored = state_file && read_state(&stored_cs);
 }
 
 static uint64_t realtime_ns(void)
@@ -98,20 +107,31 @@ static void write_state(long long value)
 		state_error(why, -err);
 }
 
-/* A fresh estimate replaces the offset; the stored one wins when it is the same master's. */
+/*
+ * A fresh estimate replaces the offset; the stored one wins when it is the
+ * same master's.  In a request: no file I/O here, timebase_flush() writes.
+ */
 static void adopt(long long estimate)
 {
-	long long stored;
-
 	base_cs = estimate;
 	have_base = true;
 	if (!state_file)
 		return;
-	if (read_state(&stored) && llabs(stored - estimate) <= SAME_BASE_CS) {
-		base_cs = stored;
+	if (have_stored && llabs(stored_cs - estimate) <= SAME_BASE_CS) {
+		base_cs = stored_cs;
 		return;
 	}
-	write_state(estimate);
+	stored_cs = estimate;
+	have_stored = true;
+	write_pending = true;
+}
+
+void timebase_flush(void)
+{
+	if (!write_pending || !state_file)
+		return;
+	write_pending = false;
+	write_state(stored_cs);
 }
 
 u_long timebase_ticks(uint64_t ns)

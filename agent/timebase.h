@@ -32,4 +32,10 @@ void timebase_set_state_file(const char *path);
  */
 u_long timebase_ticks(uint64_t ns);
 
+/*
+ * timebase_flush() - writes a new offset to the state file, if
+ * timebase_ticks() adopted one since: from the main loop, between requests.
+ */
+void timebase_flush(void);
+
 #endif /* STATCTR_AGENT_TIMEBASE_H */
