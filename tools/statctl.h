@@ -198,9 +198,11 @@ extern const struct renderer render_prom;
 const struct renderer *renderer_for(enum out_format format);
 
 int source_open(struct source *src, const char *config, const char *segment);
-/* SEGMENT, or every segment found (at most MAX_SOURCES) when it is NULL. */
+/* SEGMENT, or every segment found (at most MAX_SOURCES) when it is NULL;
+ * their snapshots keep sums only unless @slots (show --slots). */
 #define MAX_SOURCES 1024
-int sources_open(const char *config, const char *segment, struct source **srcsp, size_t *np);
+int sources_open(const char *config, const char *segment, bool slots, struct source **srcsp,
+                 size_t *np);
 void sources_close(struct source *srcs, size_t n);
 int source_snap(struct source *src); /* keeps the previous snapshot in prev */
 void source_close(struct source *src);

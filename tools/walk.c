@@ -115,20 +115,32 @@ static int open_all(const char *config, struct source *srcs, size_t *np)
 	return status;
 }
 
-int sources_open(const char *config, const char *segment, struct source **srcsp, size_t *np)
+static int sources_find(const char *config, const char *segment, struct source *srcs, size_t *np)
 {
+	if (segment == NULL)
+		return open_all(config, srcs, np);
+	if (source_open(srcs, config, segment) < 0)
+		return EXIT_FAIL;
+	*np = 1;
+	return EXIT_OK;
+}
+
+int sources_open(const char *config, const char *segment, bool slots, struct source **srcsp,
+                 size_t *np)
+{
+	int status;
+
 	*np = 0;
 	*srcsp = calloc(segment ? 1 : MAX_SOURCES, sizeof(**srcsp));
 	if (*srcsp == NULL) {
 		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
-	if (segment == NULL)
-		return open_all(config, *srcsp, np);
-	if (source_open(*srcsp, config, segment) < 0)
-		return EXIT_FAIL;
-	*np = 1;
-	return EXIT_OK;
+	status = sources_find(config, segment, *srcsp, np);
+	/* Sums only: each slot is read once, into the sums (statctr.h). */
+	for (size_t i = 0; i < *np; i++)
+		statctr_view_set_sums_only((*srcsp)[i].view, !slots);
+	return status;
 }
 
 void sources_close(struct source *srcs, size_t n)
