@@ -73,7 +73,7 @@ struct aggregator;
  * @slot_values: take full snapshots, which keep every slot's values (the
  * per-slot table, statctrSlotTable); false: sums-only snapshots
  * (statctr_view_set_sums_only()), which read each slot once into the sums
- * and hold 2 cells of memory per cell instead of slots + 2.
+ * and hold 4 values per cell instead of slots + 4.
  * Returns 0 or a negative errno (cause in agent_errmsg()).
  */
 int agg_open(const struct statctr_config *cfg, uid_t owner, bool slot_values,

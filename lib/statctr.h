@@ -874,8 +874,8 @@ void statctr_snap_free(struct statctr_snap *snap);
  * other value, or a NULL @view, gives -EINVAL.  A sums-only snapshot is
  * exactly as consistent as a full one (every slot read whole at a
  * transaction boundary, the same busy, dead and torn reporting, the same
- * rows); it reads each slot's cells once, into the sums, and holds 2 cells
- * of memory per cell instead of (slots + 2).  A snapshot retaken through a
+ * rows); it reads each slot's cells once, into the sums, and holds 4 values
+ * per cell instead of (slots + 4).  A snapshot retaken through a
  * view of the other mode is reshaped (its buffers reallocated).  Same
  * thread rule as the view's other calls.
  */
