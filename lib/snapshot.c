@@ -547,14 +547,11 @@ static void keep_shared(struct reader *rd)
 {
 	struct statctr_snap *snap = rd->snap;
 	const _Atomic uint64_t *src = slot_cells(rd->view, snap->nslots);
-	uint32_t i;
 
-	if (snap->slot_values || rd->sum_empty) {
+	if (snap->slot_values || rd->sum_empty)
 		keep_cells(rd, snap->nslots, src);
-		return;
-	}
-	for (i = 0; i < snap->ncells; i++)
-		snap->sum[i] += atomic_load_explicit(&src[i], memory_order_relaxed);
+	else
+		add_slot(snap->sum, snap->sum, NULL, src, snap->ncells);
 }
 
 /* One pass over all slots and the baselines; false if a reset interfered. */
