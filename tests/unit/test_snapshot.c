@@ -411,7 +411,8 @@ static void quiet_slots_waking_during_a_read_are_read_whole(void)
 	        "\n    %u snapshots: %u with a failed read, %u with a busy slot, %u violations\n",
 	        n, retried, busy, violations);
 	CU_ASSERT_EQUAL(violations, 0);
-	CU_ASSERT(busy * 10 <= n); /* the writers pause: busy only if starved of CPU */
+	/* The writers pause: busy only when starved of CPU (TSan on a loaded machine). */
+	CU_ASSERT(busy * 2 <= n);
 	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
 	statctr_snap_stats(snap, &st);
 	CU_ASSERT_EQUAL(st.busy_slots, 0);
