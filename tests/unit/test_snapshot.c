@@ -167,12 +167,16 @@ static void flat_out_writer_is_copied_at_a_transaction_boundary(void)
 	struct statctr_snap_stats st;
 	pthread_t t;
 	unsigned i, violations = 0, busy = 0, assisted = 0;
+	double deadline;
 
 	setup(1, TU_SIMPLE_TABLE(30000));
 	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
 	atomic_store(&stop_writer, 0);
 	pthread_create(&t, NULL, busy_writer, a);
-	for (i = 0; i < 20; i++) {
+	/* At least 20, and on until one needed the writer's copy: on a loaded
+	 * machine the writer may sit off the CPU through many short reads. */
+	deadline = now_s() + 10.0;
+	for (i = 0; i < 20 || (assisted == 0 && now_s() < deadline); i++) {
 		CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
 		statctr_snap_stats(snap, &st);
 		busy += st.busy_slots;
@@ -184,12 +188,12 @@ static void flat_out_writer_is_copied_at_a_transaction_boundary(void)
 	}
 	atomic_store(&stop_writer, 1);
 	pthread_join(t, NULL);
-	fprintf(stderr, "\n    20 snapshots: %u assisted, %u busy, %u violations\n", assisted, busy,
-	        violations);
+	fprintf(stderr, "\n    %u snapshots: %u assisted, %u busy, %u violations\n", i, assisted,
+	        busy, violations);
 	CU_ASSERT_EQUAL(violations, 0);
 	/* Busy means the writer did not get the CPU within the budget: allowed
 	 * rarely on an overloaded machine (sanitizer builds), never as a rule. */
-	CU_ASSERT(busy <= 2);
+	CU_ASSERT(busy * 10 <= i);
 	CU_ASSERT(assisted > 0);
 	teardown();
 }
