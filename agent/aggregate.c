@@ -112,7 +112,8 @@ struct log_queue {
 
 struct aggregator {
 	const struct statctr_config *cfg;
-	uid_t owner; /* required owner of the files, (uid_t)-1: any */
+	uid_t owner;      /* required owner of the files, (uid_t)-1: any */
+	bool slot_values; /* full snapshots (else sums only): agg_open() */
 	struct seg_state *segs;
 	/* The aggregation thread's (the creator's before agg_start()). */
 	struct agg_stats stats;
@@ -321,6 +322,8 @@ static enum presence open_view(struct aggregator *agg, struct seg_state *st)
 {
 	int err = statctr_view_open_owned(st->decl->path, agg->owner, &st->view);
 
+	if (err == 0)
+		err = statctr_view_set_sums_only(st->view, !agg->slot_values);
 	if (err == 0) {
 		note_generation(agg, st, "attached to");
 		return PRESENT;
@@ -389,6 +392,7 @@ static void take(struct aggregator *agg, struct seg_state *st, struct agg_segmen
 	agg->stats.assisted += ss.assisted_slots;
 	out->snap = snap;
 	out->nslots = ss.nslots;
+	out->slot_values = !(ss.flags & STATCTR_SNAP_SUMS_ONLY);
 	out->busy_slots = ss.busy_slots + ss.dead_torn_slots;
 }
 
@@ -982,7 +986,8 @@ static int init_sync(struct aggregator *agg)
 	return err;
 }
 
-int agg_open(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp)
+int agg_open(const struct statctr_config *cfg, uid_t owner, bool slot_values,
+             struct aggregator **aggp)
 {
 	struct aggregator *agg = calloc(1, sizeof(*agg));
 
@@ -997,6 +1002,7 @@ int agg_open(const struct statctr_config *cfg, uid_t owner, struct aggregator **
 	}
 	agg->cfg = cfg;
 	agg->owner = owner;
+	agg->slot_values = slot_values;
 	agg->wake_fd = -1;
 	for (uint32_t i = 0; i < cfg->nsegments; i++)
 		agg->segs[i].decl = &cfg->segments[i];
@@ -1004,9 +1010,10 @@ int agg_open(const struct statctr_config *cfg, uid_t owner, struct aggregator **
 	return 0;
 }
 
-int agg_create(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp)
+int agg_create(const struct statctr_config *cfg, uid_t owner, bool slot_values,
+               struct aggregator **aggp)
 {
-	int err = agg_open(cfg, owner, aggp);
+	int err = agg_open(cfg, owner, slot_values, aggp);
 
 	if (err)
 		return err;

@@ -33,6 +33,7 @@ struct agg_segment {
 	enum agg_status status;
 	const struct statctr_snap *snap; /* NULL: no values, the rows are absent */
 	uint32_t nslots;                 /* writer slots of the snapshot */
+	bool slot_values;                /* snap keeps each slot's values: statctrSlotTable */
 	uint32_t busy_slots;             /* slots not read consistently: stuck or dead in a txn */
 	pid_t writer_pid;                /* 0 when unknown */
 	uint64_t created_ns;             /* CLOCK_REALTIME; 0 when unknown */
@@ -70,12 +71,18 @@ struct aggregator;
  * yet: agg_start() runs its first pass at once.
  * @owner: the uid every segment and control file must belong to
  * (statctr_view_open_owned()), or (uid_t)-1 to accept any owner.
+ * @slot_values: take full snapshots, which keep every slot's values (the
+ * per-slot table, statctrSlotTable); false: sums-only snapshots
+ * (statctr_view_set_sums_only()), which read each slot once into the sums
+ * and hold 4 values per cell instead of slots + 4.
  * Returns 0 or a negative errno (cause in agent_errmsg()).
  */
-int agg_open(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp);
+int agg_open(const struct statctr_config *cfg, uid_t owner, bool slot_values,
+             struct aggregator **aggp);
 
 /* agg_create() - agg_open(), then a first pass in the calling thread: ready on return. */
-int agg_create(const struct statctr_config *cfg, uid_t owner, struct aggregator **aggp);
+int agg_create(const struct statctr_config *cfg, uid_t owner, bool slot_values,
+               struct aggregator **aggp);
 
 /*
  * agg_start() - run a pass every @interval_ms on the aggregator's own

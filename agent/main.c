@@ -396,9 +396,9 @@ static int serving_build(const char *config, struct serving *s, bool threaded)
 	if (!err)
 		err = oidmap_create(s->set->cfg, s->set->root, s->set->root_len, &s->map);
 	if (!err && threaded)
-		err = agg_open(s->set->cfg, s->set->segment_owner, &s->agg);
+		err = agg_open(s->set->cfg, s->set->segment_owner, s->set->slot_table, &s->agg);
 	else if (!err)
-		err = agg_create(s->set->cfg, s->set->segment_owner, &s->agg);
+		err = agg_create(s->set->cfg, s->set->segment_owner, s->set->slot_table, &s->agg);
 	if (!err && threaded)
 		err = agg_start(s->agg, s->set->interval_ms, wake_pipe[1]);
 	if (!err)

@@ -246,6 +246,9 @@ static bool slot_ge(const struct search *s, uint64_t v, uint32_t *out)
 {
 	uint32_t conf = seg_conf(s->reg->map, s->idx[0]);
 
+	/* Sums-only snapshots (agent.slot_table false) have no slot values. */
+	if (!s->res->segs[conf].slot_values)
+		return false;
 	return range_ge(1, (uint64_t)s->res->segs[conf].nslots + 1, v, out);
 }
 

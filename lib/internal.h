@@ -206,6 +206,7 @@ struct statctr_view {
 	const uint8_t *base;
 	uint64_t size;
 	struct ctl_header *ctl; /* NULL when the control file is unusable */
+	uint64_t ctl_serial;    /* this mapping of it: unique in the process, 0 without */
 	uint64_t ctl_size;
 	/* ctl_layout_for() the private header: the only control-file offsets
 	 * used; those stored in the file are anybody's who may reset. */
@@ -214,7 +215,11 @@ struct statctr_view {
 	/* Per writer slot: the odd sequence it was found stuck at (budget spent,
 	 * owner live), 0 if none; not waited on again until it moves. */
 	uint64_t *stuck_seq;
+	/* Per writer slot: the sequence its last whole sequence read saw
+	 * (snapshot.c groups the slots that have not moved since). */
+	uint64_t *read_seq;
 	struct meta *meta;
+	bool sums_only; /* snapshots keep no slot values (statctr_view_set_sums_only()) */
 };
 
 int view_ctl_lock(struct statctr_view *view, int byte, unsigned wait_ms);

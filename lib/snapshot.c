@@ -18,6 +18,24 @@
  *      forever, and a stopped writer costs one budget, not one per snapshot.
  * Baselines are read between two loads of reset_seq; a reset in between
  * makes the whole snapshot start again (bounded).
+ *
+ * Each read of a slot goes over its cells once, straight into the sums, and
+ * is committed only when it turns out consistent (a torn read never reaches
+ * a sum):
+ *   - full snapshot: each cell is stored in the slot's row and added to the
+ *     sum in place; a read that fails is undone by subtracting its row
+ *     (exact, mod 2^64);
+ *   - sums only (statctr_view_set_sums_only()): no rows; each cell is added
+ *     to the committed sum into a second, pending sum, and a read that
+ *     succeeds swaps the two.  The first slot's read stores its cells as
+ *     they are (nothing to add to), and so does a full snapshot's.
+ * Slots whose sequence has not moved since the view last read them whole
+ * (idle writers, free and dead slots) are read several at a time under one
+ * check of their sequences, which passes over the sums once per group;
+ * if any of them moved, the group is read again slot by slot as above.
+ * The shared slot is read last, unvalidated, and added in place.  The
+ * baselines are copied only when reset_seq moved since the snapshot's
+ * previous copy from the same control-file mapping: every reset moves it.
  * Dynamic rows (segments with a row directory only; others do none of
  * this): each row's entry is read before the slots and checked after them
  * (the per-row protocol in rows.c and docs/segment-format.md).  A row that
@@ -62,12 +80,27 @@ static int seq_tries(uint32_t ncells)
 #define RESET_TRIES   8
 #define ROW_TRIES     4 /* copies of a row directory entry that changed under us */
 
+/*
+ * Quiet slots read in one pass (read_slots()): 8 sources and the sums make
+ * 10 streams, which the hardware prefetchers follow; a full snapshot also
+ * writes each slot's row, so it takes 2 at a time (2 sources, 2 rows, the
+ * sums).  The sums are added BLOCK_CELLS at a time in a buffer that stays
+ * in the L1 cache.
+ */
+#define GROUP_SLOTS      8
+#define FULL_GROUP_SLOTS 2
+#define BLOCK_CELLS      512
+
 struct statctr_snap {
 	uint32_t nslots, ncells; /* nslots writer slots + 1 shared slot stored */
-	uint64_t *slot_values;   /* (nslots + 1) x ncells */
+	uint64_t *slot_values;   /* (nslots + 1) x ncells; NULL: sums only */
 	uint64_t *sum;
+	uint64_t *pending; /* sums only: the sum with the read in progress added */
 	uint64_t *baseline;
 	uint64_t *disc;
+	/* Which baselines and disc hold: those of the control-file mapping
+	 * numbered base_serial (view.c) at reset_seq base_reset_seq; 0: none. */
+	uint64_t base_serial, base_reset_seq;
 	uint64_t created_ns;
 	struct statctr_snap_stats stats;
 	struct meta *meta; /* a reference to the metadata the snapshot was taken against */
@@ -83,6 +116,7 @@ struct statctr_snap {
 struct reader {
 	struct statctr_view *view;
 	struct statctr_snap *snap;
+	bool sum_empty; /* no slot committed to snap->sum in this pass yet */
 	bool copy_locked;
 	int64_t waited_ns;
 	uint32_t rows_changed;
@@ -108,6 +142,11 @@ static const _Atomic uint64_t *slot_cells(const struct statctr_view *v, uint32_t
 	return (const void *)((const uint8_t *)meta_slot(v->meta, s) + LINE);
 }
 
+static uint64_t slot_seq(const struct statctr_view *v, uint32_t s)
+{
+	return atomic_load_explicit(&meta_slot(v->meta, s)->seq, memory_order_relaxed);
+}
+
 static void copy_cells(uint64_t *dst, const _Atomic uint64_t *src, uint32_t n)
 {
 	uint32_t i;
@@ -116,24 +155,166 @@ static void copy_cells(uint64_t *dst, const _Atomic uint64_t *src, uint32_t n)
 		dst[i] = atomic_load_explicit(&src[i], memory_order_relaxed);
 }
 
-/* One sequence read of slot s into dst; true when it saw no transaction. */
-static bool seq_read(const struct statctr_view *v, uint32_t s, uint64_t *dst)
-{
-	const struct slot_header *sh = meta_slot(v->meta, s);
-	uint64_t before, after;
+/*
+ * A read of one slot, or of a group of quiet slots at once (read_slots()):
+ * each slot with its source (its cells in the mapping, or the exchange
+ * buffer) and, for a sequence read, the sequence it had before.
+ */
+struct take {
+	uint32_t n;
+	uint32_t slot[GROUP_SLOTS];
+	const _Atomic uint64_t *src[GROUP_SLOTS];
+	uint64_t before[GROUP_SLOTS];
+};
 
-	/* Pairs with the release store of seq in statctr_txn_end() (and in
-	 * close_torn_transaction(), slot.c). */
-	before = atomic_load_explicit(&sh->seq, memory_order_acquire);
-	if (before & 1)
-		return false;
-	copy_cells(dst, slot_cells(v, s), v->meta->hdr->ncells);
+static uint64_t *row_of(const struct statctr_snap *snap, uint32_t s)
+{
+	return snap->slot_values + (uint64_t)s * snap->ncells;
+}
+
+/* @n cells of @src, each added to @in's (stored as they are without @in)
+ * into @out (which may be @in), and copied to @row when there is one.
+ * Relaxed loads: a writer may store them meanwhile; the caller's sequence
+ * check says whether they were whole. */
+static inline void add_cells(uint64_t *out, const uint64_t *in, uint64_t *restrict row,
+                             const _Atomic uint64_t *src, uint32_t n)
+{
+	uint32_t j;
+	uint64_t x;
+
+	for (j = 0; j < n; j++) {
+		x = atomic_load_explicit(&src[j], memory_order_relaxed);
+		if (row)
+			row[j] = x;
+		out[j] = in ? in[j] + x : x;
+	}
+}
+
+/* add_cells(), with a loop of its own for each case. */
+static void add_slot(uint64_t *out, const uint64_t *in, uint64_t *restrict row,
+                     const _Atomic uint64_t *src, uint32_t n)
+{
+	if (row && in)
+		add_cells(out, in, row, src, n);
+	else if (row)
+		add_cells(out, NULL, row, src, n);
+	else if (in)
+		add_cells(out, in, NULL, src, n);
+	else
+		add_cells(out, NULL, NULL, src, n);
+}
+
+/*
+ * Cells [@first, @first + @n) of every slot of @t, added to the sum (none
+ * before the first slot kept) through @acc, a block that stays in the L1
+ * cache, into the sum in place (full snapshot) or the pending sum (sums
+ * only).
+ */
+static void take_block(struct reader *rd, const struct take *t, uint32_t first, uint32_t n)
+{
+	struct statctr_snap *snap = rd->snap;
+	uint64_t acc[BLOCK_CELLS];
+	const uint64_t *in = rd->sum_empty ? NULL : snap->sum + first;
+	uint64_t *dest = (snap->slot_values ? snap->sum : snap->pending) + first;
+	uint32_t k;
+
+	for (k = 0; k < t->n; k++) {
+		add_slot(k + 1 == t->n ? dest : acc, in,
+		         snap->slot_values ? row_of(snap, t->slot[k]) + first : NULL,
+		         t->src[k] + first, n);
+		in = acc;
+	}
+}
+
+/* Reads every slot of @t into the snapshot, uncommitted (see the top). */
+static void take_cells(struct reader *rd, const struct take *t)
+{
+	uint32_t first, ncells = rd->snap->ncells;
+
+	for (first = 0; first < ncells; first += BLOCK_CELLS)
+		take_block(rd, t, first,
+		           ncells - first < BLOCK_CELLS ? ncells - first : BLOCK_CELLS);
+}
+
+/*
+ * Ends the read take_cells() began: kept in the sum when @whole, else
+ * undone (a full snapshot's rows then hold what was read; they are written
+ * again before the snapshot is complete).  Returns @whole.
+ */
+static bool settle(struct reader *rd, const struct take *t, bool whole)
+{
+	struct statctr_snap *snap = rd->snap;
+	const uint64_t *row;
+	uint64_t *tmp;
+	uint32_t i, k;
+
+	if (whole && !snap->slot_values) {
+		tmp = snap->sum;
+		snap->sum = snap->pending;
+		snap->pending = tmp;
+	}
+	for (k = 0; !whole && snap->slot_values && !rd->sum_empty && k < t->n; k++) {
+		row = row_of(snap, t->slot[k]);
+		for (i = 0; i < snap->ncells; i++)
+			snap->sum[i] -= row[i];
+	}
+	rd->sum_empty = rd->sum_empty && !whole;
+	return whole;
+}
+
+static struct take take_one(uint32_t s, const _Atomic uint64_t *src)
+{
+	struct take t = {.n = 1, .slot = {s}, .src = {src}};
+
+	return t;
+}
+
+/* A read that is final whatever it saw (the slot's owner is gone, or the
+ * budget is spent): taken and kept. */
+static void keep_cells(struct reader *rd, uint32_t s, const _Atomic uint64_t *src)
+{
+	struct take t = take_one(s, src);
+
+	take_cells(rd, &t);
+	settle(rd, &t, true);
+}
+
+/*
+ * One sequence read of every slot of @t (their cells were set by the
+ * caller); true, and kept, when none saw a transaction.  A slot whose read
+ * succeeds remembers the sequence it was read at (read_slots()).
+ */
+static bool seq_read_all(struct reader *rd, struct take *t)
+{
+	uint32_t k;
+	bool whole = true;
+
+	for (k = 0; k < t->n; k++) {
+		/* Pairs with the release store of seq in statctr_txn_end() (and
+		 * in close_torn_transaction(), slot.c). */
+		t->before[k] = atomic_load_explicit(&meta_slot(rd->view->meta, t->slot[k])->seq,
+		                                    memory_order_acquire);
+		if (t->before[k] & 1)
+			return false;
+	}
+	take_cells(rd, t);
 	/* Pairs with the release fence in statctr_txn_begin(): if a cell load
 	 * above saw a store of a transaction, the re-load below sees at least
 	 * its odd sequence. */
 	atomic_thread_fence(memory_order_acquire);
-	after = atomic_load_explicit(&sh->seq, memory_order_relaxed);
-	return before == after;
+	for (k = 0; k < t->n; k++)
+		whole = whole && slot_seq(rd->view, t->slot[k]) == t->before[k];
+	for (k = 0; whole && k < t->n; k++)
+		rd->view->read_seq[t->slot[k]] = t->before[k];
+	return settle(rd, t, whole);
+}
+
+/* One sequence read of slot s; true (and kept) when it saw no transaction. */
+static bool seq_read(struct reader *rd, uint32_t s)
+{
+	struct take t = take_one(s, slot_cells(rd->view, s));
+
+	return seq_read_all(rd, &t);
 }
 
 /* Address of @off in the control file; @off comes from v->ctl_layout. */
@@ -147,27 +328,25 @@ static struct ctl_request *request_of(struct statctr_view *v, uint32_t s)
 	return (struct ctl_request *)ctl_at(v, v->ctl_layout.reqs_off) + s;
 }
 
-static uint64_t slot_seq(const struct statctr_view *v, uint32_t s)
+/* Takes the exchange buffer if it holds slot s for our ticket, unchanged. */
+static bool take_buffer(struct reader *rd, uint32_t s, uint64_t ticket)
 {
-	return atomic_load_explicit(&meta_slot(v->meta, s)->seq, memory_order_relaxed);
-}
-
-/* Copies the exchange buffer if it holds slot s for our ticket, unchanged. */
-static bool take_buffer(struct statctr_view *v, uint32_t s, uint64_t ticket, uint64_t *dst)
-{
+	const struct statctr_view *v = rd->view;
 	struct ctl_header *c = v->ctl;
 	const _Atomic uint64_t *buf = ctl_at(v, v->ctl_layout.buf_off);
 	/* Pairs with the release store of the even buf_seq in copy_to_buffer()
 	 * (slot.c). */
 	uint64_t before = atomic_load_explicit(&c->buf_seq, memory_order_acquire);
+	struct take t;
 
 	if ((before & 1) || atomic_load_explicit(&c->buf_slot, memory_order_relaxed) != s ||
 	    atomic_load_explicit(&c->buf_ticket, memory_order_relaxed) != ticket)
 		return false;
-	copy_cells(dst, buf, v->meta->hdr->ncells);
+	t = take_one(s, buf);
+	take_cells(rd, &t);
 	/* Pairs with the release fence after the odd buf_seq in copy_to_buffer(). */
 	atomic_thread_fence(memory_order_acquire);
-	return atomic_load_explicit(&c->buf_seq, memory_order_relaxed) == before;
+	return settle(rd, &t, atomic_load_explicit(&c->buf_seq, memory_order_relaxed) == before);
 }
 
 /* A writer that died while holding the buffer lock would block all copies. */
@@ -190,7 +369,7 @@ static void clear_dead_buffer_lock(struct reader *rd)
  * writer, which serves no request, or one that just finished).  Watching
  * the sequence costs one line per nap.
  */
-static bool assisted_read(struct reader *rd, uint32_t s, uint64_t *dst)
+static bool assisted_read(struct reader *rd, uint32_t s)
 {
 	struct statctr_view *v = rd->view;
 	struct ctl_request *rq = request_of(v, s);
@@ -211,8 +390,8 @@ static bool assisted_read(struct reader *rd, uint32_t s, uint64_t *dst)
 		seq = slot_seq(v, s);
 		/* Pairs with the release store of done in copy_to_buffer() (slot.c). */
 		copied = (atomic_load_explicit(&rq->done, memory_order_acquire) == ticket &&
-		          take_buffer(v, s, ticket, dst)) ||
-		         (seq == last_seq && !(seq & 1) && seq_read(v, s, dst));
+		          take_buffer(rd, s, ticket)) ||
+		         (seq == last_seq && !(seq & 1) && seq_read(rd, s));
 		last_seq = seq;
 		rd->snap->stats.retries += !copied;
 		waited = monotonic_ns() - start;
@@ -243,21 +422,21 @@ static bool still_stuck(const struct statctr_view *v, uint32_t s)
 	return v->stuck_seq[s] != 0 && slot_seq(v, s) == v->stuck_seq[s];
 }
 
-static void read_busy(struct reader *rd, uint32_t s, uint64_t *dst)
+static void read_busy(struct reader *rd, uint32_t s)
 {
-	copy_cells(dst, slot_cells(rd->view, s), rd->snap->ncells);
+	keep_cells(rd, s, slot_cells(rd->view, s));
 	rd->snap->stats.busy_slots++;
 }
 
 /* Waits for the writer's copy; a slot whose budget ran out inside a
  * transaction is remembered as stuck. */
-static bool assist(struct reader *rd, uint32_t s, uint64_t *dst)
+static bool assist(struct reader *rd, uint32_t s)
 {
 	uint64_t seq;
 
 	if (!can_assist(rd))
 		return false;
-	if (assisted_read(rd, s, dst)) {
+	if (assisted_read(rd, s)) {
 		rd->snap->stats.assisted_slots++;
 		return true;
 	}
@@ -269,26 +448,31 @@ static bool assist(struct reader *rd, uint32_t s, uint64_t *dst)
 static void read_slot(struct reader *rd, uint32_t s)
 {
 	struct statctr_snap *snap = rd->snap;
-	uint64_t *dst = snap->slot_values + (uint64_t)s * snap->ncells;
 	int i;
 
 	for (i = 0; i < seq_tries(snap->ncells); i++) {
-		if (seq_read(rd->view, s, dst))
+		if (seq_read(rd, s))
 			return;
 		snap->stats.retries++;
 	}
 	if (statctr_view_slot_state(rd->view, s) != STATCTR_SLOT_LIVE) {
 		/* Final: nobody will ever finish or add to this slot. */
-		copy_cells(dst, slot_cells(rd->view, s), snap->ncells);
+		keep_cells(rd, s, slot_cells(rd->view, s));
 		if (slot_seq(rd->view, s) & 1)
 			snap->stats.dead_torn_slots++;
 		return;
 	}
-	if (still_stuck(rd->view, s) || !assist(rd, s, dst))
-		read_busy(rd, s, dst);
+	if (still_stuck(rd->view, s) || !assist(rd, s))
+		read_busy(rd, s);
 }
 
-static void read_baselines(const struct statctr_view *v, struct statctr_snap *snap)
+/*
+ * The baselines and discontinuity times as of reset_seq @seq (even; the
+ * caller checks that it held throughout).  Every reset moves reset_seq
+ * (reset.c), so a snapshot that holds them for this mapping at this very
+ * @seq already holds them: only a snapshot after a reset copies them.
+ */
+static void read_baselines(const struct statctr_view *v, struct statctr_snap *snap, uint64_t seq)
 {
 	const struct ctl_header *c = v->ctl;
 
@@ -297,8 +481,12 @@ static void read_baselines(const struct statctr_view *v, struct statctr_snap *sn
 		memset(snap->disc, 0, snap->ncells * sizeof(uint64_t));
 		return;
 	}
+	if (snap->base_serial == v->ctl_serial && snap->base_reset_seq == seq)
+		return;
 	copy_cells(snap->baseline, ctl_at(v, v->ctl_layout.baselines_off), snap->ncells);
 	copy_cells(snap->disc, ctl_at(v, v->ctl_layout.disc_off), snap->ncells);
+	snap->base_serial = v->ctl_serial;
+	snap->base_reset_seq = seq;
 }
 
 static uint64_t reset_seq(const struct statctr_view *v, memory_order order)
@@ -306,45 +494,94 @@ static uint64_t reset_seq(const struct statctr_view *v, memory_order order)
 	return v->ctl ? atomic_load_explicit(&v->ctl->reset_seq, order) : 0;
 }
 
+static uint32_t group_slots(const struct statctr_snap *snap)
+{
+	return snap->slot_values ? FULL_GROUP_SLOTS : GROUP_SLOTS;
+}
+
+/* A group of quiet slots in one sequence read; if it fails, one by one. */
+static void read_group(struct reader *rd, struct take *t)
+{
+	uint32_t k;
+
+	if (t->n == 0 || seq_read_all(rd, t))
+		return;
+	rd->snap->stats.retries++;
+	for (k = 0; k < t->n; k++)
+		read_slot(rd, t->slot[k]);
+}
+
+/*
+ * Every writer slot.  Slots whose sequence has not moved since this view
+ * last read them whole (idle writers, free and dead slots) are read
+ * GROUP_SLOTS at a time, which passes over the sums once per group instead
+ * of once per slot; the others one by one, with all of read_slot()'s
+ * fallbacks.
+ */
+static void read_slots(struct reader *rd)
+{
+	struct statctr_view *v = rd->view;
+	struct take t = {.n = 0};
+	uint32_t s;
+
+	for (s = 0; s < rd->snap->nslots; s++) {
+		if (slot_seq(v, s) != v->read_seq[s]) {
+			read_slot(rd, s);
+			continue;
+		}
+		t.slot[t.n] = s;
+		t.src[t.n++] = slot_cells(v, s);
+		if (t.n == group_slots(rd->snap)) {
+			read_group(rd, &t);
+			t.n = 0;
+		}
+	}
+	read_group(rd, &t);
+}
+
+/*
+ * The shared slot, which every writer adds to atomically (no sequence to
+ * check): kept as read, added to the sum in place.
+ */
+static void keep_shared(struct reader *rd)
+{
+	struct statctr_snap *snap = rd->snap;
+	const _Atomic uint64_t *src = slot_cells(rd->view, snap->nslots);
+
+	if (snap->slot_values || rd->sum_empty)
+		keep_cells(rd, snap->nslots, src);
+	else
+		add_slot(snap->sum, snap->sum, NULL, src, snap->ncells);
+}
+
 /* One pass over all slots and the baselines; false if a reset interfered. */
 static bool read_all(struct reader *rd)
 {
 	struct statctr_snap *snap = rd->snap;
 	uint64_t before, after;
-	uint32_t s;
 
 	/* Pairs with the release store of the even reset_seq in
 	 * store_baselines() (reset.c). */
 	before = reset_seq(rd->view, memory_order_acquire);
-	for (s = 0; s < snap->nslots; s++)
-		read_slot(rd, s);
-	copy_cells(snap->slot_values + (uint64_t)snap->nslots * snap->ncells,
-	           slot_cells(rd->view, snap->nslots), snap->ncells);
-	read_baselines(rd->view, snap);
+	rd->sum_empty = true;
+	read_slots(rd);
+	keep_shared(rd);
+	read_baselines(rd->view, snap, before);
 	/* Pairs with the release fence after the odd reset_seq in
 	 * store_baselines() (reset.c). */
 	atomic_thread_fence(memory_order_acquire);
 	after = reset_seq(rd->view, memory_order_relaxed);
-	return !(before & 1) && before == after;
-}
-
-static void sum_slots(struct statctr_snap *snap)
-{
-	uint32_t s, i;
-
-	memset(snap->sum, 0, snap->ncells * sizeof(uint64_t));
-	for (s = 0; s <= snap->nslots; s++) {
-		const uint64_t *vals = snap->slot_values + (uint64_t)s * snap->ncells;
-
-		for (i = 0; i < snap->ncells; i++)
-			snap->sum[i] += vals[i];
-	}
+	if (!(before & 1) && before == after)
+		return true;
+	snap->base_serial = 0; /* torn, or mid-reset: copy them again */
+	return false;
 }
 
 static void snap_release_buffers(struct statctr_snap *snap)
 {
 	free(snap->slot_values);
 	free(snap->sum);
+	free(snap->pending);
 	free(snap->baseline);
 	free(snap->disc);
 	free(snap->row_gen);
@@ -352,6 +589,9 @@ static void snap_release_buffers(struct statctr_snap *snap)
 	free(snap->row_names);
 	free(snap->base);
 	snap->slot_values = NULL;
+	snap->base_serial = 0;
+	snap->sum = NULL;
+	snap->pending = NULL;
 	snap->row_gen = NULL;
 	snap->added_ns = NULL;
 	snap->row_names = NULL;
@@ -384,18 +624,22 @@ static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
 		meta_unref(snap->meta);
 		snap->meta = meta_ref(v->meta);
 	}
-	if (snap->slot_values && snap->nslots == nslots && snap->ncells == ncells &&
-	    snap->nrowdir == nrowdir)
+	if (snap->sum && snap->nslots == nslots && snap->ncells == ncells &&
+	    snap->nrowdir == nrowdir && !snap->slot_values == v->sums_only)
 		return 0;
 	snap_release_buffers(snap);
 	snap->nslots = nslots;
 	snap->ncells = ncells;
 	snap->nrowdir = nrowdir;
-	snap->slot_values = malloc((nslots + 1ull) * n * sizeof(uint64_t));
+	if (v->sums_only)
+		snap->pending = malloc(n * sizeof(uint64_t));
+	else
+		snap->slot_values = malloc((nslots + 1ull) * n * sizeof(uint64_t));
 	snap->sum = malloc(n * sizeof(uint64_t));
 	snap->baseline = malloc(n * sizeof(uint64_t));
 	snap->disc = malloc(n * sizeof(uint64_t));
-	if (snap->slot_values && snap->sum && snap->baseline && snap->disc && rowdir_buffers(snap))
+	if ((snap->slot_values || snap->pending) && snap->sum && snap->baseline && snap->disc &&
+	    rowdir_buffers(snap))
 		return 0;
 	return set_error(ENOMEM, "out of memory for a snapshot of %s", v->path);
 }
@@ -546,13 +790,13 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap)
 	rd->view = view;
 	rd->snap = snap;
 	err = guard_run(read_consistently, rd, view->path);
-	if (view->ctl_writable)
+	if (rd->copy_locked || (err && view->ctl_writable))
 		view_ctl_unlock(view, CTL_LOCK_COPY);
 	free(rd);
 	if (err)
 		return err;
 	snap->created_ns = view->meta->hdr->created_ns;
-	sum_slots(snap);
+	snap->stats.flags = snap->slot_values ? 0 : STATCTR_SNAP_SUMS_ONLY;
 	snap->stats.generation = view->meta->hdr->generation;
 	snap->stats.taken_ns = realtime_ns();
 	snap->stats.nslots = snap->nslots;
@@ -578,6 +822,15 @@ int statctr_snap_retake(struct statctr_view *view, struct statctr_snap **snapp)
 	}
 	*snapp = snap;
 	return err;
+}
+
+int statctr_view_set_sums_only(struct statctr_view *view, int on)
+{
+	if (!view || (on != 0 && on != 1))
+		return set_error(EINVAL, "statctr_view_set_sums_only: %s",
+		                 view ? "on must be 0 or 1" : "no view");
+	view->sums_only = on;
+	return 0;
 }
 
 int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp)
@@ -707,7 +960,7 @@ int statctr_snap_values(const struct statctr_snap *snap, statctr_id first, uint3
 
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id)
 {
-	if (s > snap->nslots || id >= snap->ncells)
+	if (!snap->slot_values || s > snap->nslots || id >= snap->ncells)
 		return 0;
 	return snap->slot_values[(uint64_t)s * snap->ncells + meta_value_cell(snap->meta, id)];
 }

@@ -863,6 +863,25 @@ int statctr_snap_retake(struct statctr_view *view, struct statctr_snap **snapp);
 void statctr_snap_free(struct statctr_snap *snap);
 
 /**
+ * statctr_view_set_sums_only() - choose what snapshots of @view keep.
+ *
+ * From now on, snapshots taken through @view keep only sums (and what sums
+ * need: baselines, discontinuities, row names). statctr_snap_slot_value() on
+ * such a snapshot returns 0, and statctr_snap_stats() says so
+ * (STATCTR_SNAP_SUMS_ONLY in flags). 0 or -EINVAL.
+ *
+ * @on is 1 (sums only) or 0 (the default: every slot's values too); any
+ * other value, or a NULL @view, gives -EINVAL.  A sums-only snapshot is
+ * exactly as consistent as a full one (every slot read whole at a
+ * transaction boundary, the same busy, dead and torn reporting, the same
+ * rows); it reads each slot's cells once, into the sums, and holds 4 values
+ * per cell instead of (slots + 4).  A snapshot retaken through a
+ * view of the other mode is reshaped (its buffers reallocated).  Same
+ * thread rule as the view's other calls.
+ */
+int statctr_view_set_sums_only(struct statctr_view *view, int on);
+
+/**
  * Counter value: (sum over slots - baseline) mod 2^64.  For a cell of a
  * dynamic row present in the snapshot, the baseline is the row's
  * incarnation base (its totals when it was added: it starts at zero),
@@ -908,7 +927,8 @@ uint64_t statctr_snap_hist_sum(const struct statctr_snap *snap, statctr_id id);
 int statctr_snap_values(const struct statctr_snap *snap, statctr_id first, uint32_t count,
                         uint64_t *out);
 
-/** Slot @s's own raw value of cell @id (@s == nslots: the shared slot). */
+/** Slot @s's own raw value of cell @id (@s == nslots: the shared slot); 0 in
+ * a sums-only snapshot (statctr_view_set_sums_only()). */
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id);
 
 /**
@@ -943,7 +963,11 @@ struct statctr_snap_stats {
 	uint32_t rows_present;    /* dynamic rows present in the snapshot */
 	uint32_t rows_changed;    /* dynamic rows added or removed while read: absent */
 	uint32_t rows_corrupt;    /* dynamic rows with an invalid name: absent */
+	uint32_t flags;           /* STATCTR_SNAP_* */
 };
+
+/* statctr_snap_stats.flags: the snapshot keeps sums only (no slot values). */
+#define STATCTR_SNAP_SUMS_ONLY 1u
 
 void statctr_snap_stats(const struct statctr_snap *snap, struct statctr_snap_stats *stats);
 

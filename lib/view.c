@@ -24,6 +24,10 @@
 
 #define CTL_OPEN_TRIES 20 /* a writer replacing the pair renames twice */
 
+/* Numbers every control-file mapping of the process: a snapshot keeps the
+ * baselines of one mapping until it sees a reset there (snapshot.c). */
+static _Atomic uint64_t ctl_serials;
+
 static char *segment_path(const char *segment)
 {
 	char *path = NULL;
@@ -148,6 +152,7 @@ static void unmap_ctl(struct statctr_view *v)
 	if (v->ctl_fd >= 0)
 		close(v->ctl_fd);
 	v->ctl = NULL;
+	v->ctl_serial = 0;
 	v->ctl_fd = -1;
 	v->ctl_writable = false;
 }
@@ -189,6 +194,7 @@ static int map_ctl_checked(struct statctr_view *v)
 	if (base == MAP_FAILED)
 		return set_error(errno, "cannot map %s: %s", v->ctl_path, strerror(errno));
 	v->ctl = base;
+	v->ctl_serial = atomic_fetch_add_explicit(&ctl_serials, 1, memory_order_relaxed) + 1;
 	return 0;
 }
 
@@ -222,7 +228,8 @@ static int open_segment(struct statctr_view *v)
 	v->size = (uint64_t)st.st_size;
 	file_id_set(&v->id, &st);
 	v->stuck_seq = calloc(v->meta->hdr->nslots, sizeof(*v->stuck_seq));
-	if (!v->stuck_seq)
+	v->read_seq = calloc(v->meta->hdr->nslots, sizeof(*v->read_seq));
+	if (!v->stuck_seq || !v->read_seq)
 		return set_error(ENOMEM, "out of memory");
 	base = mmap(NULL, v->size, PROT_READ, MAP_SHARED, v->fd, 0);
 	if (base == MAP_FAILED)
@@ -249,7 +256,9 @@ static void close_mappings(struct statctr_view *v)
 	meta_unref(v->meta);
 	v->meta = NULL;
 	free(v->stuck_seq);
+	free(v->read_seq);
 	v->stuck_seq = NULL;
+	v->read_seq = NULL;
 	v->base = NULL;
 	v->fd = -1;
 }

@@ -215,6 +215,7 @@ const struct settings_key settings_keys[] = {
      AGENT(master)},
     {"ping_interval", SETTINGS_INTEGER, 1, 3600, false, "1", NULL, NULL, AGENT(ping_interval)},
     {"allow_reset", SETTINGS_BOOLEAN, 0, 0, false, "false", NULL, NULL, AGENT(allow_reset)},
+    {"slot_table", SETTINGS_BOOLEAN, 0, 0, false, "true", NULL, NULL, AGENT(slot_table)},
     {"root_oid", SETTINGS_STRING, 0, 0, false, MIB_ROOT_DEFAULT, valid_root, ROOT_RULE,
      AGENT(root_oid)},
     {"community", SETTINGS_STRING, 0, 0, false, "public", valid_token, TOKEN_RULE,

@@ -37,6 +37,7 @@ struct agent_settings {
 	char *master;               /* AgentX address of the master */
 	uint32_t ping_interval;     /* seconds between AgentX pings / reconnects */
 	bool allow_reset;           /* SETs of the reset columns accepted */
+	bool slot_table;            /* statctrSlotTable served: full snapshots */
 	char *root_oid;             /* statctrMIB, dotted, as canonical text */
 	uint32_t root[MIB_ROOT_MAX_ARCS];
 	uint32_t root_len;

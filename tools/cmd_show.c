@@ -96,8 +96,8 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	}
 	if (argc - optind > 2)
 		return usage_error("show", "too many arguments");
-	job.status =
-	    sources_open(&opts, optind < argc ? argv[optind] : NULL, &job.srcs, &job.nsrcs);
+	job.status = sources_open(&opts, optind < argc ? argv[optind] : NULL, wopts.slots,
+	                          &job.srcs, &job.nsrcs);
 	if (snap_all(job.srcs, job.nsrcs) != EXIT_OK)
 		job.status = EXIT_FAIL;
 	job.r = renderer_for(opts.format);

@@ -226,10 +226,12 @@ int source_open(struct source *src, const char *config, const char *segment);
  * SEGMENT, or every segment found (discover_segments(), at most
  * MAX_SOURCES) when it is NULL.  A found segment that cannot be opened is
  * reported and kept as a source with failed set and no view, so that the
- * output can say so; the status is then EXIT_FAIL.
+ * output can say so; the status is then EXIT_FAIL.  Their snapshots keep
+ * sums only unless @slots (show --slots).
  */
 #define MAX_SOURCES 1024
-int sources_open(const struct common_opts *opts, const char *segment, struct source **srcsp,
+int sources_open(const struct common_opts *opts, const char *segment, bool slots,
+                 struct source **srcsp,
                  size_t *np);
 void sources_close(struct source *srcs, size_t n);
 int source_snap(struct source *src); /* keeps the previous snapshot in prev */

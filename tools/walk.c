@@ -135,21 +135,34 @@ static int open_all(const struct common_opts *opts, struct source *srcs, size_t 
 	return status;
 }
 
-int sources_open(const struct common_opts *opts, const char *segment, struct source **srcsp,
-                 size_t *np)
+static int sources_find(const struct common_opts *opts, const char *segment, struct source *srcs,
+                        size_t *np)
 {
+	if (segment == NULL)
+		return open_all(opts, srcs, np);
+	if (source_open(srcs, opts->config, segment) < 0)
+		return EXIT_FAIL;
+	*np = 1;
+	return EXIT_OK;
+}
+
+int sources_open(const struct common_opts *opts, const char *segment, bool slots,
+                 struct source **srcsp, size_t *np)
+{
+	int status;
+
 	*np = 0;
 	*srcsp = calloc(segment ? 1 : MAX_SOURCES, sizeof(**srcsp));
 	if (*srcsp == NULL) {
 		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
-	if (segment == NULL)
-		return open_all(opts, *srcsp, np);
-	if (source_open(*srcsp, opts->config, segment) < 0)
-		return EXIT_FAIL;
-	*np = 1;
-	return EXIT_OK;
+	status = sources_find(opts, segment, *srcsp, np);
+	/* Sums only: each slot is read once, into the sums (statctr.h). */
+	for (size_t i = 0; i < *np; i++)
+		if ((*srcsp)[i].view != NULL)
+			statctr_view_set_sums_only((*srcsp)[i].view, !slots);
+	return status;
 }
 
 void sources_close(struct source *srcs, size_t n)

@@ -103,7 +103,7 @@ static int setup(void)
 		statctr_add(slot, id, 1000 + id);
 	if (settings_load(w.config, &w.set) != 0 ||
 	    oidmap_create(w.set->cfg, w.set->root, w.set->root_len, &w.map) != 0 ||
-	    agg_create(w.set->cfg, (uid_t)-1, &w.agg) != 0)
+	    agg_create(w.set->cfg, (uid_t)-1, true, &w.agg) != 0)
 		return -1;
 	atexit(cleanup);
 	return 0;

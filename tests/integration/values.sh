@@ -1,7 +1,9 @@
 #!/bin/bash
 # Values through a real snmpd: GET, walk, bulkwalk, snmptable with the MIB,
 # SNMPv3 authPriv and SNMPv1, each compared with the library's own snapshot
-# (exact equality once the writer has stopped), gauges latched at both bounds.
+# (exact equality once the writer has stopped), gauges latched at both bounds;
+# then, after a SIGHUP with agent.slot_table = false, the same values from
+# sums-only passes and no statctrSlotTable.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
 
 fx_need snmpget snmpgetnext snmpwalk snmpbulkwalk snmptable
@@ -92,6 +94,22 @@ snmpget $v1 "$DATA.3.1.11.1" 2>&1 | grep -q noSuchName || fail "v1 GET of a Coun
 snmpwalk $v1 "$DATA.3" >"$TMP/v1walk" || fail "v1 walk"
 grep -q "^$DATA.3.1.12.1 0$" "$TMP/v1walk" || fail "v1 walk lacks the gauge"
 grep -q "^$DATA.3.1.1[01]\." "$TMP/v1walk" && fail "v1 walk shows a Counter64"
+
+log "agent.slot_table = false (SIGHUP): no statctrSlotTable, the same values"
+slot_rows() { snmp_walk "$ROOT.1.4" | grep -c . || true; }
+[ "$(slot_rows)" -gt 0 ] || fail "statctrSlotTable is empty with slot_table at its default"
+sed -i 's/^agent = { /agent = { slot_table = false; /' "$TMP/statctr.conf"
+reloaded() { [ "$(grep -c 'SIGHUP: configuration .* reloaded' "$TMP/agent.log")" -gt 0 ]; }
+reloaded && fail "a reload was logged before the SIGHUP"
+kill -HUP "$AGENT_PID"
+fx_wait 10 reloaded || fail "the agent did not reload its configuration within 10 s"
+fx_wait 5 fx_agent_answers || fail "the agent did not answer after the SIGHUP"
+fx_wait_pass
+[ "$(slot_rows)" -eq 0 ] || fail "statctrSlotTable still has $(slot_rows) instances after the SIGHUP"
+cell_lines snmp_walk >"$TMP/walk.sums"
+same_lines "$TMP/expect" "$TMP/walk.sums" "statctrCellTable from sums-only passes differs from the reader"
+snmp_get "$ROOT.1.4.1.3.1.6.1" | grep -q 'No Such Instance' || fail "a slot instance is served"
+next_is "$ROOT.1.4" "$DATA.1.1.2.1"
 
 log "pass"
 exit 0

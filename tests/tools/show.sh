@@ -58,6 +58,13 @@ for row in seg["tables"][0]["rows"]:
             bad += 1
 print(bad)')
 check "slot values add up to every total" 0 "$sums"
+# Without --slots statctl takes sums-only snapshots: the same values, no slots.
+with_slots=$(printf "%s\n" "$out" | jq -c '[.segments[0].tables[0].rows[].values]')
+check_status "show json, sums only" 0 "$STATCTL" show -f json "$segment" flowStats
+check "sums-only values equal the full snapshot's" "$with_slots" \
+	"$(printf "%s\n" "$out" | jq -c '[.segments[0].tables[0].rows[].values]')"
+check "no slot breakdown without --slots" 0 \
+	"$(printf "%s\n" "$out" | jq '[.segments[0].tables[0].rows[] | select(has("slots"))] | length')"
 check_status "show --slots text" 0 "$STATCTL" show --slots "$segment" totals
 check "text --slots lists the shared slot" 1 "$(printf "%s\n" "$out" | grep -c '^  shared ')"
 check_status "show --slots prometheus" 0 "$STATCTL" show --slots -f prometheus "$segment" totals

@@ -48,7 +48,7 @@ static void setup(void)
 {
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(tu_config(2, HIST_TABLES, &seg_path), "seg", &seg),
 	                      0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 }
 
 static void teardown(void)
@@ -235,9 +235,9 @@ static void every_writer_slot_holds_the_descriptors(void)
 	s = (uint32_t)(((uint8_t *)slot - (uint8_t *)seg_slot_header(seg, 0)) / seg->layout.stride);
 	statctr_hist_record(slot, h1, 7);
 	snap = snap_now();
-	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, s, h1), 7);
-	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 1 - s, h1), 0);
-	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, info.nslots, h1), 0);
+	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, s, h1), tu_slot_value(7));
+	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 1 - s, h1), tu_slot_value(0));
+	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, info.nslots, h1), tu_slot_value(0));
 	CU_ASSERT_EQUAL(statctr_snap_counter_raw(snap, h1), 7);
 	CU_ASSERT_EQUAL(statctr_snap_counter(snap, h1), 7);
 	CU_ASSERT_EQUAL(statctr_snap_gauge(snap, h1), 7);
@@ -386,7 +386,7 @@ static void create_one(const char *buckets, struct statctr_slot **slot, statctr_
 	         "\"histogram\"; buckets = %s; } ); }",
 	         buckets);
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(tu_config(1, tables, &seg_path), "seg", &seg), 0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, slot), 0);
 	*id = cell("t", "h", 0);
 }
@@ -594,7 +594,7 @@ static void reader_process(int go_fd, int stop_fd, int report_fd, const statctr_
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	alarm(60);
-	if (read(go_fd, &c, 1) != 1 || statctr_view_open(seg_path, &v) != 0)
+	if (read(go_fd, &c, 1) != 1 || tu_view_open(seg_path, &v) != 0)
 		_exit(1);
 	start = mono_ns();
 	while (poll(&p, 1, 0) == 0 && mono_ns() - start < READER_MAX) {
@@ -959,5 +959,5 @@ int main(void)
 	    {NULL, NULL},
 	};
 
-	return tu_run("hist", cases);
+	return tu_run_both("hist", cases);
 }

@@ -147,7 +147,7 @@ static uint64_t snapshot_count(const char *path, uint32_t *writer_flags)
 	struct statctr_seg_info info;
 	uint64_t v = UINT64_MAX;
 
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(path, &view), 0);
 	statctr_view_info(view, &info);
 	*writer_flags = info.writer_flags;
 	CU_ASSERT_EQUAL(statctr_snap_take(view, &snap), 0);
@@ -325,5 +325,5 @@ int main(void)
 	    {NULL, NULL},
 	};
 
-	return tu_run("hostile", cases);
+	return tu_run_both("hostile", cases);
 }

@@ -16,7 +16,7 @@ static void setup(void)
 {
 	CU_ASSERT_EQUAL_FATAL(
 	    statctr_seg_create(tu_config(2, TU_SIMPLE_TABLE(4), &seg_path), "seg", &seg), 0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 }
 
 static void teardown(void)
@@ -74,12 +74,12 @@ static void reset_is_seen_by_every_reader_and_survives_reopen(void)
 	setup();
 	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
 	statctr_add(a, 4, 100);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &other), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &other), 0);
 	CU_ASSERT_EQUAL(statctr_reset_range(view, 3, 3), 0); /* row 1 */
 	CU_ASSERT_EQUAL(counter_now(other, 4, NULL), 0);
 	statctr_view_close(other);
 	statctr_add(a, 4, 1);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &other), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &other), 0);
 	CU_ASSERT_EQUAL(counter_now(other, 4, NULL), 1);
 	statctr_view_close(other);
 	teardown();
@@ -204,7 +204,7 @@ static int reset_without_permission(const char *path)
 
 	if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
 		return 100;
-	if (statctr_view_open(path, &v) != 0)
+	if (tu_view_open(path, &v) != 0)
 		return 101;
 	err = statctr_reset(v, 0);
 	statctr_view_close(v);
@@ -247,5 +247,5 @@ int main(void)
 	    {NULL, NULL},
 	};
 
-	return tu_run("reset", cases);
+	return tu_run_both("reset", cases);
 }

@@ -33,7 +33,7 @@ static void setup(void)
 {
 	CU_ASSERT_EQUAL_FATAL(
 	    statctr_seg_create(tu_config(2, SMALL_TABLES, &seg_path), "seg", &seg), 0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 }
 
 static void teardown(void)
@@ -160,7 +160,7 @@ static void present_rows_have_names_and_absent_rows_none(void)
 	CU_ASSERT_EQUAL(st.rows_changed, 0);
 	/* The snapshot keeps its names past a refresh and a close of the view. */
 	statctr_view_close(view);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	CU_ASSERT_STRING_EQUAL(statctr_snap_row_name(snap, IFS, 0), "vf7");
 	CU_ASSERT_STRING_EQUAL(statctr_snap_row_name(snap, 0, 0), "eth0");
 	statctr_snap_free(snap);
@@ -332,7 +332,7 @@ static void static_segment_snapshot_has_no_row_state(void)
 
 	CU_ASSERT_EQUAL_FATAL(
 	    statctr_seg_create(tu_config(1, TU_SIMPLE_TABLE(2), &path), "seg", &s), 0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(path, &v), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(path, &v), 0);
 	CU_ASSERT_EQUAL(statctr_snap_retake(v, &snap), 0);
 	CU_ASSERT_EQUAL(statctr_snap_retake(v, &snap), 0);
 	statctr_snap_stats(snap, &st);
@@ -519,7 +519,7 @@ static void reader_process(int go_fd, int stop_fd, int report_fd)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	alarm(60);
-	if (read(go_fd, &c, 1) != 1 || statctr_view_open(seg_path, &v) != 0)
+	if (read(go_fd, &c, 1) != 1 || tu_view_open(seg_path, &v) != 0)
 		_exit(1);
 	read_until(v, stop_fd, &t);
 	statctr_view_close(v);
@@ -636,7 +636,7 @@ static void churn_with_a_reader_thread(void)
 	unsigned i;
 
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(churn_config(), "seg", &seg), 0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	atomic_store(&stop_threads, 0);
 	for (i = 0; i < NWRITERS; i++)
 		pthread_create(&writers[i], NULL, flows_writer, (void *)(uintptr_t)i);
@@ -680,5 +680,5 @@ int main(void)
 	    {NULL, NULL},
 	};
 
-	return tu_run("rows", cases);
+	return tu_run_both("rows", cases);
 }

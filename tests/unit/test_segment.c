@@ -32,7 +32,7 @@ static void create_then_view_sees_metadata(void)
 	struct stat st;
 
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	statctr_view_info(view, &info);
 	CU_ASSERT_STRING_EQUAL(info.name, "seg");
 	CU_ASSERT_EQUAL(info.nslots, 3);
@@ -125,7 +125,7 @@ static void dead_writer_segment_is_replaced_with_new_generation(void)
 	struct statctr_snap *snap;
 
 	create_in_child_and_die();
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	statctr_view_info(view, &before);
 	CU_ASSERT_EQUAL(before.status, STATCTR_SEG_GONE);
 	CU_ASSERT_EQUAL(statctr_view_slot_state(view, 0), STATCTR_SLOT_DEAD);
@@ -153,7 +153,7 @@ static void view_of_missing_segment_is_enoent(void)
 {
 	struct statctr_view *view;
 
-	CU_ASSERT_EQUAL(statctr_view_open("no-such-segment-xyz", &view), -ENOENT);
+	CU_ASSERT_EQUAL(tu_view_open("no-such-segment-xyz", &view), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "/dev/shm/statctr.no-such-segment-xyz"));
 }
 
@@ -165,7 +165,7 @@ static void read_only_mapping_faults_on_write(void)
 	int status;
 
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	pid = fork();
 	if (pid == 0) {
 		volatile uint8_t *cell =
@@ -235,7 +235,7 @@ static void cell_layout_is_dense_and_line_aligned(void)
 	const struct seg_header *h;
 
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(config(), "seg", &seg), 0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	h = view->meta->hdr;
 	CU_ASSERT_EQUAL(h->slots_off % 64, 0);
 	CU_ASSERT_EQUAL(h->slot_stride, 64 + round_up_line(19 * 8));
@@ -262,5 +262,5 @@ int main(void)
 	    {NULL, NULL},
 	};
 
-	return tu_run("segment", cases);
+	return tu_run_both("segment", cases);
 }

@@ -1,5 +1,6 @@
 /*
- * test_snapshot.c - consistent snapshots, busy and dead writers, assistance.
+ * test_snapshot.c - consistent snapshots, busy and dead writers, assistance;
+ * full and sums-only snapshots (tu_run_both()), quiet slots read together.
  */
 #include "internal.h"
 #include "testutil.h"
@@ -26,7 +27,7 @@ static void setup(unsigned nslots, const char *tables)
 {
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(tu_config(nslots, tables, &seg_path), "seg", &seg),
 	                      0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 }
 
 static void teardown(void)
@@ -128,7 +129,7 @@ static void writer_killed_mid_transaction_is_read_as_final(void)
 	waitpid(pid, &status, 0);
 	close(fds[0]);
 	close(fds[1]);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	statctr_view_info(view, &info);
 	CU_ASSERT_EQUAL(info.status, STATCTR_SEG_GONE);
 	CU_ASSERT_EQUAL(statctr_view_slot_state(view, 0), STATCTR_SLOT_DEAD);
@@ -166,12 +167,16 @@ static void flat_out_writer_is_copied_at_a_transaction_boundary(void)
 	struct statctr_snap_stats st;
 	pthread_t t;
 	unsigned i, violations = 0, busy = 0, assisted = 0;
+	double deadline;
 
 	setup(1, TU_SIMPLE_TABLE(30000));
 	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
 	atomic_store(&stop_writer, 0);
 	pthread_create(&t, NULL, busy_writer, a);
-	for (i = 0; i < 20; i++) {
+	/* At least 20, and on until one needed the writer's copy: on a loaded
+	 * machine the writer may sit off the CPU through many short reads. */
+	deadline = now_s() + 10.0;
+	for (i = 0; i < 20 || (assisted == 0 && now_s() < deadline); i++) {
 		CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
 		statctr_snap_stats(snap, &st);
 		busy += st.busy_slots;
@@ -183,12 +188,12 @@ static void flat_out_writer_is_copied_at_a_transaction_boundary(void)
 	}
 	atomic_store(&stop_writer, 1);
 	pthread_join(t, NULL);
-	fprintf(stderr, "\n    20 snapshots: %u assisted, %u busy, %u violations\n", assisted, busy,
-	        violations);
+	fprintf(stderr, "\n    %u snapshots: %u assisted, %u busy, %u violations\n", i, assisted,
+	        busy, violations);
 	CU_ASSERT_EQUAL(violations, 0);
 	/* Busy means the writer did not get the CPU within the budget: allowed
 	 * rarely on an overloaded machine (sanitizer builds), never as a rule. */
-	CU_ASSERT(busy <= 2);
+	CU_ASSERT(busy * 10 <= i);
 	CU_ASSERT(assisted > 0);
 	teardown();
 }
@@ -211,7 +216,7 @@ static void retake_refills_in_place_follows_shape_and_frees_on_error(void)
 	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
 	CU_ASSERT_EQUAL(statctr_snap_counter(snap, pkts), 10);
 	CU_ASSERT_EQUAL(statctr_snap_gauge(snap, level), -5);
-	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 0, pkts), 10);
+	CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 0, pkts), tu_slot_value(10));
 	statctr_view_close(view);
 	statctr_seg_destroy(seg);
 
@@ -244,6 +249,183 @@ static void retake_refills_in_place_follows_shape_and_frees_on_error(void)
 	teardown();
 }
 
+/* Both kinds of snapshot of one segment, through two views. */
+static void sums_only_snapshot_keeps_the_sums_and_no_slot_values(void)
+{
+	struct statctr_view *sums_view;
+	struct statctr_slot *a, *b;
+	struct statctr_snap *full, *sums;
+	struct statctr_snap_stats fs, ss;
+	statctr_id id;
+
+	setup(3, TU_SIMPLE_TABLE(4));
+	CU_ASSERT_EQUAL_FATAL(statctr_view_set_sums_only(view, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &sums_view), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_set_sums_only(sums_view, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &b), 0);
+	for (id = 0; id < 12; id += 3) {
+		statctr_add(a, id, 100 + id);
+		statctr_add(b, id, UINT64_MAX); /* sums wrap mod 2^64 alike */
+		statctr_shared_add(seg, id + 1, 7);
+		statctr_gauge_add(b, id + 2, -(int64_t)id);
+	}
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &full), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(sums_view, &sums), 0);
+	statctr_snap_stats(full, &fs);
+	statctr_snap_stats(sums, &ss);
+	CU_ASSERT_EQUAL(fs.flags & STATCTR_SNAP_SUMS_ONLY, 0);
+	CU_ASSERT_EQUAL(ss.flags & STATCTR_SNAP_SUMS_ONLY, STATCTR_SNAP_SUMS_ONLY);
+	CU_ASSERT_EQUAL(ss.nslots, 3);
+	CU_ASSERT_EQUAL(ss.busy_slots + ss.dead_torn_slots + ss.retries, 0);
+	for (id = 0; id < 12; id++) {
+		CU_ASSERT_EQUAL(statctr_snap_counter(sums, id), statctr_snap_counter(full, id));
+		CU_ASSERT_EQUAL(statctr_snap_gauge(sums, id), statctr_snap_gauge(full, id));
+		CU_ASSERT_EQUAL(statctr_snap_slot_value(sums, 0, id), 0);
+		CU_ASSERT_EQUAL(statctr_snap_slot_value(sums, 3, id), 0);
+	}
+	CU_ASSERT_EQUAL(statctr_snap_counter(sums, 3), 102);
+	CU_ASSERT_EQUAL(statctr_snap_counter(sums, 4), 7);
+	CU_ASSERT_EQUAL(statctr_snap_gauge(sums, 5), -3);
+	CU_ASSERT_EQUAL(statctr_snap_slot_value(full, 0, 3), 103);
+	CU_ASSERT_EQUAL(statctr_snap_slot_value(full, 3, 4), 7);
+
+	/* A snapshot retaken through a view of the other kind becomes that kind. */
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(sums_view, &full), 0);
+	statctr_snap_stats(full, &fs);
+	CU_ASSERT_EQUAL(fs.flags, STATCTR_SNAP_SUMS_ONLY);
+	CU_ASSERT_EQUAL(statctr_snap_slot_value(full, 0, 3), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(full, 3), 102);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_set_sums_only(sums_view, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(sums_view, &sums), 0);
+	statctr_snap_stats(sums, &ss);
+	CU_ASSERT_EQUAL(ss.flags, 0);
+	CU_ASSERT_EQUAL(statctr_snap_slot_value(sums, 0, 3), 103);
+
+	CU_ASSERT_EQUAL(statctr_view_set_sums_only(sums_view, 2), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "0 or 1"));
+	CU_ASSERT_EQUAL(statctr_view_set_sums_only(NULL, 1), -EINVAL);
+	statctr_snap_free(full);
+	statctr_snap_free(sums);
+	statctr_view_close(sums_view);
+	teardown();
+}
+
+/* A retake copies the baselines again only after a reset, wherever it was made. */
+static void retake_sees_resets_made_through_another_view(void)
+{
+	struct statctr_view *resetter;
+	struct statctr_slot *a;
+	struct statctr_snap *snap = NULL;
+	uint64_t disc;
+
+	setup(2, TU_SIMPLE_TABLE(3));
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &resetter), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &a), 0);
+	statctr_add(a, 0, 5);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 5);
+	disc = statctr_snap_discontinuity(snap, 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_reset(resetter, 0), 0);
+	statctr_add(a, 0, 2);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 2);
+	CU_ASSERT_EQUAL(statctr_snap_counter_raw(snap, 0), 7);
+	CU_ASSERT(statctr_snap_discontinuity(snap, 0) > disc);
+	statctr_add(a, 0, 1);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 3);
+	/* And through the view that reset, after a refresh that kept its mapping. */
+	CU_ASSERT_EQUAL_FATAL(statctr_reset(view, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_refresh(view), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter_raw(snap, 0), 8);
+	statctr_snap_free(snap);
+	statctr_view_close(resetter);
+	teardown();
+}
+
+/*
+ * Writers that pause between bursts of transactions: a snapshot often finds
+ * their slots quiet and reads them together, and one wakes during the read.
+ * Each burst keeps the totals row equal to the sum of the flow rows.
+ */
+#define BURST_SLOTS 4
+#define BURST_FLOWS 50000
+
+static void *bursty_writer(void *arg)
+{
+	struct statctr_slot *slot = arg;
+	struct timespec pause_ts = {0, 200000};
+	uint64_t seed = (uintptr_t)arg | 1;
+	unsigned i;
+
+	while (!atomic_load_explicit(&stop_writer, memory_order_relaxed)) {
+		for (i = 0; i < 200; i++) {
+			uint32_t flow = 1 + (uint32_t)(seed % BURST_FLOWS);
+
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			statctr_txn_begin(slot);
+			statctr_inc(slot, 3 * flow);
+			statctr_inc(slot, 0);
+			statctr_txn_end(slot);
+		}
+		nanosleep(&pause_ts, NULL);
+	}
+	return NULL;
+}
+
+static bool totals_match_flows(const struct statctr_snap *snap)
+{
+	uint64_t flows = 0;
+	uint32_t f;
+
+	for (f = 1; f <= BURST_FLOWS; f++)
+		flows += statctr_snap_counter(snap, 3 * f);
+	return flows == statctr_snap_counter(snap, 0);
+}
+
+static void quiet_slots_waking_during_a_read_are_read_whole(void)
+{
+	struct statctr_slot *slots[BURST_SLOTS];
+	struct statctr_snap *snap = NULL;
+	struct statctr_snap_stats st;
+	pthread_t t[BURST_SLOTS];
+	unsigned i, n = 0, violations = 0, busy = 0, retried = 0;
+	double end;
+
+	setup(BURST_SLOTS, TU_SIMPLE_TABLE(50001));
+	atomic_store(&stop_writer, 0);
+	for (i = 0; i < BURST_SLOTS; i++) {
+		CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &slots[i]), 0);
+		pthread_create(&t[i], NULL, bursty_writer, slots[i]);
+	}
+	for (end = now_s() + 1.0; now_s() < end || n < 20; n++) {
+		CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
+		statctr_snap_stats(snap, &st);
+		busy += st.busy_slots > 0;
+		retried += st.retries > 0;
+		violations += st.busy_slots == 0 && !totals_match_flows(snap);
+	}
+	atomic_store(&stop_writer, 1);
+	for (i = 0; i < BURST_SLOTS; i++)
+		pthread_join(t[i], NULL);
+	fprintf(stderr,
+	        "\n    %u snapshots: %u with a failed read, %u with a busy slot, %u violations\n",
+	        n, retried, busy, violations);
+	CU_ASSERT_EQUAL(violations, 0);
+	/* The writers pause: busy only when starved of CPU (TSan on a loaded machine). */
+	CU_ASSERT(busy * 2 <= n);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
+	statctr_snap_stats(snap, &st);
+	CU_ASSERT_EQUAL(st.busy_slots, 0);
+	CU_ASSERT(totals_match_flows(snap));
+	CU_ASSERT(statctr_snap_counter(snap, 0) > 0);
+	statctr_snap_free(snap);
+	teardown();
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -257,8 +439,14 @@ int main(void)
 	     flat_out_writer_is_copied_at_a_transaction_boundary},
 	    {"retake_refills_in_place_follows_shape_and_frees_on_error",
 	     retake_refills_in_place_follows_shape_and_frees_on_error},
+	    {"sums_only_snapshot_keeps_the_sums_and_no_slot_values",
+	     sums_only_snapshot_keeps_the_sums_and_no_slot_values},
+	    {"retake_sees_resets_made_through_another_view",
+	     retake_sees_resets_made_through_another_view},
+	    {"quiet_slots_waking_during_a_read_are_read_whole",
+	     quiet_slots_waking_during_a_read_are_read_whole},
 	    {NULL, NULL},
 	};
 
-	return tu_run("snapshot", cases);
+	return tu_run_both("snapshot", cases);
 }

@@ -205,7 +205,7 @@ static void cross_process_snapshots_keep_invariants_and_lose_nothing(void)
 	if (pid == 0)
 		writer_process(fds[1]);
 	CU_ASSERT_EQUAL_FATAL(read(fds[0], &c, 1), 1);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	read_for(view, 2.0, &t);
 	kill(pid, SIGTERM);
 	CU_ASSERT_EQUAL_FATAL(read(fds[0], counts, sizeof(counts)), sizeof(counts));
@@ -228,7 +228,7 @@ static void in_process_reader_thread_keeps_invariants(void)
 	uint64_t packets, octets;
 
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(stress_config(), "seg", &seg), 0);
-	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	start_writers(seg, w);
 	read_for(view, 1.0, &t);
 	stop_and_sum(w, &packets, &octets);
@@ -248,5 +248,5 @@ int main(void)
 	    {NULL, NULL},
 	};
 
-	return tu_run("stress", cases);
+	return tu_run_both("stress", cases);
 }

@@ -4,6 +4,8 @@
 #ifndef STATCTR_TESTUTIL_H
 #define STATCTR_TESTUTIL_H
 
+#include "statctr.h"
+
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
 #include <errno.h>
@@ -92,23 +94,89 @@ static inline void tu_cleanup(void)
 		fprintf(stderr, "could not remove %s\n", tu_dir);
 }
 
-/* Runs one suite; the exit status is the number of failures (0: all passed). */
-static inline int tu_run(const char *suite_name, const struct test_case *cases)
-{
-	CU_pSuite suite;
-	unsigned failed;
+/*
+ * Suites that take snapshots run twice (tu_run_both()): with full
+ * snapshots, then with sums-only ones (statctr_view_set_sums_only()).  Every
+ * view such a suite opens through tu_view_open() takes the run's mode, and
+ * assertions on one slot's value expect tu_slot_value() of it.
+ */
+static int tu_sums_only;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	suite = CU_add_suite(suite_name, NULL, NULL);
+static inline int tu_mode_full(void)
+{
+	tu_sums_only = 0;
+	return 0;
+}
+
+static inline int tu_mode_sums_only(void)
+{
+	tu_sums_only = 1;
+	return 0;
+}
+
+/* statctr_view_open(), then the mode of the run (-EINVAL if refused). */
+static inline int tu_view_open(const char *segment, struct statctr_view **viewp)
+{
+	int err = statctr_view_open(segment, viewp);
+
+	if (err == 0 && statctr_view_set_sums_only(*viewp, tu_sums_only) != 0) {
+		statctr_view_close(*viewp);
+		*viewp = NULL;
+		return -EINVAL;
+	}
+	return err;
+}
+
+/* What statctr_snap_slot_value() gives in this run for a slot value @v. */
+static inline uint64_t tu_slot_value(uint64_t v)
+{
+	return tu_sums_only ? 0 : v;
+}
+
+static inline void tu_add_suite(const char *name, CU_InitializeFunc init,
+                                const struct test_case *cases)
+{
+	CU_pSuite suite = CU_add_suite(name, init, NULL);
+
 	for (; cases->name; cases++)
 		CU_add_test(suite, cases->name, cases->fn);
+}
+
+/* Runs the registered suites; the exit status is 0 when all passed. */
+static inline int tu_run_registered(void)
+{
+	unsigned failed;
+
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
-	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
+	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures() +
+	         CU_get_number_of_suites_failed();
 	CU_cleanup_registry();
 	tu_cleanup();
 	return failed ? 1 : 0;
+}
+
+/* Runs one suite; the exit status is the number of failures (0: all passed). */
+static inline int tu_run(const char *suite_name, const struct test_case *cases)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	tu_add_suite(suite_name, NULL, cases);
+	return tu_run_registered();
+}
+
+/* Runs @cases with full snapshots, then again with sums-only ones. */
+static inline int tu_run_both(const char *suite_name, const struct test_case *cases)
+{
+	char full[128], sums[128];
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	snprintf(full, sizeof(full), "%s (full snapshots)", suite_name);
+	snprintf(sums, sizeof(sums), "%s (sums-only snapshots)", suite_name);
+	tu_add_suite(full, tu_mode_full, cases);
+	tu_add_suite(sums, tu_mode_sums_only, cases);
+	return tu_run_registered();
 }
 
 #endif /* STATCTR_TESTUTIL_H */
