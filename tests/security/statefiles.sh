@@ -1,6 +1,6 @@
 #!/bin/bash
-# Files in shared directories, second round (issue 19, defects 2, 3, 6, 7
-# and 11): an unrelated local user plants a FIFO it holds open, a symbolic
+# Files in shared directories, second round (issue 19, defects 2, 3, 6, 7,
+# 8 and 11): an unrelated local user plants a FIFO it holds open, a symbolic
 # link, or a file of its own where statctl or the agent (root) writes or
 # reads back.  Every write goes through common/safefile.c: nothing blocks,
 # nothing is followed, nothing planted is believed or keeps its mode.
@@ -135,6 +135,29 @@ fx_wait 5 sh -c "snmpget $V2 127.0.0.1:$PORT $IFNAME.1000 | grep -q eth0" ||
 grep -q "ifIndex file $STATE.ifindex: is writable by group or others" "$TMP/agent.log" ||
 	fail "the refusal was not logged"
 fx_agent_stop
+
+log "defect 8: engine_boots_file planted by another user, or holding 2147483646: -M refuses to start"
+sed '$d' "$CONF" >"$TMP/v3.conf"
+cat >>"$TMP/v3.conf" <<EOF
+agent = { interval_ms = 100;
+  v3_users = ( { name = "ops"; auth = "SHA-256"; auth_pass = "ops-auth-pass-256"; priv = "AES";
+    priv_pass = "ops-priv-pass"; } );
+  engine_boots_file = "$SEC_SHM/boots"; };
+EOF
+chmod 0640 "$TMP/v3.conf"
+boots_refused() {
+	rc=0
+	sec_bounded 20 "$AGENT" -f -L stderr -c "$TMP/v3.conf" -M udp:127.0.0.1:9 >"$TMP/refused.out" 2>&1 || rc=$?
+	[ "$rc" = 1 ] && grep -q "engine_boots_file $SEC_SHM/boots: $1" "$TMP/refused.out" ||
+		fail "engine_boots_file ($1): exit $rc: $(cat "$TMP/refused.out")"
+}
+as "$SEC_OTHER" sh -c "echo 1 >'$SEC_SHM/boots'; chmod 0644 '$SEC_SHM/boots'"
+boots_refused "belongs to another user"
+[ "$(cat "$SEC_SHM/boots")" = 1 ] || fail "the planted boots file was changed"
+rm -f "$SEC_SHM/boots"
+echo 2147483646 >"$SEC_SHM/boots"
+chmod 0600 "$SEC_SHM/boots"
+boots_refused "holds 2147483646, and snmpEngineBoots would reach 2147483647"
 
 log "defect 7: a 1,000,000-line ifIndex file is loaded in O(n log n)"
 awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "%d other t%d row%d\n", 3000000 + i, i % 7, i
