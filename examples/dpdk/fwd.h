@@ -63,7 +63,8 @@ struct fwd_worker {
 	struct statctr_seg *seg;
 	unsigned nqueues;
 	struct fwd_queue queues[FWD_MAX_QUEUES_LCORE];
-	uint64_t packets, cycles; /* forwarded, and the loop's cycles */
+	uint64_t packets, cycles; /* forwarded, and the loop's TSC cycles */
+	uint64_t cpu_ns;          /* the loop's CPU time */
 	int err;                  /* -errno from the slot acquire, or 0 */
 };
 

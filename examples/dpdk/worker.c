@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -96,6 +97,16 @@ static inline uint16_t forward_burst(struct statctr_slot *slot, const struct fwd
 	return n;
 }
 
+/* The calling thread's CPU time: unlike the TSC, it does not count the
+ * time the thread waited for a CPU another process held. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /*
  * The loop.  A burst's cycles are those from its poll to the next poll
  * (rx, rewrite, tx and counting): one TSC read per poll, the end of one
@@ -103,7 +114,7 @@ static inline uint16_t forward_burst(struct statctr_slot *slot, const struct fwd
  */
 static void forward(struct fwd_worker *w, struct statctr_slot *slot)
 {
-	uint64_t packets = 0, start = rte_rdtsc();
+	uint64_t packets = 0, start = rte_rdtsc(), cpu_start = thread_cpu_ns();
 #ifndef STATCTR_DPDK_NO_COUNT
 	const struct fwd_queue *moved = NULL; /* the last burst, if it moved packets */
 	uint64_t poll = start;
@@ -127,6 +138,7 @@ static void forward(struct fwd_worker *w, struct statctr_slot *slot)
 		}
 	}
 	w->cycles = rte_rdtsc() - start;
+	w->cpu_ns = thread_cpu_ns() - cpu_start;
 	w->packets = packets;
 }
 
