@@ -17,5 +17,6 @@ examples_dpdk_statctr_dpdk_fwd_nocount_CPPFLAGS = $(AM_CPPFLAGS) -DSTATCTR_DPDK_
 examples_dpdk_statctr_dpdk_fwd_nocount_CFLAGS = $(AM_CFLAGS) $(DPDK_CFLAGS)
 examples_dpdk_statctr_dpdk_fwd_nocount_LDFLAGS = -static
 examples_dpdk_statctr_dpdk_fwd_nocount_LDADD = lib/libstatctr.la $(DPDK_LIBS)
-# bench/dpdk.sh: cycles per packet, counting against not counting (docs/PERFORMANCE.md).
-EXTRA_DIST += bench/dpdk.sh
+# bench/dpdk.sh: cycles per packet, counting against not counting
+# (docs/PERFORMANCE.md); docs/dpdk.md: how the example maps DPDK to statctr.
+EXTRA_DIST += bench/dpdk.sh docs/dpdk.md

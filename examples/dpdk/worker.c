@@ -7,7 +7,8 @@
  * transaction adds to the rx port's row (packets, octets), the tx port's
  * row (packets and octets sent, drops) and the queue's row (packets,
  * octets, drops): a reader sees packets and octets of every row agree.
- * The burst's TSC cycles go into the queue's burstCycles histogram.
+ * The burst's TSC cycles go into the queue's burstCycles histogram, in
+ * the next burst's transaction.
  * Never does: a locked instruction, a system call or a lookup on the fast
  * path (every cell is found by fwd_queue_bind() before launch).
  *
@@ -57,9 +58,18 @@ static inline uint64_t drop_unsent(struct rte_mbuf **pkts, uint16_t sent, uint16
 	return octets;
 }
 
+/* A burst's cycles, known at the next poll, waiting to be recorded. */
+struct burst_time {
+	const struct fwd_queue *q; /* NULL: nothing waits */
+	uint64_t cycles;
+};
+
 #ifndef STATCTR_DPDK_NO_COUNT
+/* One transaction: the burst's counts, and the previous burst's cycles
+ * (so that recording them costs no transaction of its own). */
 static inline void count_burst(struct statctr_slot *slot, const struct fwd_queue *q, uint16_t n,
-                               uint16_t sent, uint64_t octets, uint64_t dropped_octets)
+                               uint16_t sent, uint64_t octets, uint64_t dropped_octets,
+                               struct burst_time *prev)
 {
 	statctr_txn_begin(slot);
 	statctr_add(slot, q->rx_packets, n);
@@ -70,12 +80,17 @@ static inline void count_burst(struct statctr_slot *slot, const struct fwd_queue
 	statctr_add(slot, q->packets, n);
 	statctr_add(slot, q->octets, octets);
 	statctr_add(slot, q->drops, (uint64_t)(n - sent));
+	if (prev->q != NULL)
+		statctr_hist_record(slot, prev->q->cycles, prev->cycles);
 	statctr_txn_end(slot);
+	prev->q = NULL;
 }
 #endif
 
-/* Receives, rewrites and transmits one burst of @q; returns its packets. */
-static inline uint16_t forward_burst(struct statctr_slot *slot, const struct fwd_queue *q)
+/* Receives, rewrites and transmits one burst of @q; returns its packets.
+ * Records @prev when it counts. */
+static inline uint16_t forward_burst(struct statctr_slot *slot, const struct fwd_queue *q,
+                                     struct burst_time *prev)
 {
 	struct rte_mbuf *pkts[BURST];
 	uint64_t octets = 0, dropped_octets = 0;
@@ -90,9 +105,9 @@ static inline uint16_t forward_burst(struct statctr_slot *slot, const struct fwd
 	if (__builtin_expect(sent < n, 0))
 		dropped_octets = drop_unsent(pkts, sent, n);
 #ifndef STATCTR_DPDK_NO_COUNT
-	count_burst(slot, q, n, sent, octets, dropped_octets);
+	count_burst(slot, q, n, sent, octets, dropped_octets, prev);
 #else
-	(void)slot, (void)octets, (void)dropped_octets;
+	(void)slot, (void)octets, (void)dropped_octets, (void)prev;
 #endif
 	return n;
 }
@@ -110,13 +125,14 @@ static uint64_t thread_cpu_ns(void)
 /*
  * The loop.  A burst's cycles are those from its poll to the next poll
  * (rx, rewrite, tx and counting): one TSC read per poll, the end of one
- * burst the start of the next, recorded in the burst's queue once known.
+ * burst the start of the next.  They are recorded in the burst's queue
+ * within the next burst's transaction, or alone after an empty poll.
  */
 static void forward(struct fwd_worker *w, struct statctr_slot *slot)
 {
 	uint64_t packets = 0, start = rte_rdtsc(), cpu_start = thread_cpu_ns();
+	struct burst_time prev = {NULL, 0};
 #ifndef STATCTR_DPDK_NO_COUNT
-	const struct fwd_queue *moved = NULL; /* the last burst, if it moved packets */
 	uint64_t poll = start;
 #endif
 
@@ -126,15 +142,16 @@ static void forward(struct fwd_worker *w, struct statctr_slot *slot)
 #ifndef STATCTR_DPDK_NO_COUNT
 			uint64_t now = rte_rdtsc();
 
-			if (moved != NULL)
-				statctr_hist_record(slot, moved->cycles, now - poll);
+			prev.cycles = now - poll;
 			poll = now;
 #endif
-			n = forward_burst(slot, &w->queues[i]);
+			n = forward_burst(slot, &w->queues[i], &prev);
 			packets += n;
 #ifndef STATCTR_DPDK_NO_COUNT
-			moved = n != 0 ? &w->queues[i] : NULL;
+			if (prev.q != NULL) /* an empty poll: record it alone */
+				statctr_hist_record(slot, prev.q->cycles, prev.cycles);
 #endif
+			prev.q = n != 0 ? &w->queues[i] : NULL;
 		}
 	}
 	w->cycles = rte_rdtsc() - start;
