@@ -3,7 +3,7 @@
  * statctr (docs/dpdk.md).
  *
  *   statctr-dpdk-fwd EAL-OPTIONS -- -c CONFIG [-s SEGMENT] [-P PATH]
- *                    [-C CONTROL] [-d SECONDS] [-i POLL_MS]
+ *                    [-C CONTROL] [-d SECONDS] [-i POLL_MS] [-y IDLE_US]
  *
  * Owns: the run - EAL, the mbuf pool, the declaration written to CONFIG
  * from the ports found, the segment, the workers (one per worker lcore,
@@ -11,7 +11,9 @@
  * ports 0<->1, 2<->3, an odd last one to itself) and the main lcore's
  * loop: every POLL_MS it mirrors link state and xstats (ports.c) and runs
  * the commands of the CONTROL file ("attach DEVARGS", "detach NAME", one a
- * line: hot-plug), which it removes once read.  Stops on SIGINT/SIGTERM or
+ * line: hot-plug), which it removes once read.  With -y, a worker sleeps
+ * IDLE_US after a turn that found no packet (for shared test machines;
+ * DPDK's workers spin by default).  Stops on SIGINT/SIGTERM or
  * after SECONDS, then prints what each worker forwarded and its cycles per
  * packet.  Never does: count on the fast path (worker.c) or touch a row
  * (ports.c).
@@ -41,7 +43,7 @@ atomic_bool fwd_stop;
 
 struct options {
 	const char *config, *segment, *seg_path, *control;
-	unsigned seconds, poll_ms;
+	unsigned seconds, poll_ms, idle_us;
 };
 
 static struct fwd_worker workers[RTE_MAX_LCORE];
@@ -56,16 +58,32 @@ static void on_signal(int sig)
 static int usage(void)
 {
 	fprintf(stderr, "usage: statctr-dpdk-fwd EAL-OPTIONS -- -c CONFIG [-s SEGMENT] [-P PATH]\n"
-	                "       [-C CONTROL] [-d SECONDS] [-i POLL_MS]\n");
+	                "       [-C CONTROL] [-d SECONDS] [-i POLL_MS] [-y IDLE_US]\n");
 	return 2;
+}
+
+/* A number of 0..@max, else a message naming the option. */
+static int parse_uint(int opt, const char *arg, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' || v > max) {
+		fprintf(stderr, "statctr-dpdk-fwd: -%c %s: not a number of 0..%u\n", opt, arg, max);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	int c;
+	int c, err = 0;
 
 	*o = (struct options){.segment = "dpdk", .poll_ms = 100};
-	while ((c = getopt(argc, argv, "c:s:P:C:d:i:")) != -1) {
+	while ((c = getopt(argc, argv, "c:s:P:C:d:i:y:")) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -80,14 +98,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->control = optarg;
 			break;
 		case 'd':
-			o->seconds = (unsigned)strtoul(optarg, NULL, 10);
+			err = parse_uint(c, optarg, 86400u * 365u, &o->seconds);
 			break;
 		case 'i':
-			o->poll_ms = (unsigned)strtoul(optarg, NULL, 10);
+			err = parse_uint(c, optarg, 60000u, &o->poll_ms);
+			break;
+		case 'y':
+			err = parse_uint(c, optarg, 1000000u, &o->idle_us);
 			break;
 		default:
 			return -EINVAL;
 		}
+		if (err != 0)
+			return err;
 	}
 	if (o->config == NULL || optind != argc || o->poll_ms == 0)
 		return -EINVAL;
@@ -95,14 +118,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 /* l2fwd's pairs; port i's rx queue goes to worker i mod nworkers. */
-static int assign_queues(struct statctr_seg *seg)
+static int assign_queues(struct statctr_seg *seg, unsigned idle_us)
 {
 	uint16_t list[FWD_MAX_PORTS], nports = 0, port;
 	unsigned lcore, k = 0;
 
 	RTE_LCORE_FOREACH_WORKER(lcore)
 	{
-		workers[k] = (struct fwd_worker){.lcore = lcore, .seg = seg};
+		workers[k] = (struct fwd_worker){.lcore = lcore, .seg = seg, .idle_us = idle_us};
 		k++;
 	}
 	nworkers = k;
@@ -240,7 +263,7 @@ static int set_up(const struct options *o, struct rte_mempool *pool, struct stat
 		if (fwd_port_add(*segp, port) != 0)
 			return -EIO;
 	}
-	err = assign_queues(*segp);
+	err = assign_queues(*segp, o->idle_us);
 	if (err != 0)
 		fprintf(stderr, "statctr-dpdk-fwd: queues: %s\n", statctr_errmsg());
 	return err;
@@ -274,6 +297,9 @@ int main(int argc, char **argv)
 			rte_eal_remote_launch(fwd_worker_main, &workers[k], workers[k].lcore);
 		main_loop(seg, pool, &o);
 		report();
+		for (unsigned k = 0; k < nworkers; k++)
+			if (workers[k].err != 0)
+				err = workers[k].err;
 	}
 	RTE_ETH_FOREACH_DEV(port)
 	{

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -137,6 +138,8 @@ static void forward(struct fwd_worker *w, struct statctr_slot *slot)
 #endif
 
 	while (!atomic_load_explicit(&fwd_stop, memory_order_relaxed)) {
+		uint64_t turn_start = packets;
+
 		for (unsigned i = 0; i < w->nqueues; i++) {
 			uint16_t n;
 #ifndef STATCTR_DPDK_NO_COUNT
@@ -153,6 +156,8 @@ static void forward(struct fwd_worker *w, struct statctr_slot *slot)
 #endif
 			prev.q = n != 0 ? &w->queues[i] : NULL;
 		}
+		if (__builtin_expect(packets == turn_start && w->idle_us != 0, 0))
+			usleep(w->idle_us); /* -y: no queue had a packet */
 	}
 	w->cycles = rte_rdtsc() - start;
 	w->cpu_ns = thread_cpu_ns() - cpu_start;

@@ -49,7 +49,7 @@ fx_snmpd
 	--file-prefix "statctr-test-$$" \
 	--vdev "net_pcap0,rx_pcap=$TMP/in.pcap,tx_pcap=$TMP/out0.pcap" \
 	--vdev "net_pcap1,rx_pcap=$TMP/empty.pcap,tx_pcap=$TMP/out1.pcap" \
-	-- -c "$TMP/statctr.conf" -P "$TMP/dpdk" -C "$TMP/control" -i 50 >>"$TMP/fwd.log" 2>&1 &
+	-- -c "$TMP/statctr.conf" -P "$TMP/dpdk" -C "$TMP/control" -i 50 -y 1000 >>"$TMP/fwd.log" 2>&1 &
 FWD_PID=$!
 fx_track "$FWD_PID"
 fx_wait 30 grep -q '^ready' "$TMP/fwd.log" || fail "the forwarder did not start within 30 s"
