@@ -114,6 +114,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->config == NULL || optind != argc || o->poll_ms == 0)
 		return -EINVAL;
+	/* Both go into the declaration as libconfig strings (conf.c). */
+	if (strpbrk(o->segment, "\"\\") != NULL ||
+	    (o->seg_path != NULL && strpbrk(o->seg_path, "\"\\") != NULL)) {
+		fprintf(stderr, "statctr-dpdk-fwd: -s and -P may not hold '\"' or '\\'\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -124,6 +124,8 @@ fx_wait 10 not_if net_null7 || fail "net_null7 is still an interface 10 s after 
 control "detach net_pcap0"
 fx_wait 15 grep -q '^error: detach net_pcap0' "$TMP/fwd.log" || fail "a forwarded port's detach was not refused"
 is_if net_pcap0 || fail "net_pcap0 is gone after a refused detach"
+control "attach net_nosuchdriver0"
+fx_wait 15 grep -q '^error: attach net_nosuchdriver0' "$TMP/fwd.log" || fail "a bad attach was not refused"
 
 log "statctl shows the burst-cycles histogram"
 "$STATCTL" show "$TMP/dpdk" queues --buckets >"$TMP/statctl.out" 2>&1 || fail "statctl show failed: $(cat "$TMP/statctl.out")"
