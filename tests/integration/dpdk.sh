@@ -42,11 +42,18 @@ PY
 ) || fail "cannot write the pcap files"
 log "input: $NPKTS packets, $OCTETS octets"
 
+# Lcore 0 (main) and 1 (worker) on the first two CPUs this test may use
+# (both on one when it has one): a CI container's CPU set need not hold
+# CPUs 0 and 1.
+LCORES=$(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print("0@%d,1@%d" % (c[0], c[1 % len(c)]))') ||
+	fail "cannot read the CPU affinity"
+log "EAL --lcores $LCORES"
+
 fx_snmpd
 # The forwarder writes the declaration from its ports, then creates the
 # segment; the agent reads the same file.
-"$FWD" --no-huge --no-pci --no-shconf --no-telemetry -m 256 -l 0-1 --log-level=lib.eal:notice \
-	--file-prefix "statctr-test-$$" \
+"$FWD" --no-huge --no-pci --no-shconf --no-telemetry -m 256 --lcores "$LCORES" \
+	--log-level=lib.eal:notice --file-prefix "statctr-test-$$" \
 	--vdev "net_pcap0,rx_pcap=$TMP/in.pcap,tx_pcap=$TMP/out0.pcap" \
 	--vdev "net_pcap1,rx_pcap=$TMP/empty.pcap,tx_pcap=$TMP/out1.pcap" \
 	-- -c "$TMP/statctr.conf" -P "$TMP/dpdk" -C "$TMP/control" -i 50 -y 1000 >>"$TMP/fwd.log" 2>&1 &
