@@ -84,6 +84,7 @@ const struct fwd_port *fwd_port_get(uint16_t port);
 void fwd_ports_poll(struct statctr_slot *slot);
 int fwd_port_attach(struct statctr_seg *seg, struct rte_mempool *pool, const char *devargs);
 int fwd_port_detach(struct statctr_seg *seg, const char *name);
+int fwd_port_link(const char *name, bool up);
 
 /* worker.c */
 int fwd_worker_main(void *arg);

@@ -10,8 +10,9 @@
  * each forwarding the rx queue of some ports to their pair, as l2fwd:
  * ports 0<->1, 2<->3, an odd last one to itself) and the main lcore's
  * loop: every POLL_MS it mirrors link state and xstats (ports.c) and runs
- * the commands of the CONTROL file ("attach DEVARGS", "detach NAME", one a
- * line: hot-plug), which it removes once read.  With -y, a worker sleeps
+ * the commands of the CONTROL file ("attach DEVARGS", "detach NAME":
+ * hot-plug; "link-down NAME", "link-up NAME"; one a line), which it removes
+ * once read.  With -y, a worker sleeps
  * IDLE_US after a turn that found no packet (for shared test machines;
  * DPDK's workers spin by default).  Stops on SIGINT/SIGTERM or
  * after SECONDS, then prints what each worker forwarded and its cycles per
@@ -168,7 +169,11 @@ static void run_command(struct statctr_seg *seg, struct rte_mempool *pool, char 
 		err = fwd_port_attach(seg, pool, arg);
 	else if (strcmp(line, "detach") == 0)
 		err = fwd_port_detach(seg, arg);
-	if (err == 0)
+	else if (strcmp(line, "link-down") == 0 || strcmp(line, "link-up") == 0)
+		err = fwd_port_link(arg, line[5] == 'u');
+	if (err == 0 && line[0] == 'l')
+		printf("%s %s\n", line, arg);
+	else if (err == 0)
 		printf("%sed %s\n", line, arg);
 	else
 		printf("error: %s %s: %s\n", line, arg, rte_strerror(-err));

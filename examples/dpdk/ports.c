@@ -234,3 +234,17 @@ int fwd_port_detach(struct statctr_seg *seg, const char *name)
 	rte_eth_dev_stop(port);
 	return rte_dev_remove(info.device);
 }
+
+/* Sets the link of port @name down or up (rte_eth_dev_set_link_down/up):
+ * the next poll moves its gauges, as for a cable pulled or plugged. */
+int fwd_port_link(const char *name, bool up)
+{
+	uint16_t port;
+	int err = rte_eth_dev_get_port_by_name(name, &port);
+
+	if (err != 0)
+		return err;
+	if (!ports[port].present)
+		return -ENOENT;
+	return up ? rte_eth_dev_set_link_up(port) : rte_eth_dev_set_link_down(port);
+}

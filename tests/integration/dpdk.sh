@@ -10,7 +10,8 @@
 # ifOperStatus up, ifHighSpeed, ifMtu and ifAlias from the port; the NIC's
 # own counts (xstats) in the "nic" table over SNMP; the pcap written by
 # net_pcap1; a vdev attached at run time (rte_dev_probe()) appears as an
-# interface and disappears when detached (rte_dev_remove()); statctl shows
+# interface, follows its link down and up (ifOperStatus, ifHighSpeed,
+# ifLastChange) and disappears when detached (rte_dev_remove()); statctl shows
 # the burst-cycles histogram.  Without DPDK (configure found no libdpdk)
 # it skips loudly, and fails under CI=true.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
@@ -116,18 +117,29 @@ expect "$NIC.$(nic_col tx_good_bytes).$ROW" "$OCTETS"
 
 log "a vdev attached at run time is an interface until it is detached"
 control() { printf '%s\n' "$1" >"$TMP/control.tmp" && mv "$TMP/control.tmp" "$TMP/control"; }
-control "attach net_null7"
-fx_wait 15 grep -q '^attached net_null7' "$TMP/fwd.log" || fail "net_null7 was not attached within 15 s"
-fx_wait 10 is_if net_null7 || fail "net_null7 is no interface within 10 s"
-HOT=$(ifindex_of net_null7)
-log "net_null7 is ifIndex $HOT"
-[ "$HOT" != "$IN" ] && [ "$HOT" != "$OUT" ] || fail "net_null7 took ifIndex $HOT of another port"
+control "attach net_ring7"
+fx_wait 15 grep -q '^attached net_ring7' "$TMP/fwd.log" || fail "net_ring7 was not attached within 15 s"
+fx_wait 10 is_if net_ring7 || fail "net_ring7 is no interface within 10 s"
+HOT=$(ifindex_of net_ring7)
+log "net_ring7 is ifIndex $HOT"
+[ "$HOT" != "$IN" ] && [ "$HOT" != "$OUT" ] || fail "net_ring7 took ifIndex $HOT of another port"
 hot_up() { [ "$(snmp_value "$IF.8.$HOT")" = 1 ]; }
-fx_wait 5 hot_up || fail "net_null7 is not up (ifOperStatus $(snmp_value "$IF.8.$HOT"))"
+fx_wait 5 hot_up || fail "net_ring7 is not up (ifOperStatus $(snmp_value "$IF.8.$HOT"))"
 expect "$IFX.15.$HOT" 10000
-control "detach net_null7"
-fx_wait 15 grep -q '^detached net_null7' "$TMP/fwd.log" || fail "net_null7 was not detached within 15 s"
-fx_wait 10 not_if net_null7 || fail "net_null7 is still an interface 10 s after its removal"
+log "its link goes down and up (rte_eth_dev_set_link_down/up): ifOperStatus, ifHighSpeed, ifLastChange follow"
+before=$(snmp_value "$IF.9.$HOT")
+control "link-down net_ring7"
+hot_down() { [ "$(snmp_value "$IF.8.$HOT")" = 2 ]; }
+fx_wait 10 hot_down || fail "net_ring7 is not down (ifOperStatus $(snmp_value "$IF.8.$HOT"))"
+expect "$IFX.15.$HOT" 0
+after=$(snmp_value "$IF.9.$HOT")
+[ "$after" -gt "$before" ] || fail "ifLastChange did not move at link down: $before, then $after"
+control "link-up net_ring7"
+fx_wait 10 hot_up || fail "net_ring7 did not come back up"
+expect "$IFX.15.$HOT" 10000
+control "detach net_ring7"
+fx_wait 15 grep -q '^detached net_ring7' "$TMP/fwd.log" || fail "net_ring7 was not detached within 15 s"
+fx_wait 10 not_if net_ring7 || fail "net_ring7 is still an interface 10 s after its removal"
 control "detach net_pcap0"
 fx_wait 15 grep -q '^error: detach net_pcap0' "$TMP/fwd.log" || fail "a forwarded port's detach was not refused"
 is_if net_pcap0 || fail "net_pcap0 is gone after a refused detach"
