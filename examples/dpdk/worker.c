@@ -3,12 +3,13 @@
  * fast path (docs/dpdk.md, "What a worker counts").
  *
  * Owns: the worker's statctr slot, acquired on its own lcore thread and
- * released when the loop ends.  Per burst that moved packets, one
- * transaction adds to the rx port's row (packets, octets), the tx port's
- * row (packets and octets sent, drops) and the queue's row (packets,
- * octets, drops): a reader sees packets and octets of every row agree.
- * The burst's TSC cycles go into the queue's burstCycles histogram, in
- * the next burst's transaction.
+ * released when the loop ends, and each queue's counts not yet added to
+ * it (struct pending).  One transaction per 16 bursts of a queue, at its
+ * first empty poll and at the end adds to the rx port's row (packets,
+ * octets), the tx port's row (packets and octets sent, drops) and the
+ * queue's row (packets, octets, drops): a reader sees packets and octets
+ * of every row agree.  Each burst's TSC cycles go into the queue's
+ * burstCycles histogram at the next poll.
  * Never does: a locked instruction, a system call or a lookup on the fast
  * path (every cell is found by fwd_queue_bind() before launch).
  *
@@ -32,8 +33,8 @@
 #define BURST 32u
 
 /* l2fwd's rewrite: destination 02:00:00:00:00:<tx port>, source the tx
- * port's address; returns the packet's length for the octet count. */
-static inline uint32_t rewrite(struct rte_mbuf *m, const struct fwd_queue *q)
+ * port's address. */
+static inline void rewrite(struct rte_mbuf *m, const struct fwd_queue *q)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 
@@ -44,7 +45,6 @@ static inline uint32_t rewrite(struct rte_mbuf *m, const struct fwd_queue *q)
 	eth->dst_addr.addr_bytes[4] = 0;
 	eth->dst_addr.addr_bytes[5] = (uint8_t)q->tx_port;
 	rte_ether_addr_copy(&q->tx_src, &eth->src_addr);
-	return rte_pktmbuf_pkt_len(m);
 }
 
 /* Frees what the tx port refused; returns their octets. */
@@ -59,39 +59,50 @@ static inline uint64_t drop_unsent(struct rte_mbuf **pkts, uint16_t sent, uint16
 	return octets;
 }
 
-/* A burst's cycles, known at the next poll, waiting to be recorded. */
-struct burst_time {
-	const struct fwd_queue *q; /* NULL: nothing waits */
-	uint64_t cycles;
+#ifndef STATCTR_DPDK_NO_COUNT
+/* Bursts of one queue whose counts wait in the worker's registers and
+ * stack (struct pending) before one transaction adds them to the segment:
+ * at full rate the eight cells and the transaction cost 1/FLUSH_BURSTS of
+ * a burst each.  A queue's counts are flushed after FLUSH_BURSTS bursts,
+ * at its first empty poll and when the loop ends, so a reader lags an
+ * active queue by at most FLUSH_BURSTS - 1 bursts (about 10 us at full
+ * rate) and an idle one not at all. */
+#define FLUSH_BURSTS 16u
+
+/* What a queue counted since its last flush. */
+struct pending {
+	uint64_t packets, octets;   /* received */
+	uint64_t sent, sent_octets; /* transmitted */
+	unsigned bursts;            /* bursts in the sums above */
 };
 
-#ifndef STATCTR_DPDK_NO_COUNT
-/* One transaction: the burst's counts, and the previous burst's cycles
- * (so that recording them costs no transaction of its own). */
-static inline void count_burst(struct statctr_slot *slot, const struct fwd_queue *q, uint16_t n,
-                               uint16_t sent, uint64_t octets, uint64_t dropped_octets,
-                               struct burst_time *prev)
+/* One transaction: the counts @p holds for @q, then @p emptied. */
+static void flush(struct statctr_slot *slot, const struct fwd_queue *q, struct pending *p)
 {
 	statctr_txn_begin(slot);
-	statctr_add(slot, q->rx_packets, n);
-	statctr_add(slot, q->rx_octets, octets);
-	statctr_add(slot, q->tx_packets, sent);
-	statctr_add(slot, q->tx_octets, octets - dropped_octets);
-	statctr_add(slot, q->tx_drops, (uint64_t)(n - sent));
-	statctr_add(slot, q->packets, n);
-	statctr_add(slot, q->octets, octets);
-	statctr_add(slot, q->drops, (uint64_t)(n - sent));
-	if (prev->q != NULL)
-		statctr_hist_record(slot, prev->q->cycles, prev->cycles);
+	statctr_add(slot, q->rx_packets, p->packets);
+	statctr_add(slot, q->rx_octets, p->octets);
+	statctr_add(slot, q->tx_packets, p->sent);
+	statctr_add(slot, q->tx_octets, p->sent_octets);
+	statctr_add(slot, q->tx_drops, p->packets - p->sent);
+	statctr_add(slot, q->packets, p->packets);
+	statctr_add(slot, q->octets, p->octets);
+	statctr_add(slot, q->drops, p->packets - p->sent);
 	statctr_txn_end(slot);
-	prev->q = NULL;
+	*p = (struct pending){0};
 }
+#else
+struct pending {
+	char unused;
+};
 #endif
 
 /* Receives, rewrites and transmits one burst of @q; returns its packets.
- * Records @prev when it counts. */
-static inline uint16_t forward_burst(struct statctr_slot *slot, const struct fwd_queue *q,
-                                     struct burst_time *prev)
+ * Adds them to @p when it counts.  Out of line in both builds (GCC makes
+ * the non-counting one so by itself): inlined into the loop of the counting
+ * build, it reloads the tx port for every packet (docs/PERFORMANCE.md §9). */
+static __attribute__((noinline)) uint16_t forward_burst(const struct fwd_queue *q,
+                                                        struct pending *p)
 {
 	struct rte_mbuf *pkts[BURST];
 	uint64_t octets = 0, dropped_octets = 0;
@@ -100,15 +111,23 @@ static inline uint16_t forward_burst(struct statctr_slot *slot, const struct fwd
 	n = rte_eth_rx_burst(q->rx_port, q->rx_queue, pkts, BURST);
 	if (n == 0)
 		return 0;
-	for (uint16_t i = 0; i < n; i++)
-		octets += rewrite(pkts[i], q);
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
+
+		rewrite(pkts[i], q);
+		octets += len;
+	}
 	sent = rte_eth_tx_burst(q->tx_port, q->tx_queue, pkts, n);
 	if (__builtin_expect(sent < n, 0))
 		dropped_octets = drop_unsent(pkts, sent, n);
 #ifndef STATCTR_DPDK_NO_COUNT
-	count_burst(slot, q, n, sent, octets, dropped_octets, prev);
+	p->packets += n;
+	p->octets += octets;
+	p->sent += sent;
+	p->sent_octets += octets - dropped_octets;
+	p->bursts++;
 #else
-	(void)slot, (void)octets, (void)dropped_octets, (void)prev;
+	(void)octets, (void)dropped_octets, (void)p;
 #endif
 	return n;
 }
@@ -126,39 +145,51 @@ static uint64_t thread_cpu_ns(void)
 /*
  * The loop.  A burst's cycles are those from its poll to the next poll
  * (rx, rewrite, tx and counting): one TSC read per poll, the end of one
- * burst the start of the next.  They are recorded in the burst's queue
- * within the next burst's transaction, or alone after an empty poll.
+ * burst the start of the next.  They are recorded in the burst's queue's
+ * histogram at the next poll, each record a transaction of its own (sum
+ * and bucket agree); an empty poll records nothing.
  */
 static void forward(struct fwd_worker *w, struct statctr_slot *slot)
 {
 	uint64_t packets = 0, start = rte_rdtsc(), cpu_start = thread_cpu_ns();
-	struct burst_time prev = {NULL, 0};
+	struct pending pend[FWD_MAX_QUEUES_LCORE] = {0};
 #ifndef STATCTR_DPDK_NO_COUNT
+	const struct fwd_queue *last = NULL; /* the last poll's queue, if it moved packets */
 	uint64_t poll = start;
 #endif
 
+	(void)slot;
 	while (!atomic_load_explicit(&fwd_stop, memory_order_relaxed)) {
 		uint64_t turn_start = packets;
 
 		for (unsigned i = 0; i < w->nqueues; i++) {
+			const struct fwd_queue *q = &w->queues[i];
 			uint16_t n;
 #ifndef STATCTR_DPDK_NO_COUNT
 			uint64_t now = rte_rdtsc();
 
-			prev.cycles = now - poll;
+			if (last != NULL)
+				statctr_hist_record(slot, last->cycles, now - poll);
 			poll = now;
 #endif
-			n = forward_burst(slot, &w->queues[i], &prev);
+			n = forward_burst(q, &pend[i]);
 			packets += n;
 #ifndef STATCTR_DPDK_NO_COUNT
-			if (prev.q != NULL) /* an empty poll: record it alone */
-				statctr_hist_record(slot, prev.q->cycles, prev.cycles);
+			last = n != 0 ? q : NULL;
+			if (pend[i].bursts == FLUSH_BURSTS || (n == 0 && pend[i].bursts != 0))
+				flush(slot, q, &pend[i]);
 #endif
-			prev.q = n != 0 ? &w->queues[i] : NULL;
 		}
 		if (__builtin_expect(packets == turn_start && w->idle_us != 0, 0))
 			usleep(w->idle_us); /* -y: no queue had a packet */
 	}
+#ifndef STATCTR_DPDK_NO_COUNT
+	if (last != NULL)
+		statctr_hist_record(slot, last->cycles, rte_rdtsc() - poll);
+	for (unsigned i = 0; i < w->nqueues; i++)
+		if (pend[i].bursts != 0)
+			flush(slot, &w->queues[i], &pend[i]);
+#endif
 	w->cycles = rte_rdtsc() - start;
 	w->cpu_ns = thread_cpu_ns() - cpu_start;
 	w->packets = packets;
