@@ -1,0 +1,63 @@
+#!/bin/bash
+# dpdk.sh - what counting with statctr costs a DPDK forwarder
+# (docs/PERFORMANCE.md, "DPDK forwarder"; examples/dpdk).
+#
+#   bench/dpdk.sh [--build-dir DIR] [--pairs N] [--seconds S]
+#
+# Runs examples/dpdk/statctr-dpdk-fwd and its twin statctr-dpdk-fwd-nocount
+# (the same source with STATCTR_DPDK_NO_COUNT: no statctr call, no TSC read
+# per poll) in turn, N pairs of S seconds each, on two net_null vdevs at
+# full rate (one worker lcore forwarding each port's rx to the other's tx).
+# Each run reports its worker's cycles per packet (its CPU time in TSC
+# cycles: the time another process held the CPU is not counted); the ratio of each
+# pair (counting / not counting) is printed, then the median ratio.  The
+# target: at most 1.02.  Alternating the two binaries within one run keeps
+# the machine's drift out of the ratios.
+set -u
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+builddir=$srcdir
+PAIRS=7
+SECONDS_EACH=3
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build-dir) builddir=$2; shift ;;
+	--pairs) PAIRS=$2; shift ;;
+	--seconds) SECONDS_EACH=$2; shift ;;
+	*) echo "usage: bench/dpdk.sh [--build-dir DIR] [--pairs N] [--seconds S]" >&2; exit 2 ;;
+	esac
+	shift
+done
+FWD=$builddir/examples/dpdk/statctr-dpdk-fwd
+[ -x "$FWD" ] && [ -x "$FWD-nocount" ] ||
+	{ echo "dpdk.sh: $FWD(-nocount) not built: configure found no libdpdk (libdpdk-dev)" >&2; exit 2; }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/statctr-bench-dpdk.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+
+# cycles_per_packet BINARY: one run; prints the worker's cycles per packet.
+cycles_per_packet() {
+	"$1" --no-huge --no-pci --no-shconf --no-telemetry -m 256 -l 0-1 --log-level=lib.eal:notice \
+		--vdev net_null0 --vdev net_null1 \
+		-- -c "$TMP/statctr.conf" -P "$TMP/dpdk" -d "$SECONDS_EACH" -i 100 >"$TMP/run.log" 2>&1 ||
+		{ echo "dpdk.sh: $1 failed:" >&2; cat "$TMP/run.log" >&2; exit 1; }
+	awk '/^cpu cycles\/packet:/ { print $3 }' "$TMP/run.log"
+}
+
+echo "pair  counting  not-counting  ratio   (cycles per packet of CPU time, net_null, 1 worker lcore)"
+ratios=()
+mins=(999999 999999)
+for i in $(seq "$PAIRS"); do
+	with=$(cycles_per_packet "$FWD")
+	without=$(cycles_per_packet "$FWD-nocount")
+	ratio=$(awk -v a="$with" -v b="$without" 'BEGIN { printf "%.4f", a / b }')
+	ratios+=("$ratio")
+	mins[0]=$(awk -v a="$with" -v m="${mins[0]}" 'BEGIN { print (a < m ? a : m) }')
+	mins[1]=$(awk -v a="$without" -v m="${mins[1]}" 'BEGIN { print (a < m ? a : m) }')
+	printf '%4d  %8s  %12s  %s\n' "$i" "$with" "$without" "$ratio"
+done
+median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ r[NR] = $1 } END { print r[int((NR + 1) / 2)] }')
+# The least disturbed run of each binary: on a shared machine, other
+# processes only ever add cycles, so the minima compare the two loops.
+minratio=$(awk -v a="${mins[0]}" -v b="${mins[1]}" 'BEGIN { printf "%.4f", a / b }')
+echo "median ratio: $median; ratio of the minima: $minratio (${mins[0]} / ${mins[1]})"
+echo "target: <= 1.02; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+awk -v m="$median" 'BEGIN { exit !(m <= 1.02) }' && echo "TARGET met" || echo "TARGET missed"

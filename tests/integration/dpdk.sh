@@ -1,0 +1,189 @@
+#!/bin/bash
+# A real DPDK application counting with statctr (examples/dpdk,
+# docs/dpdk.md), end to end through a real snmpd and statctr-agentx.
+# EAL runs without hugepages or PCI (--no-huge --no-pci --no-shconf) with
+# two net_pcap vdevs: net_pcap0 reads a pcap file of a known number of
+# packets and octets, generated here; net_pcap1 reads an empty one.  The
+# forwarder (l2fwd pairs) sends net_pcap0's packets out of net_pcap1.
+# Checks, exactly: the IF-MIB counters of both ports (ifHCInUcastPkts,
+# ifHCInOctets, ifHCOutUcastPkts, ifHCOutOctets, their 32-bit twins),
+# ifOperStatus up, ifHighSpeed, ifMtu and ifAlias from the port; the NIC's
+# own counts (xstats) in the "nic" table over SNMP; the pcap written by
+# net_pcap1; a vdev attached at run time (rte_dev_probe()) appears as an
+# interface, follows its link down and up (ifOperStatus, ifHighSpeed,
+# ifLastChange) and disappears when detached (rte_dev_remove()); statctl shows
+# the burst-cycles histogram.  Without DPDK (configure found no libdpdk)
+# it skips loudly, and fails under CI=true.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
+
+fx_need snmpget snmpwalk
+FWD=$top_builddir/examples/dpdk/statctr-dpdk-fwd
+STATCTL=$top_builddir/tools/statctl
+[ -x "$FWD" ] || skip "examples/dpdk/statctr-dpdk-fwd not built: configure found no libdpdk (Debian: apt-get install libdpdk-dev, then re-run configure)"
+IF=.1.3.6.1.2.1.2.2.1
+IFX=.1.3.6.1.2.1.31.1.1.1
+NIC=$ROOT.3.1.3.1 # statctrData.<segment 1>.<table nic 3>.entry
+NPKTS=1000
+
+# The input: NPKTS Ethernet frames of 60..1514 octets (a classic pcap).
+OCTETS=$(python3 - "$TMP/in.pcap" "$TMP/empty.pcap" "$NPKTS" <<'PY'
+import struct, sys
+header = struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+open(sys.argv[2], 'wb').write(header)
+total = 0
+with open(sys.argv[1], 'wb') as f:
+    f.write(header)
+    for i in range(int(sys.argv[3])):
+        n = 60 + (i * 97) % 1455
+        frame = bytes.fromhex('020000000001' '020000000002' '0800') + bytes(n - 14)
+        f.write(struct.pack('<IIII', 1, i, n, n) + frame)
+        total += n
+print(total)
+PY
+) || fail "cannot write the pcap files"
+log "input: $NPKTS packets, $OCTETS octets"
+
+# Lcore 0 (main) and 1 (worker) on the first two CPUs this test may use
+# (both on one when it has one): a CI container's CPU set need not hold
+# CPUs 0 and 1.
+LCORES=$(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print("0@%d,1@%d" % (c[0], c[1 % len(c)]))') ||
+	fail "cannot read the CPU affinity"
+log "EAL --lcores $LCORES"
+
+fx_snmpd
+# The forwarder writes the declaration from its ports, then creates the
+# segment; the agent reads the same file.
+"$FWD" --no-huge --no-pci --no-shconf --no-telemetry -m 256 --lcores "$LCORES" \
+	--log-level=lib.eal:notice --file-prefix "statctr-test-$$" \
+	--vdev "net_pcap0,rx_pcap=$TMP/in.pcap,tx_pcap=$TMP/out0.pcap" \
+	--vdev "net_pcap1,rx_pcap=$TMP/empty.pcap,tx_pcap=$TMP/out1.pcap" \
+	-- -c "$TMP/statctr.conf" -P "$TMP/dpdk" -C "$TMP/control" -i 50 -y 1000 >>"$TMP/fwd.log" 2>&1 &
+FWD_PID=$!
+fx_track "$FWD_PID"
+fx_wait 30 grep -q '^ready' "$TMP/fwd.log" || fail "the forwarder did not start within 30 s"
+printf 'agent = { interval_ms = 100; };\n' >>"$TMP/statctr.conf"
+fx_agent
+
+# ifIndex of the interface named $1 (ifName), or nothing.
+ifindex_of() { snmp_walk "$IFX.1" | awk -v n="$1" '$2 == n { sub(/.*\./, "", $1); print $1 }'; }
+is_if() { [ -n "$(ifindex_of "$1")" ]; }
+not_if() { [ -z "$(ifindex_of "$1")" ]; }
+expect() { # OID VALUE
+	local got
+	got=$(snmp_value "$1")
+	[ "$got" = "$2" ] || fail "$1 is '$got', expected '$2'"
+}
+fx_wait 10 is_if net_pcap1 || fail "net_pcap0 and net_pcap1 are not interfaces within 10 s"
+IN=$(ifindex_of net_pcap0)
+OUT=$(ifindex_of net_pcap1)
+log "net_pcap0 is ifIndex $IN, net_pcap1 is ifIndex $OUT"
+
+log "the IF-MIB counters equal the pcap's count exactly"
+counted() { [ "$(snmp_value "$IFX.6.$IN")" = "$OCTETS" ] && [ "$(snmp_value "$IFX.10.$OUT")" = "$OCTETS" ]; }
+fx_wait 30 counted || fail "ifHCInOctets.$IN/ifHCOutOctets.$OUT did not reach $OCTETS within 30 s"
+fx_wait_pass
+expect "$IFX.7.$IN" "$NPKTS"    # ifHCInUcastPkts
+expect "$IFX.6.$IN" "$OCTETS"   # ifHCInOctets
+expect "$IF.11.$IN" "$NPKTS"    # ifInUcastPkts
+expect "$IF.10.$IN" "$OCTETS"   # ifInOctets (below 2^32)
+expect "$IFX.11.$OUT" "$NPKTS"  # ifHCOutUcastPkts
+expect "$IFX.10.$OUT" "$OCTETS" # ifHCOutOctets
+expect "$IF.19.$OUT" 0          # ifOutDiscards
+expect "$IFX.7.$OUT" 0          # nothing came in on net_pcap1
+expect "$IFX.11.$IN" 0          # nor went out of net_pcap0
+
+log "link state, speed, MTU and alias come from the port"
+for i in "$IN" "$OUT"; do
+	expect "$IF.8.$i" 1       # ifOperStatus up (rte_eth_link_get_nowait)
+	expect "$IFX.15.$i" 10000 # ifHighSpeed: net_pcap's 10G, in Mb/s
+	expect "$IF.4.$i" 1500    # ifMtu: rte_eth_dev_get_mtu()
+done
+expect "$IFX.18.$IN" net_pcap0 # ifAlias: the device name
+expect "$IF.2.$OUT" "DPDK net_pcap"
+
+log "the NIC's own counts (xstats) beside the application's, over SNMP"
+nic_row() { snmp_walk "$NIC.2" | awk -v n="$1" '$2 == n { sub(/.*\./, "", $1); print $1 }'; }
+ROW=$(nic_row net_pcap0)
+[ -n "$ROW" ] || fail "no row net_pcap0 in the nic table"
+nic_col() { # COLUMN-NAME: its sub-identifier 10+c, from the declaration's order
+	awk '/name = "nic"/ { t = 1 } t && /kind = "counter"/ { c++ } t && $0 ~ "\"" n "\"" { print 9 + c; exit }' \
+		n="$1" "$TMP/statctr.conf"
+}
+expect "$NIC.$(nic_col rx_good_packets).$ROW" "$NPKTS"
+expect "$NIC.$(nic_col rx_good_bytes).$ROW" "$OCTETS"
+ROW=$(nic_row net_pcap1)
+expect "$NIC.$(nic_col tx_good_packets).$ROW" "$NPKTS"
+expect "$NIC.$(nic_col tx_good_bytes).$ROW" "$OCTETS"
+
+log "a vdev attached at run time is an interface until it is detached"
+control() { printf '%s\n' "$1" >"$TMP/control.tmp" && mv "$TMP/control.tmp" "$TMP/control"; }
+control "attach net_ring7"
+fx_wait 15 grep -q '^attached net_ring7' "$TMP/fwd.log" || fail "net_ring7 was not attached within 15 s"
+fx_wait 10 is_if net_ring7 || fail "net_ring7 is no interface within 10 s"
+HOT=$(ifindex_of net_ring7)
+log "net_ring7 is ifIndex $HOT"
+[ "$HOT" != "$IN" ] && [ "$HOT" != "$OUT" ] || fail "net_ring7 took ifIndex $HOT of another port"
+hot_up() { [ "$(snmp_value "$IF.8.$HOT")" = 1 ]; }
+fx_wait 5 hot_up || fail "net_ring7 is not up (ifOperStatus $(snmp_value "$IF.8.$HOT"))"
+expect "$IFX.15.$HOT" 10000
+log "its link goes down and up (rte_eth_dev_set_link_down/up): ifOperStatus, ifHighSpeed, ifLastChange follow"
+before=$(snmp_value "$IF.9.$HOT")
+control "link-down net_ring7"
+hot_down() { [ "$(snmp_value "$IF.8.$HOT")" = 2 ]; }
+fx_wait 10 hot_down || fail "net_ring7 is not down (ifOperStatus $(snmp_value "$IF.8.$HOT"))"
+expect "$IFX.15.$HOT" 0
+after=$(snmp_value "$IF.9.$HOT")
+[ "$after" -gt "$before" ] || fail "ifLastChange did not move at link down: $before, then $after"
+control "link-up net_ring7"
+fx_wait 10 hot_up || fail "net_ring7 did not come back up"
+expect "$IFX.15.$HOT" 10000
+control "detach net_ring7"
+fx_wait 15 grep -q '^detached net_ring7' "$TMP/fwd.log" || fail "net_ring7 was not detached within 15 s"
+fx_wait 10 not_if net_ring7 || fail "net_ring7 is still an interface 10 s after its removal"
+control "detach net_pcap0"
+fx_wait 15 grep -q '^error: detach net_pcap0' "$TMP/fwd.log" || fail "a forwarded port's detach was not refused"
+is_if net_pcap0 || fail "net_pcap0 is gone after a refused detach"
+control "attach net_nosuchdriver0"
+fx_wait 15 grep -q '^error: attach net_nosuchdriver0' "$TMP/fwd.log" || fail "a bad attach was not refused"
+
+log "statctl shows the burst-cycles histogram"
+"$STATCTL" show "$TMP/dpdk" queues --buckets >"$TMP/statctl.out" 2>&1 || fail "statctl show failed: $(cat "$TMP/statctl.out")"
+grep -q 'queues.burstCycles (cycles)' "$TMP/statctl.out" || fail "no histogram in: $(cat "$TMP/statctl.out")"
+"$STATCTL" show -f json "$TMP/dpdk" queues >"$TMP/queues.json" || fail "statctl show -f json failed"
+# The queue net_pcap0/rxq0 moved every packet and octet, none dropped, in
+# at least NPKTS/32 bursts (32 a burst at most), each in the histogram.
+bursts=$(python3 - "$TMP/queues.json" "$NPKTS" "$OCTETS" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+npkts, octets = int(sys.argv[2]), int(sys.argv[3])
+rows = [r for r in doc["segments"][0]["tables"][0]["rows"] if r["name"] == "net_pcap0/rxq0"]
+assert len(rows) == 1, "no row net_pcap0/rxq0"
+v, h = rows[0]["values"], rows[0]["histograms"]["burstCycles"]
+assert (v["packets"], v["octets"], v["drops"]) == (npkts, octets, 0), v
+assert h["count"] == sum(h["buckets"]) + h["inf"], h
+assert -(-npkts // 32) <= h["count"] <= npkts, h
+print(h["count"])
+PY
+) || fail "the queues table disagrees: $(cat "$TMP/queues.json")"
+grep -q "^  net_pcap0/rxq0 *$bursts " "$TMP/statctl.out" || fail "statctl's text does not show $bursts bursts: $(cat "$TMP/statctl.out")"
+log "histogram: $bursts bursts moved net_pcap0's packets"
+
+# SIGTERM: the forwarder stops its workers, reports and exits 0 (under
+# ASan, also without a leak or an error report).
+kill -TERM "$FWD_PID"
+fwd_gone() { ! kill -0 "$FWD_PID" 2>/dev/null; }
+fx_wait 20 fwd_gone || fail "the forwarder did not exit within 20 s of SIGTERM"
+rc=0
+wait "$FWD_PID" || rc=$?
+fx_untrack "$FWD_PID"
+[ "$rc" -eq 0 ] || fail "the forwarder exited $rc after SIGTERM"
+grep -q '^cycles/packet: ' "$TMP/fwd.log" || fail "the forwarder did not report its cycles per packet"
+sent=$(python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+o, n = 24, 0
+while o < len(d):
+    o += 16 + struct.unpack_from("<IIII", d, o)[2]; n += 1
+print(n)' "$TMP/out1.pcap")
+[ "$sent" = "$NPKTS" ] || fail "net_pcap1 wrote $sent packets, expected $NPKTS"
+log "PASS: $NPKTS packets, $OCTETS octets counted exactly; hot-plug row added and removed"
