@@ -173,6 +173,8 @@ struct copy_budget {
  * file by every resetter).
  */
 struct statctr_seg {
+	struct statctr_cpu_slots cpu; /* first: statctr_cpu_add() reads it (cpuslot.c) */
+	_Atomic uint64_t cpu_misuse;  /* CPU adds on a segment without CPU slots */
 	char *path;
 	char *ctl_path;
 	struct file_id id, ctl_id; /* the files we created, to remove only those */
@@ -193,7 +195,20 @@ struct statctr_seg {
 	_Atomic uint64_t ctl_lost_ns, seg_lost_ns; /* CLOCK_REALTIME of the first fault */
 };
 
+_Static_assert(offsetof(struct statctr_seg, cpu) == 0, "statctr_cpu_add() casts the handle");
+
 struct statctr_slot *seg_slot_header(struct statctr_seg *seg, uint32_t s);
+
+/*
+ * cpuslot.c: CPU slots, writer side.  cpu_possible() is the CPU count a
+ * segment's CPU slots cover; cpu_slots_init() fills seg->cpu from the
+ * validated header (before the rename); cpu_slots_check() is
+ * statctr_seg_health()'s part.
+ */
+uint32_t cpu_possible(void);
+int cpu_slots_init(struct statctr_seg *seg);
+void cpu_slots_fini(struct statctr_seg *seg);
+int cpu_slots_check(const struct statctr_seg *seg);
 
 /* The reader's handle. */
 struct statctr_view {

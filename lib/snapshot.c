@@ -34,6 +34,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -64,7 +65,9 @@ static int seq_tries(uint32_t ncells)
 
 struct statctr_snap {
 	uint32_t nslots, ncells; /* nslots writer slots + 1 shared slot stored */
-	uint64_t *slot_values;   /* (nslots + 1) x ncells */
+	uint32_t ncpuslots;      /* and the CPU slots after them */
+	uint64_t cpu_aborts;     /* their aborts fields, summed */
+	uint64_t *slot_values;   /* (nslots + 1 + ncpuslots) x ncells */
 	uint64_t *sum;
 	uint64_t *baseline;
 	uint64_t *disc;
@@ -306,6 +309,28 @@ static uint64_t reset_seq(const struct statctr_view *v, memory_order order)
 	return v->ctl ? atomic_load_explicit(&v->ctl->reset_seq, order) : 0;
 }
 
+/*
+ * The CPU slots (docs/segment-format.md, "CPU slots"): every update of one
+ * of their cells is a single atomic add, so a plain copy is their
+ * consistent read: no sequence, never busy, never dead.
+ */
+static void read_cpu_slots(struct reader *rd)
+{
+	struct statctr_snap *snap = rd->snap;
+	uint32_t k, s;
+
+	snap->cpu_aborts = 0;
+	for (k = 0; k < snap->ncpuslots; k++) {
+		s = snap->nslots + 1 + k;
+		copy_cells(snap->slot_values + (uint64_t)s * snap->ncells, slot_cells(rd->view, s),
+		           snap->ncells);
+		snap->cpu_aborts += atomic_load_explicit(
+		    &((const struct cpu_slot_header *)(const void *)meta_slot(rd->view->meta, s))
+		         ->aborts,
+		    memory_order_relaxed);
+	}
+}
+
 /* One pass over all slots and the baselines; false if a reset interfered. */
 static bool read_all(struct reader *rd)
 {
@@ -320,6 +345,7 @@ static bool read_all(struct reader *rd)
 		read_slot(rd, s);
 	copy_cells(snap->slot_values + (uint64_t)snap->nslots * snap->ncells,
 	           slot_cells(rd->view, snap->nslots), snap->ncells);
+	read_cpu_slots(rd);
 	read_baselines(rd->view, snap);
 	/* Pairs with the release fence after the odd reset_seq in
 	 * store_baselines() (reset.c). */
@@ -333,7 +359,7 @@ static void sum_slots(struct statctr_snap *snap)
 	uint32_t s, i;
 
 	memset(snap->sum, 0, snap->ncells * sizeof(uint64_t));
-	for (s = 0; s <= snap->nslots; s++) {
+	for (s = 0; s <= snap->nslots + snap->ncpuslots; s++) {
 		const uint64_t *vals = snap->slot_values + (uint64_t)s * snap->ncells;
 
 		for (i = 0; i < snap->ncells; i++)
@@ -377,7 +403,7 @@ static bool rowdir_buffers(struct statctr_snap *snap)
 static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
 {
 	uint32_t nslots = v->meta->hdr->nslots, ncells = v->meta->hdr->ncells;
-	uint32_t nrowdir = v->meta->hdr->nrowdir;
+	uint32_t nrowdir = v->meta->hdr->nrowdir, ncpuslots = v->meta->hdr->ncpuslots;
 	size_t n = ncells;
 
 	if (snap->meta != v->meta) {
@@ -385,13 +411,14 @@ static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
 		snap->meta = meta_ref(v->meta);
 	}
 	if (snap->slot_values && snap->nslots == nslots && snap->ncells == ncells &&
-	    snap->nrowdir == nrowdir)
+	    snap->nrowdir == nrowdir && snap->ncpuslots == ncpuslots)
 		return 0;
 	snap_release_buffers(snap);
 	snap->nslots = nslots;
+	snap->ncpuslots = ncpuslots;
 	snap->ncells = ncells;
 	snap->nrowdir = nrowdir;
-	snap->slot_values = malloc((nslots + 1ull) * n * sizeof(uint64_t));
+	snap->slot_values = malloc((nslots + 1ull + ncpuslots) * n * sizeof(uint64_t));
 	snap->sum = malloc(n * sizeof(uint64_t));
 	snap->baseline = malloc(n * sizeof(uint64_t));
 	snap->disc = malloc(n * sizeof(uint64_t));
@@ -677,7 +704,7 @@ uint64_t statctr_snap_hist_sum(const struct statctr_snap *snap, statctr_id id)
 
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id)
 {
-	if (s > snap->nslots || id >= snap->ncells)
+	if (s > snap->nslots + snap->ncpuslots || id >= snap->ncells)
 		return 0;
 	return snap->slot_values[(uint64_t)s * snap->ncells + meta_value_cell(snap->meta, id)];
 }
@@ -718,4 +745,31 @@ const char *statctr_snap_row_name(const struct statctr_snap *snap, uint32_t tabl
 void statctr_snap_stats(const struct statctr_snap *snap, struct statctr_snap_stats *stats)
 {
 	*stats = snap->stats;
+}
+
+uint32_t statctr_snap_cpu_slots(const struct statctr_snap *snap, uint64_t *aborts)
+{
+	if (aborts)
+		*aborts = snap->cpu_aborts;
+	return snap->ncpuslots;
+}
+
+int statctr_snap_slot_name(const struct statctr_snap *snap, uint32_t s, char *buf, size_t size)
+{
+	const struct seg_header *h = snap->meta->hdr;
+	uint32_t first, last;
+
+	if (s < snap->nslots)
+		return snprintf(buf, size, "%u", s);
+	if (s == snap->nslots)
+		return snprintf(buf, size, "shared");
+	if (s > snap->nslots + snap->ncpuslots)
+		return set_error(EINVAL, "no slot %u (%u writer slots, %u CPU slots)", s,
+		                 snap->nslots, snap->ncpuslots);
+	/* The range comes from the validated header, never from the slot. */
+	first = (s - snap->nslots - 1) * h->cpu_collapse;
+	last = first + h->cpu_collapse - 1 < h->ncpus ? first + h->cpu_collapse - 1 : h->ncpus - 1;
+	if (first == last)
+		return snprintf(buf, size, "cpu%u", first);
+	return snprintf(buf, size, "cpu%u-%u", first, last);
 }

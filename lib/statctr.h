@@ -133,8 +133,21 @@
 #endif
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* CPU slots' restartable sequences: glibc's registered rseq, x86-64 only
+ * (other targets take the locked add; see "CPU slots" below). */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_include)
+#if __has_include(<sys/rseq.h>)
+#include <sys/rseq.h>
+#define STATCTR_CPU_RSEQ 1
+#endif
+#endif
+#ifndef STATCTR_CPU_RSEQ
+#define STATCTR_CPU_RSEQ 0
+#endif
 
 #if ATOMIC_LLONG_LOCK_FREE != 2
 #error "statctr needs lock-free 64-bit atomics: readers load from read-only mappings"
@@ -168,11 +181,12 @@ enum statctr_kind {
  */
 #define STATCTR_MAX_SLOTS   4096u
 #define STATCTR_MAX_CELLS   (1u << 24)
-#define STATCTR_MAX_NAME    63u  /* segment, table and column names */
-#define STATCTR_MAX_ROWNAME 255u /* statctrCellRowName, rowName */
-#define STATCTR_MAX_TEXT    255u /* descriptions and units: statctrCellDescription, Units */
-#define STATCTR_MAX_PATH    255u /* a segment's path: statctrSegmentPath */
-#define STATCTR_MAX_BUCKETS 64u  /* finite buckets of a histogram (+Inf is one more) */
+#define STATCTR_MAX_NAME    63u   /* segment, table and column names */
+#define STATCTR_MAX_ROWNAME 255u  /* statctrCellRowName, rowName */
+#define STATCTR_MAX_TEXT    255u  /* descriptions and units: statctrCellDescription, Units */
+#define STATCTR_MAX_PATH    255u  /* a segment's path: statctrSegmentPath */
+#define STATCTR_MAX_BUCKETS 64u   /* finite buckets of a histogram (+Inf is one more) */
+#define STATCTR_MAX_CPUS    4096u /* CPUs that CPU slots cover (cpu_slots) */
 
 /**
  * statctr_errmsg() - the calling thread's last error message.
@@ -247,6 +261,7 @@ struct statctr_segment_decl {
 	uint32_t ncells; /* cells per slot: nrows x ncolumns per table, plus
 	                  * nrows x (nbuckets + 2) per histogram column */
 	int line;
+	uint32_t cpu_collapse; /* cpu_slots: CPUs per CPU slot; 0: no CPU slots */
 };
 
 struct statctr_config {
@@ -681,6 +696,153 @@ void statctr_shared_gauge_add(struct statctr_seg *seg, statctr_id id, int64_t de
  */
 void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
 
+/*
+ * CPU slots (cpu_slots in the configuration; docs/segment-format.md, "CPU
+ * slots").  For pools of many threads on few CPUs: a slot per CPU (or per
+ * `collapse` CPUs) that any thread of the writer process adds to, so that
+ * memory and snapshot cost follow CPUs rather than threads.
+ *
+ * THE PROTOCOL.  With collapse 1 and the thread's rseq registered by glibc
+ * (x86-64), an add is a restartable sequence: the thread stores the
+ * address of a descriptor (start, length, abort address) in its rseq area,
+ * loads its CPU number from that area, computes the cell of that CPU's
+ * slot and adds to it with one plain `add` to memory, the commit.  If the
+ * kernel preempts, migrates or signals the thread between the descriptor's
+ * start and the commit, it resumes the thread at the abort address instead,
+ * which counts the abort (a locked add to the slot's `aborts`, in its
+ * header line; the slow path) and starts again.  So only threads running
+ * on CPU k store to slot k's cells, one instruction at a time: every add
+ * is exact with no locked instruction.  With collapse > 1, or without rseq
+ * (GLIBC_TUNABLES=glibc.pthread.rseq=0, another architecture), an add is
+ * a locked add to the slot of the CPU the thread found itself on (exact
+ * even if it migrated meanwhile).  A segment uses one or the other for all
+ * its adds (statctr_cpu_mode()): plain and locked adds never meet on a
+ * cell.  Readers copy a CPU slot's cells with relaxed loads, no sequence
+ * protocol: each add is one atomic 8-byte read-modify-write, so a cell is
+ * never torn, and a CPU slot is never busy or dead.  No ordering between
+ * cells is promised (as statctr_add() outside a transaction).
+ *
+ * USAGE CONSTRAINTS.  Only threads of the process that created @seg.  Not
+ * inside a transaction's grouping: a CPU add is never part of one (it goes
+ * to another slot), and transactions and histograms need a thread slot
+ * (a histogram record is two stores, which one restartable sequence cannot
+ * commit together).  @id must be a counter's or a gauge's from a lookup on
+ * this segment (not range-checked, as for statctr_add()).  Mixing a CPU add
+ * with statctr_add() on the same id is allowed: the total is the sum over
+ * all slots.  A CPU add is async-signal-safe (the kernel restarts a
+ * sequence the signal interrupted; the locked add is atomic).  On a segment
+ * without CPU slots, statctr_cpu_mode() gives -ENOTSUP: check it at setup.
+ * An add there anyway is not lost: it goes to the shared slot with a
+ * locked add, and statctr_seg_health() reports the misuse (-ENOTSUP) from
+ * then on.  A thread whose rseq registration failed (cpu_id not valid) on
+ * a segment in mode 1 adds to the shared slot too (a locked add; exact).
+ * Sanitizers: ThreadSanitizer and AddressSanitizer do not see the `add`
+ * inside the asm (the cell is the CPU's, never another thread's plain
+ * store); the abort count and the locked paths are ordinary atomics.
+ */
+
+/* The part of the writer's handle the inline adds read: the first member
+ * of struct statctr_seg, public only so that the adds can be inline; treat
+ * it as private. */
+struct statctr_cpu_slots {
+	char *cells;             /* CPU slot 0's first cell; NULL: no CPU slots */
+	uint64_t stride;         /* bytes from one CPU slot to the next */
+	uint32_t ncpus;          /* CPU numbers below this have a slot */
+	int32_t mode;            /* statctr_cpu_mode() */
+	const uint16_t *slot_of; /* per CPU number: its CPU slot */
+};
+
+/** Out of line parts of statctr_cpu_add(); not called directly. */
+void statctr_cpu_add_locked(struct statctr_seg *seg, statctr_id id, uint64_t n);
+void statctr_cpu_aborted(struct statctr_seg *seg);
+
+/**
+ * statctr_cpu_mode() - how statctr_cpu_add() adds on @seg: 1, restartable
+ * sequences (collapse 1, rseq registered, x86-64); 0, a locked add into
+ * the slot of the thread's CPU (collapse > 1, or rseq unavailable here;
+ * still exact); -ENOTSUP, the segment has no CPU slots (statctr_errmsg()
+ * says so).  Fixed at creation; thread-safe.
+ */
+int statctr_cpu_mode(const struct statctr_seg *seg);
+
+/**
+ * statctr_cpu_add() - add @n to counter @id in the slot of the CPU the
+ * calling thread runs on.
+ *
+ * Any thread of the creating process, no slot needed, not inside a
+ * transaction: add to counter @id (move gauge @id) in the slot of the CPU
+ * the thread runs on.  With collapse 1, no locked instruction: a
+ * restartable sequence.  With collapse > 1, the CPUs sharing a slot use a
+ * locked add (docs/PERFORMANCE.md measures both).  See "CPU slots" above.
+ */
+static inline __attribute__((always_inline)) void statctr_cpu_add(struct statctr_seg *seg,
+                                                                  statctr_id id, uint64_t n)
+{
+	const struct statctr_cpu_slots *cs = (const struct statctr_cpu_slots *)(const void *)seg;
+
+#if STATCTR_CPU_RSEQ
+	if (__builtin_expect(cs->mode == 1, 1)) {
+		char *cell0 = cs->cells + (uint64_t)id * 8; /* @id's cell in CPU slot 0 */
+
+		for (;;) {
+			/* 3: the descriptor (struct rseq_cs: version, flags,
+			 * start_ip, post_commit_offset, abort_ip).  Store its
+			 * address in rseq_cs (offset 8 of the thread's struct
+			 * rseq); 1: the sequence starts with the load of cpu_id
+			 * (offset 4); 2: it ends after the add, its commit.  The
+			 * abort handler, in its own section, follows the
+			 * signature the kernel checks (RSEQ_SIG, registered by
+			 * glibc). */
+			__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
+			             ".balign 32\n"
+			             "3:\n\t"
+			             ".long 0, 0\n\t"
+			             ".quad 1f, 2f - 1f, 4f\n\t"
+			             ".popsection\n\t"
+			             "leaq 3b(%%rip), %%rax\n\t"
+			             "movq %%rax, %%fs:8(%[off])\n"
+			             "1:\n\t"
+			             "movl %%fs:4(%[off]), %%eax\n\t"
+			             "cmpl %[ncpus], %%eax\n\t"
+			             "jae %l[unregistered]\n\t"
+			             "imulq %[stride], %%rax\n\t"
+			             "addq %[n], (%[cell0], %%rax)\n"
+			             "2:\n\t"
+			             ".pushsection __rseq_failure, \"ax\"\n\t"
+			             ".long %c[sig]\n"
+			             "4:\n\t"
+			             "jmp %l[aborted]\n\t"
+			             ".popsection"
+			             :
+			             : [off] "r"(__rseq_offset), [ncpus] "r"(cs->ncpus),
+			               [stride] "r"(cs->stride), [n] "er"(n), [cell0] "r"(cell0),
+			               [sig] "i"(RSEQ_SIG)
+			             : "memory", "cc", "rax"
+			             : aborted, unregistered);
+			return;
+		aborted:
+			statctr_cpu_aborted(seg);
+		}
+	unregistered:;
+	}
+#endif
+	statctr_cpu_add_locked(seg, id, n);
+}
+
+/** statctr_cpu_inc() - statctr_cpu_add(seg, id, 1). */
+static inline __attribute__((always_inline)) void statctr_cpu_inc(struct statctr_seg *seg,
+                                                                  statctr_id id)
+{
+	statctr_cpu_add(seg, id, 1);
+}
+
+/** statctr_cpu_gauge_add() - move gauge @id by @delta; as statctr_cpu_add(). */
+static inline __attribute__((always_inline)) void
+statctr_cpu_gauge_add(struct statctr_seg *seg, statctr_id id, int64_t delta)
+{
+	statctr_cpu_add(seg, id, (uint64_t)delta);
+}
+
 /* ------------------------------------------------------------------------
  * Reader side.  A view and the snapshots taken from it are used by one
  * thread at a time; different views may be used concurrently.
@@ -895,8 +1057,26 @@ uint64_t statctr_snap_hist_count(const struct statctr_snap *snap, statctr_id id)
 /** The sum of the values recorded, mod 2^64 (statctr_snap_counter() of @id). */
 uint64_t statctr_snap_hist_sum(const struct statctr_snap *snap, statctr_id id);
 
-/** Slot @s's own raw value of cell @id (@s == nslots: the shared slot). */
+/** Slot @s's own raw value of cell @id (@s == nslots: the shared slot;
+ * nslots + 1 + k: CPU slot k, statctr_snap_cpu_slots()). */
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id);
+
+/**
+ * statctr_snap_cpu_slots() - the CPU slots of the snapshot's segment:
+ * their number (0: none), slots nslots + 1 .. nslots + that number for
+ * statctr_snap_slot_value().  With @aborts non-NULL, *@aborts is the
+ * number of restartable sequences the kernel aborted (and the writer
+ * retried) in them since creation, read live with the slots.  Pure.
+ */
+uint32_t statctr_snap_cpu_slots(const struct statctr_snap *snap, uint64_t *aborts);
+
+/**
+ * statctr_snap_slot_name() - the name of slot @s (0 .. nslots + CPU slots)
+ * in @buf of @size bytes, as snprintf(): a writer slot's number ("3"),
+ * "shared", or a CPU slot's CPUs, "cpuN" or "cpuA-B" when collapsed.
+ * Returns the length of the name, or -EINVAL for a slot out of range.
+ */
+int statctr_snap_slot_name(const struct statctr_snap *snap, uint32_t s, char *buf, size_t size);
 
 /**
  * Time (CLOCK_REALTIME ns) since which cell @id has counted without a
