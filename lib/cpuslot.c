@@ -85,9 +85,10 @@ int cpu_slots_init(struct statctr_seg *seg)
 		slot_of[c] = (uint16_t)(c / h->cpu_collapse);
 	cs->slot_of = slot_of;
 	cs->ncpus = h->ncpus;
-	cs->stride = seg->layout.stride;
+	cs->stride = (uint32_t)seg->layout.stride; /* 64 + 8 x 2^24 at most */
 	cs->cells = (char *)cpu_slot_header(seg, 0) + LINE;
 	cs->mode = h->cpu_collapse == 1 && rseq_registered() ? 1 : 0;
+	cs->rseq_ncpus = cs->mode == 1 ? cs->ncpus : 0;
 	return 0;
 }
 
@@ -131,10 +132,17 @@ void statctr_cpu_add_locked(struct statctr_seg *seg, statctr_id id, uint64_t n)
 	statctr_shared_add(seg, id, n);
 }
 
-/* An aborted sequence: counted in the slot of the CPU the retry runs on. */
+/*
+ * An aborted sequence: counted in the slot of the CPU the retry runs on.
+ * In mode 0 the sequence only reads cpu_id before it leaves for the
+ * locked path (rseq_ncpus is 0): an abort there is no add's, not counted.
+ */
 void statctr_cpu_aborted(struct statctr_seg *seg)
 {
 	uint32_t cpu = current_cpu();
+
+	if (seg->cpu.mode != 1)
+		return;
 
 	if (cpu >= seg->cpu.ncpus)
 		cpu = 0;

@@ -746,7 +746,9 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
  * it as private. */
 struct statctr_cpu_slots {
 	char *cells;             /* CPU slot 0's first cell; NULL: no CPU slots */
-	uint64_t stride;         /* bytes from one CPU slot to the next */
+	uint32_t stride;         /* bytes from one CPU slot to the next (< 2^28) */
+	uint32_t rseq_ncpus;     /* mode 1: ncpus; else 0, which sends every add
+	                          * to statctr_cpu_add_locked() */
 	uint32_t ncpus;          /* CPU numbers below this have a slot */
 	int32_t mode;            /* statctr_cpu_mode() */
 	const uint16_t *slot_of; /* per CPU number: its CPU slot */
@@ -781,7 +783,7 @@ static inline __attribute__((always_inline)) void statctr_cpu_add(struct statctr
 	const struct statctr_cpu_slots *cs = (const struct statctr_cpu_slots *)(const void *)seg;
 
 #if STATCTR_CPU_RSEQ
-	if (__builtin_expect(cs->mode == 1, 1)) {
+	{
 		char *cell0 = cs->cells + (uint64_t)id * 8; /* @id's cell in CPU slot 0 */
 
 		for (;;) {
@@ -789,10 +791,16 @@ static inline __attribute__((always_inline)) void statctr_cpu_add(struct statctr
 			 * start_ip, post_commit_offset, abort_ip).  Store its
 			 * address in rseq_cs (offset 8 of the thread's struct
 			 * rseq); 1: the sequence starts with the load of cpu_id
-			 * (offset 4); 2: it ends after the add, its commit.  The
-			 * abort handler, in its own section, follows the
-			 * signature the kernel checks (RSEQ_SIG, registered by
-			 * glibc). */
+			 * (offset 4), which must be below rseq_ncpus (0 unless
+			 * mode 1; an unregistered thread's is -1 or -2): else
+			 * out of the sequence to the locked path; 2: it ends
+			 * after the add, its commit.  The abort handler, in its
+			 * own section, follows the signature the kernel checks
+			 * (RSEQ_SIG, registered by glibc).  The asm writes the
+			 * thread's rseq_cs and cells of CPU slots, both u64:
+			 * the "+m" operand says so (a "memory" clobber would
+			 * make the compiler reload the fields of @cs at every
+			 * add). */
 			__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
 			             ".balign 32\n"
 			             "3:\n\t"
@@ -813,11 +821,11 @@ static inline __attribute__((always_inline)) void statctr_cpu_add(struct statctr
 			             "4:\n\t"
 			             "jmp %l[aborted]\n\t"
 			             ".popsection"
-			             :
-			             : [off] "r"(__rseq_offset), [ncpus] "r"(cs->ncpus),
-			               [stride] "r"(cs->stride), [n] "er"(n), [cell0] "r"(cell0),
-			               [sig] "i"(RSEQ_SIG)
-			             : "memory", "cc", "rax"
+			             : "+m"(*(uint64_t(*)[])cs->cells)
+			             : [off] "r"(__rseq_offset), [ncpus] "r"(cs->rseq_ncpus),
+			               [stride] "r"((uint64_t)cs->stride), [n] "er"(n),
+			               [cell0] "r"(cell0), [sig] "i"(RSEQ_SIG)
+			             : "cc", "rax"
 			             : aborted, unregistered);
 			return;
 		aborted:
