@@ -382,6 +382,7 @@ static void take(struct aggregator *agg, struct seg_state *st, struct agg_segmen
 	agg->stats.assisted += ss.assisted_slots;
 	out->snap = snap;
 	out->nslots = ss.nslots;
+	out->ncpuslots = statctr_snap_cpu_slots(snap, NULL);
 	out->busy_slots = ss.busy_slots + ss.dead_torn_slots;
 }
 

@@ -244,9 +244,10 @@ static bool cell_present(const struct search *s, uint32_t seg, uint32_t id, uint
 
 static bool slot_ge(const struct search *s, uint64_t v, uint32_t *out)
 {
-	uint32_t conf = seg_conf(s->reg->map, s->idx[0]);
+	const struct agg_segment *as = &s->res->segs[seg_conf(s->reg->map, s->idx[0])];
 
-	return range_ge(1, (uint64_t)s->res->segs[conf].nslots + 1, v, out);
+	/* Writer slots, the shared slot, then the CPU slots. */
+	return range_ge(1, (uint64_t)as->nslots + 1 + as->ncpuslots, v, out);
 }
 
 /* The cell's instance of the column's kind, present or not. */
