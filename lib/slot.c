@@ -146,6 +146,7 @@ int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp)
 		    atomic_load_explicit(&request_of(seg, s)->req, memory_order_relaxed);
 		slot->copy_resume = 0;
 		seg->budget[s].last_ns = 0;
+		cpu_place_thread_slot(seg, slot);
 		*slotp = slot;
 		return 0;
 	}
