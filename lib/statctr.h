@@ -116,6 +116,16 @@
  *   Readers cost the writer at most ~5% of its time, whatever they do
  *   (the copy budget above).
  *
+ * CPU slots (statctr_cpu_add(), "CPU slots" below): any thread of the
+ *   writer process, with or without a slot of its own.  A CPU add may be
+ *   mixed with statctr_add() and statctr_shared_add() on the same id (the
+ *   totals sum every slot), and called while the thread has a transaction
+ *   open, but it is never part of that transaction (readers may see it
+ *   before or after the transaction's cells).  Transactions and histograms
+ *   need a thread slot.  On a segment without CPU slots an add is not lost
+ *   (the shared slot takes it) and statctr_seg_health() reports -ENOTSUP:
+ *   check statctr_cpu_mode() at setup.
+ *
  * Errors: calls returning int return 0 (or a documented positive value) on
  * success and a negative errno on failure; statctr_errmsg() then describes
  * the cause (with file:line for configuration errors).
