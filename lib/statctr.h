@@ -147,15 +147,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* CPU slots' restartable sequences: glibc's registered rseq, x86-64 only
- * (other targets take the locked add; see "CPU slots" below). */
-#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_include)
-#if __has_include(<sys/rseq.h>)
+/* CPU slots' restartable sequences: the rseq glibc registers (2.35 and
+ * later: <sys/rseq.h>), x86-64 only (other targets take the locked add;
+ * see "CPU slots" below).  <stdint.h> above defined __GLIBC__. */
+#if defined(__x86_64__) && defined(__GLIBC__) &&                                                   \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 #include <sys/rseq.h>
 #define STATCTR_CPU_RSEQ 1
-#endif
-#endif
-#ifndef STATCTR_CPU_RSEQ
+#else
 #define STATCTR_CPU_RSEQ 0
 #endif
 
