@@ -1004,9 +1004,11 @@ enum statctr_slot_state {
 	STATCTR_SLOT_FREE = 0, /* never acquired or released */
 	STATCTR_SLOT_LIVE = 1, /* owned by a live thread */
 	STATCTR_SLOT_DEAD = 2, /* owner thread or process gone: values final */
+	STATCTR_SLOT_CPU = 3,  /* a CPU slot (cpu_slots): no owner, never busy or dead */
 };
 
-/** The state of slot @s now (reads /proc for liveness). */
+/** The state of slot @s now (reads /proc for liveness; the shared slot and
+ * indexes past the CPU slots: STATCTR_SLOT_FREE). */
 enum statctr_slot_state statctr_view_slot_state(const struct statctr_view *view, uint32_t s);
 
 /**

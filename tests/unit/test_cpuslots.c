@@ -563,8 +563,11 @@ static void readers_see_cpu_slots_named_and_summed(void)
 	statctr_cpu_gauge_add(seg, level, 2);
 	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
 	CU_ASSERT_EQUAL(statctr_snap_gauge(snap, level), 42);
-	for (s = 0; s < 2 + ncpu; s++)
-		CU_ASSERT_NOT_EQUAL(statctr_view_slot_state(view, s), STATCTR_SLOT_DEAD);
+	CU_ASSERT_EQUAL(statctr_view_slot_state(view, 0), STATCTR_SLOT_LIVE);
+	CU_ASSERT_EQUAL(statctr_view_slot_state(view, 1), STATCTR_SLOT_FREE); /* shared */
+	for (s = 2; s < 2 + ncpu; s++)
+		CU_ASSERT_EQUAL(statctr_view_slot_state(view, s), STATCTR_SLOT_CPU);
+	CU_ASSERT_EQUAL(statctr_view_slot_state(view, 2 + ncpu), STATCTR_SLOT_FREE);
 	statctr_snap_free(snap);
 	statctr_view_close(view);
 	statctr_slot_release(slot);
