@@ -12,7 +12,8 @@ INTEGRATION_TESTS = \
 	tests/integration/ops.sh \
 	tests/integration/rows.sh \
 	tests/integration/hist.sh \
-	tests/integration/ifmib.sh
+	tests/integration/ifmib.sh \
+	tests/integration/cpuslots.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += \
