@@ -192,7 +192,8 @@ static bool two_cpus(cpu_set_t cpus[2], int index[2])
 	return found == 2;
 }
 
-static uint64_t counter_now(const char *path, statctr_id id, uint64_t *aborts)
+/* Cell @id of a snapshot of @path: a full one, or sums only. */
+static uint64_t counter_now(const char *path, statctr_id id, int sums_only, uint64_t *aborts)
 {
 	struct statctr_view *view;
 	struct statctr_snap *snap = NULL;
@@ -200,7 +201,8 @@ static uint64_t counter_now(const char *path, statctr_id id, uint64_t *aborts)
 
 	if (statctr_view_open(path, &view) != 0)
 		return v;
-	if (statctr_snap_take(view, &snap) == 0) {
+	if (statctr_view_set_sums_only(view, sums_only) == 0 &&
+	    statctr_snap_take(view, &snap) == 0) {
 		v = statctr_snap_counter(snap, id);
 		statctr_snap_cpu_slots(snap, aborts);
 	}
@@ -219,7 +221,7 @@ static int exact_run(const char *cpu_slots, int want_mode)
 	struct run *r = calloc(1, sizeof(*r));
 	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
 	pthread_t threads[NTHREADS], mv, sg;
-	uint64_t total, aborts = 0, want;
+	uint64_t total, sums_only_total, aborts = 0, sums_only_aborts = 0, want;
 	int mode, failures = 0;
 	struct timespec t0, t1;
 	unsigned t;
@@ -259,7 +261,8 @@ static int exact_run(const char *cpu_slots, int want_mode)
 	pthread_join(sg, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	pthread_barrier_destroy(&r->start);
-	total = counter_now(seg_path, r->id, &aborts);
+	total = counter_now(seg_path, r->id, 0, &aborts);
+	sums_only_total = counter_now(seg_path, r->id, 1, &sums_only_aborts);
 	want = (uint64_t)NTHREADS * r->adds;
 	printf("\n    cpu_slots = %s, mode %d: %u threads x %u adds = %llu, counted %llu; "
 	       "%llu signals, %llu rseq aborts, %.2f s",
@@ -270,6 +273,15 @@ static int exact_run(const char *cpu_slots, int want_mode)
 	if (total != want) {
 		fprintf(stderr, "FAIL: cpu_slots = %s: counted %llu, expected %llu\n", cpu_slots,
 		        (unsigned long long)total, (unsigned long long)want);
+		failures++;
+	}
+	if (sums_only_total != want || sums_only_aborts != aborts) {
+		fprintf(stderr,
+		        "FAIL: cpu_slots = %s: a sums-only snapshot counted %llu (%llu aborts), "
+		        "expected %llu (%llu aborts)\n",
+		        cpu_slots, (unsigned long long)sums_only_total,
+		        (unsigned long long)sums_only_aborts, (unsigned long long)want,
+		        (unsigned long long)aborts);
 		failures++;
 	}
 	/* Preemption, migration and signals abort sequences: how many depends
@@ -354,7 +366,7 @@ static void aborted_sequences_are_counted_and_retried(void)
 			syscall(SYS_tgkill, getpid(), atomic_load(&a.tid), SIGUSR1);
 			nap_ns(5000);
 		}
-		counter_now(seg_path, a.id, &aborts);
+		counter_now(seg_path, a.id, 1, &aborts);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while (aborts < 200 && now.tv_sec < deadline.tv_sec);
 	atomic_store(&a.stop, 1);
@@ -362,7 +374,7 @@ static void aborted_sequences_are_counted_and_retried(void)
 	printf("\n    %llu signals sent, %llu sequences aborted and retried, %llu adds",
 	       (unsigned long long)signals, (unsigned long long)aborts, (unsigned long long)a.adds);
 	CU_ASSERT(aborts >= 200);
-	CU_ASSERT_EQUAL(counter_now(seg_path, a.id, NULL), a.adds);
+	CU_ASSERT_EQUAL(counter_now(seg_path, a.id, 0, NULL), a.adds);
 	statctr_seg_destroy(a.seg);
 }
 
@@ -506,7 +518,7 @@ static void no_cpu_slots_is_enotsup_and_loses_nothing(void)
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_lookup(seg, "t", "bytes", 1, &id), 0);
 	statctr_cpu_add(seg, id, 7);
 	statctr_cpu_inc(seg, id);
-	CU_ASSERT_EQUAL(counter_now(seg_path, id, NULL), 8);
+	CU_ASSERT_EQUAL(counter_now(seg_path, id, 0, NULL), 8);
 	CU_ASSERT_EQUAL(statctr_seg_health(seg), -ENOTSUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "2 adds went to the shared slot"));
 	statctr_seg_destroy(seg);
@@ -574,6 +586,68 @@ static void readers_see_cpu_slots_named_and_summed(void)
 	statctr_seg_destroy(seg);
 }
 
+/*
+ * A sums-only snapshot counts the CPU slots exactly as a full one does:
+ * with several writer slots (idle ones read in groups), the shared slot,
+ * and every CPU slot holding counts; slot values are 0 there, names,
+ * CPU-slot count and aborts are served as in a full snapshot; a retake
+ * that switches modes keeps the totals.
+ */
+static void cpu_slot_totals_are_exact_sums_only_and_full(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_slot *slot[3];
+	struct statctr_view *view;
+	struct statctr_snap *snap = NULL;
+	struct statctr_snap_stats ss;
+	statctr_id pkts, level;
+	uint32_t ncpu, k;
+	uint64_t aborts_full, aborts_sums, sum = 0;
+	char name[32], want[32];
+	int mode, i;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(cpu_config(12, "true"), "seg", &seg), 0);
+	statctr_seg_lookup(seg, "t", "pkts", 1, &pkts);
+	statctr_seg_lookup(seg, "t", "level", 1, &level);
+	for (k = 0; k < 3; k++)
+		CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &slot[k]), 0);
+	statctr_add(slot[0], pkts, 1000);
+	statctr_add(slot[2], pkts, 20000);
+	statctr_shared_add(seg, pkts, 300000);
+	for (i = 0; i < 4000; i++)
+		statctr_cpu_inc(seg, pkts);
+	statctr_cpu_add(seg, pkts, 7);
+	statctr_cpu_gauge_add(seg, level, -9);
+	statctr_gauge_add(slot[1], level, 4);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	for (mode = 0; mode < 4; mode++) {
+		/* full, sums only, full again, sums only again: retakes across modes */
+		CU_ASSERT_EQUAL_FATAL(statctr_view_set_sums_only(view, mode & 1), 0);
+		CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(view, &snap), 0);
+		statctr_snap_stats(snap, &ss);
+		CU_ASSERT_EQUAL(!!(ss.flags & STATCTR_SNAP_SUMS_ONLY), mode & 1);
+		CU_ASSERT_EQUAL(statctr_snap_counter(snap, pkts), 321007 + 4000);
+		CU_ASSERT_EQUAL(statctr_snap_gauge(snap, level), -5);
+		ncpu = statctr_snap_cpu_slots(snap, mode & 1 ? &aborts_sums : &aborts_full);
+		CU_ASSERT_EQUAL(ncpu, cpu_possible());
+		snprintf(want, sizeof(want), "cpu%u", ncpu - 1);
+		statctr_snap_slot_name(snap, 12 + ncpu, name, sizeof(name));
+		CU_ASSERT_STRING_EQUAL(name, want);
+		for (sum = 0, k = 0; k < ncpu; k++)
+			sum += statctr_snap_slot_value(snap, 13 + k, pkts);
+		CU_ASSERT_EQUAL(sum, mode & 1 ? 0 : 4007);
+		CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 12, pkts), mode & 1 ? 0 : 300000);
+		CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 2, pkts), mode & 1 ? 0 : 20000);
+	}
+	/* Aborts only grow; no adds ran between the two last snapshots. */
+	CU_ASSERT_EQUAL(aborts_sums, aborts_full);
+	statctr_snap_free(snap);
+	statctr_view_close(view);
+	for (k = 0; k < 3; k++)
+		statctr_slot_release(slot[k]);
+	statctr_seg_destroy(seg);
+}
+
 /* A re-added dynamic row starts at zero, its CPU-slot counts included. */
 static void dynamic_rows_start_at_zero_across_cpu_slots(void)
 {
@@ -589,14 +663,14 @@ static void dynamic_rows_start_at_zero_across_cpu_slots(void)
 	CU_ASSERT_EQUAL_FATAL(statctr_row_add(seg, "d", "a", &row), 0);
 	statctr_seg_lookup(seg, "d", "n", row, &id);
 	statctr_cpu_add(seg, id, 9);
-	CU_ASSERT_EQUAL(counter_now(seg_path, id, NULL), 9);
+	CU_ASSERT_EQUAL(counter_now(seg_path, id, 0, NULL), 9);
 	CU_ASSERT_EQUAL(statctr_row_remove(seg, "d", row), 0);
 	CU_ASSERT_EQUAL_FATAL(statctr_row_add(seg, "d", "b", &row), 0);
 	CU_ASSERT_EQUAL_FATAL(statctr_row_add(seg, "d", "a", &row), 0);
 	statctr_seg_lookup(seg, "d", "n", row, &id);
-	CU_ASSERT_EQUAL(counter_now(seg_path, id, NULL), 0);
+	CU_ASSERT_EQUAL(counter_now(seg_path, id, 0, NULL), 0);
 	statctr_cpu_add(seg, id, 4);
-	CU_ASSERT_EQUAL(counter_now(seg_path, id, NULL), 4);
+	CU_ASSERT_EQUAL(counter_now(seg_path, id, 0, NULL), 4);
 	statctr_seg_destroy(seg);
 }
 
@@ -710,6 +784,8 @@ int main(int argc, char **argv)
 	    {"no_cpu_slots_is_enotsup_and_loses_nothing",
 	     no_cpu_slots_is_enotsup_and_loses_nothing},
 	    {"readers_see_cpu_slots_named_and_summed", readers_see_cpu_slots_named_and_summed},
+	    {"cpu_slot_totals_are_exact_sums_only_and_full",
+	     cpu_slot_totals_are_exact_sums_only_and_full},
 	    {"dynamic_rows_start_at_zero_across_cpu_slots",
 	     dynamic_rows_start_at_zero_across_cpu_slots},
 	    {"readers_refuse_inconsistent_cpu_fields", readers_refuse_inconsistent_cpu_fields},
