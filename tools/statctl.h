@@ -233,8 +233,7 @@ int source_open(struct source *src, const char *config, const char *segment);
  */
 #define MAX_SOURCES 1024
 int sources_open(const struct common_opts *opts, const char *segment, bool slots,
-                 struct source **srcsp,
-                 size_t *np);
+                 struct source **srcsp, size_t *np);
 void sources_close(struct source *srcs, size_t n);
 int source_snap(struct source *src); /* keeps the previous snapshot in prev */
 void source_close(struct source *src);

@@ -309,8 +309,7 @@ int cmd_watch(const struct common_opts *common, int argc, char **argv)
 		return status;
 	w.table = optind + 1 < argc ? argv[optind + 1] : NULL;
 	w.renderer = opts.format == FORMAT_TEXT ? &render_text_long : renderer_for(opts.format);
-	status = sources_open(&opts, optind < argc ? argv[optind] : NULL, false, &w.srcs,
-	                      &w.nsrcs);
+	status = sources_open(&opts, optind < argc ? argv[optind] : NULL, false, &w.srcs, &w.nsrcs);
 	if (w.nsrcs > 0) {
 		w.scr.interactive = opts.format == FORMAT_TEXT && isatty(STDOUT_FILENO);
 		install_signals();
