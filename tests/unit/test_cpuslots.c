@@ -591,7 +591,8 @@ static void readers_see_cpu_slots_named_and_summed(void)
  * with several writer slots (idle ones read in groups), the shared slot,
  * and every CPU slot holding counts; slot values are 0 there, names,
  * CPU-slot count and aborts are served as in a full snapshot; a retake
- * that switches modes keeps the totals.
+ * that switches modes keeps the totals.  Then a segment with no writer
+ * slots, where the shared slot is the first slot read.
  */
 static void cpu_slot_totals_are_exact_sums_only_and_full(void)
 {
@@ -645,6 +646,21 @@ static void cpu_slot_totals_are_exact_sums_only_and_full(void)
 	statctr_view_close(view);
 	for (k = 0; k < 3; k++)
 		statctr_slot_release(slot[k]);
+	statctr_seg_destroy(seg);
+	/* No writer slots at all: the shared slot starts the sums. */
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(cpu_config(0, "true"), "seg", &seg), 0);
+	statctr_seg_lookup(seg, "t", "pkts", 3, &pkts);
+	statctr_shared_add(seg, pkts, 50);
+	statctr_cpu_add(seg, pkts, 9);
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &view), 0);
+	for (mode = 0; mode < 2; mode++) {
+		CU_ASSERT_EQUAL_FATAL(statctr_view_set_sums_only(view, mode), 0);
+		CU_ASSERT_EQUAL_FATAL(statctr_snap_take(view, &snap), 0);
+		CU_ASSERT_EQUAL(statctr_snap_counter(snap, pkts), 59);
+		CU_ASSERT_EQUAL(statctr_snap_slot_value(snap, 0, pkts), mode ? 0 : 50);
+		statctr_snap_free(snap);
+	}
+	statctr_view_close(view);
 	statctr_seg_destroy(seg);
 }
 
