@@ -393,6 +393,7 @@ static void take(struct aggregator *agg, struct seg_state *st, struct agg_segmen
 	out->snap = snap;
 	out->nslots = ss.nslots;
 	out->slot_values = !(ss.flags & STATCTR_SNAP_SUMS_ONLY);
+	out->ncpuslots = statctr_snap_cpu_slots(snap, NULL);
 	out->busy_slots = ss.busy_slots + ss.dead_torn_slots;
 }
 

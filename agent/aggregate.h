@@ -34,6 +34,7 @@ struct agg_segment {
 	const struct statctr_snap *snap; /* NULL: no values, the rows are absent */
 	uint32_t nslots;                 /* writer slots of the snapshot */
 	bool slot_values;                /* snap keeps each slot's values: statctrSlotTable */
+	uint32_t ncpuslots;              /* its CPU slots, after the shared slot */
 	uint32_t busy_slots;             /* slots not read consistently: stuck or dead in a txn */
 	pid_t writer_pid;                /* 0 when unknown */
 	uint64_t created_ns;             /* CLOCK_REALTIME; 0 when unknown */

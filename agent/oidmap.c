@@ -244,12 +244,13 @@ static bool cell_present(const struct search *s, uint32_t seg, uint32_t id, uint
 
 static bool slot_ge(const struct search *s, uint64_t v, uint32_t *out)
 {
-	uint32_t conf = seg_conf(s->reg->map, s->idx[0]);
+	const struct agg_segment *as = &s->res->segs[seg_conf(s->reg->map, s->idx[0])];
 
 	/* Sums-only snapshots (agent.slot_table false) have no slot values. */
-	if (!s->res->segs[conf].slot_values)
+	if (!as->slot_values)
 		return false;
-	return range_ge(1, (uint64_t)s->res->segs[conf].nslots + 1, v, out);
+	/* Writer slots, the shared slot, then the CPU slots. */
+	return range_ge(1, (uint64_t)as->nslots + 1 + as->ncpuslots, v, out);
 }
 
 /* The cell's instance of the column's kind, present or not. */

@@ -9,6 +9,11 @@
  *             (baselines, discontinuity times, the copy exchange buffer)
  * The issue's target is 8 B per cell per slot plus one 64-byte line per
  * slot: checked per slot (the stride), and reported per writer slot.
+ *
+ * The thread pool (issue 23): 8 threads per CPU, each with a slot of its
+ * own, against CPU slots (cpu_slots = true, no thread slot): the segment's
+ * size and a snapshot's time (statctr_snap_retake(), median of 5), both
+ * from the same run.
  */
 #include "config.h"
 
@@ -84,6 +89,75 @@ static void measure(const struct bench_env *env, uint32_t ncells, unsigned nslot
 	sz->ctl_formula = 256 + (uint64_t)nslots * 64 + 3 * (uint64_t)ncells * 8;
 }
 
+/* One segment of @ncells cells: its size and the median retake time. */
+static void pool_case(const struct bench_env *env, uint32_t ncells, unsigned nslots,
+                      const char *extra, uint64_t *size, double *retake_ms)
+{
+	char config[512], path[512];
+	struct statctr_seg *seg;
+	struct statctr_view *view;
+	struct statctr_snap *snap = NULL;
+	double ms[5];
+	uint64_t alloc;
+
+	bench_write_config_ex(env, "pool", nslots, extra, (ncells - 2) / 2, NULL, config,
+	                      sizeof(config));
+	if (statctr_seg_create(config, "bench", &seg) != 0)
+		bench_die("statctr_seg_create: %s", statctr_errmsg());
+	snprintf(path, sizeof(path), "%s/pool", env->tmp_dir);
+	stat_file(path, size, &alloc);
+	if (statctr_view_open(path, &view) != 0 || statctr_snap_retake(view, &snap) != 0)
+		bench_die("%s: %s", path, statctr_errmsg());
+	for (unsigned i = 0; i < 5; i++) {
+		uint64_t t0 = bench_now_ns();
+
+		if (statctr_snap_retake(view, &snap) != 0)
+			bench_die("statctr_snap_retake: %s", statctr_errmsg());
+		ms[i] = (double)(bench_now_ns() - t0) / 1e6;
+	}
+	*retake_ms = bench_stats_of(ms, 5).median;
+	statctr_snap_free(snap);
+	statctr_view_close(view);
+	statctr_seg_destroy(seg);
+}
+
+static void measure_pool(const struct bench_env *env, bool quick)
+{
+	static const uint32_t cells[] = {100000, 1000000};
+	unsigned pool = 8 * env->ncpus;
+	FILE *csv = bench_csv_open(env, "pool_memory.csv",
+	                           "cells,threads,cpus,layout,slots,segment_bytes,retake_ms");
+	char what[128];
+
+	printf("\nThread pool: %u threads on %u CPUs, a slot per thread against CPU slots\n", pool,
+	       env->ncpus);
+	printf("%8s %-14s %6s %14s %10s\n", "cells", "layout", "slots", "segment", "retake ms");
+	for (unsigned i = 0; i < (quick ? 1u : 2u); i++) {
+		uint64_t size[2];
+		double ms[2];
+
+		pool_case(env, cells[i], pool, "", &size[0], &ms[0]);
+		pool_case(env, cells[i], 0, "cpu_slots = true;", &size[1], &ms[1]);
+		for (unsigned k = 0; k < 2; k++) {
+			const char *layout = k ? "cpu_slots" : "thread_slots";
+			unsigned n = k ? env->ncpus : pool;
+
+			printf("%8u %-14s %6u %14" PRIu64 " %10.2f\n", cells[i], layout, n, size[k],
+			       ms[k]);
+			fprintf(csv, "%u,%u,%u,%s,%u,%" PRIu64 ",%.3f\n", cells[i], pool,
+			        env->ncpus, layout, n, size[k], ms[k]);
+		}
+		snprintf(what, sizeof(what),
+		         "memory: pool, %u cells: thread slots / CPU slots, bytes", cells[i]);
+		bench_info(env, what, (double)size[0] / (double)size[1]);
+		snprintf(what, sizeof(what),
+		         "memory: pool, %u cells: thread slots / CPU slots, snapshot time",
+		         cells[i]);
+		bench_info(env, what, ms[0] / ms[1]);
+	}
+	bench_csv_close(csv);
+}
+
 int main(int argc, char **argv)
 {
 	static const uint32_t cells[] = {1000, 100000, 1000000};
@@ -129,6 +203,7 @@ int main(int argc, char **argv)
 			bench_check(sz.metadata < sz.seg_size, "the slots do not fit the file");
 		}
 	bench_csv_close(csv);
+	measure_pool(&env, quick);
 	bench_target(&env, "memory: per-slot bytes beyond 8 B x cells (max)", (double)line_max,
 	             "<=", 64);
 	bench_target(&env, "memory: control file == 256 + 64 x slots + 24 x cells (1 = yes)",

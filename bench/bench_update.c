@@ -42,7 +42,8 @@
 #define CELL_TOT_OCTETS 1
 #define RING            4096 /* packets in a thread's ring, a power of two */
 #define FLUSH_EVERY     64   /* packets between flushes of a write buffer */
-#define MAX_THREADS     64
+#define MAX_THREADS     256  /* the thread-pool pattern runs 8 per CPU */
+#define POOL_PER_CPU    8
 #define MAX_REPS        21
 #define MAX_REDO        4 /* re-runs of a run another process disturbed */
 #define WORK_CYCLES     1000
@@ -93,7 +94,12 @@ struct worker {
 	uint64_t tsc_start, tsc_end, cpu_ns, sink;
 };
 
-enum storage { PER_THREAD, SHARED_CELLS, SHARED_PLAIN, MMV, STATCTR };
+/* STATCTR: a segment of statctr, the thread's slot acquired; STATCTR_NOSLOT:
+ * a segment of statctr, no slot (statctr_cpu_add(), statctr_shared_add()). */
+enum storage { PER_THREAD, SHARED_CELLS, SHARED_PLAIN, MMV, STATCTR, STATCTR_NOSLOT };
+
+/* The statctr segments: thread slots; CPU slots (collapse 1, then 2). */
+enum segment_id { SEG_SLOTS, SEG_CPU, SEG_CPU2, NSEGS };
 
 typedef uint64_t (*loop_fn)(struct worker *w);
 
@@ -103,6 +109,7 @@ struct pattern {
 	enum storage storage;
 	bool may_lose; /* unsynchronised: lost updates are a result, not an error */
 	bool available;
+	enum segment_id seg; /* statctr storages: which segment */
 };
 
 /* ---- the patterns ---------------------------------------------------------- */
@@ -280,6 +287,17 @@ static ALWAYS_INLINE void mmv_update(struct worker *w, uint32_t id, uint64_t n)
 #endif
 }
 
+/* Any thread, no slot: the CPU's slot (w->seg has CPU slots). */
+static ALWAYS_INLINE void statctr_cpu_add_w(struct worker *w, uint32_t id, uint64_t n)
+{
+	statctr_cpu_add(w->seg, id, n);
+}
+
+static ALWAYS_INLINE void statctr_shared_add_w(struct worker *w, uint32_t id, uint64_t n)
+{
+	statctr_shared_add(w->seg, id, n);
+}
+
 static NOINLINE uint64_t loop_none(struct worker *w)
 {
 	return packet_loop(w, no_mark, no_add, no_mark);
@@ -338,6 +356,17 @@ static NOINLINE uint64_t loop_statctr_txn(struct worker *w)
 	return packet_loop(w, statctr_begin_w, statctr_add_w, statctr_end_w);
 }
 
+/* Collapse 1 and 2 alike: the segment makes the difference. */
+static NOINLINE uint64_t loop_statctr_cpu_add(struct worker *w)
+{
+	return packet_loop(w, no_mark, statctr_cpu_add_w, no_mark);
+}
+
+static NOINLINE uint64_t loop_statctr_shared_add(struct worker *w)
+{
+	return packet_loop(w, no_mark, statctr_shared_add_w, no_mark);
+}
+
 enum pattern_id {
 	P_NONE,
 	P_PER_THREAD,
@@ -350,6 +379,9 @@ enum pattern_id {
 	P_PCP_MMV,
 	P_STATCTR_ADD,
 	P_STATCTR_TXN,
+	P_STATCTR_CPU,
+	P_STATCTR_CPU2,
+	P_STATCTR_SHARED,
 	NPATTERNS
 };
 
@@ -365,6 +397,12 @@ static struct pattern patterns[NPATTERNS] = {
     [P_PCP_MMV] = {"pcp_mmv", loop_pcp_mmv, MMV, true, false},
     [P_STATCTR_ADD] = {"statctr_add", loop_statctr_add, STATCTR, false, true},
     [P_STATCTR_TXN] = {"statctr_txn", loop_statctr_txn, STATCTR, false, true},
+    [P_STATCTR_CPU] = {"statctr_cpu_add", loop_statctr_cpu_add, STATCTR_NOSLOT, false, true,
+                       SEG_CPU},
+    [P_STATCTR_CPU2] = {"statctr_cpu_add_c2", loop_statctr_cpu_add, STATCTR_NOSLOT, false, true,
+                        SEG_CPU2},
+    [P_STATCTR_SHARED] = {"statctr_shared_add", loop_statctr_shared_add, STATCTR_NOSLOT, false,
+                          true},
 };
 
 /* ---- the run ------------------------------------------------------------------ */
@@ -373,8 +411,8 @@ static volatile uint64_t work_sink;
 
 struct bench {
 	struct bench_env env;
-	struct statctr_seg *seg;
-	struct statctr_view *view;
+	struct statctr_seg *segs[NSEGS];
+	struct statctr_view *views[NSEGS];
 	struct cells *mine;     /* MAX_THREADS */
 	struct handle *handles; /* MAX_THREADS, handles[t].cells = mine[t].cell */
 	struct shared *shared;
@@ -382,6 +420,7 @@ struct bench {
 	void *mmv_val[NCELLS];
 	struct pkt ring[MAX_THREADS][RING];
 	unsigned max_threads;
+	unsigned pool_threads; /* the thread-pool pattern: POOL_PER_CPU per CPU */
 	unsigned reps;
 	uint64_t work_iters; /* spin_work iterations for WORK_CYCLES */
 	uint64_t target_ns;  /* wanted duration of one timed run */
@@ -405,15 +444,16 @@ static uint64_t xorshift(uint64_t *s)
 /* Thread t's packets: its own band of flows, any flow 1 time in 16. */
 static void make_rings(struct bench *b, unsigned nthreads)
 {
-	unsigned t, k, band = NFLOWS / nthreads;
+	unsigned t, k, band = NFLOWS / nthreads ? NFLOWS / nthreads : 1;
 
 	for (t = 0; t < nthreads; t++) {
 		uint64_t seed = 0x9e3779b97f4a7c15ull * (t + 1);
 
 		for (k = 0; k < RING; k++) {
 			uint64_t r = xorshift(&seed);
-			unsigned flow = (r >> 8) % 16 == 0 ? (unsigned)(r >> 16) % NFLOWS
-			                                   : t * band + (unsigned)(r >> 16) % band;
+			unsigned flow = (r >> 8) % 16 == 0
+			                    ? (unsigned)(r >> 16) % NFLOWS
+			                    : (t * band + (unsigned)(r >> 16) % band) % NFLOWS;
 
 			b->ring[t][k].flow_cell = 2 + 2 * flow;
 			b->ring[t][k].size = 64 + (uint32_t)(r % 1437);
@@ -458,12 +498,17 @@ static void mmv_zero(void *val)
 #endif
 }
 
-static void statctr_totals(struct bench *b, uint64_t *out)
+static bool is_statctr(const struct pattern *pat)
+{
+	return pat->storage == STATCTR || pat->storage == STATCTR_NOSLOT;
+}
+
+static void statctr_totals(struct bench *b, const struct pattern *pat, uint64_t *out)
 {
 	struct statctr_snap *snap;
 	uint32_t i;
 
-	if (statctr_snap_take(b->view, &snap) != 0)
+	if (statctr_snap_take(b->views[pat->seg], &snap) != 0)
 		bench_die("statctr_snap_take: %s", statctr_errmsg());
 	for (i = 0; i < NCELLS; i++)
 		out[i] = statctr_snap_counter(snap, i);
@@ -481,8 +526,8 @@ static void zero_totals(struct bench *b, const struct pattern *pat, unsigned nth
 	memset(b->shared, 0, sizeof(*b->shared));
 	for (i = 0; i < NCELLS && pat->storage == MMV; i++)
 		mmv_zero(b->mmv_val[i]);
-	if (pat->storage == STATCTR)
-		statctr_totals(b, before);
+	if (is_statctr(pat))
+		statctr_totals(b, pat, before);
 }
 
 static void read_totals(struct bench *b, const struct pattern *pat, unsigned nthreads,
@@ -490,8 +535,8 @@ static void read_totals(struct bench *b, const struct pattern *pat, unsigned nth
 {
 	uint32_t i, t;
 
-	if (pat->storage == STATCTR)
-		statctr_totals(b, out);
+	if (is_statctr(pat))
+		statctr_totals(b, pat, out);
 	for (i = 0; i < NCELLS; i++) {
 		uint64_t v = 0;
 
@@ -503,7 +548,7 @@ static void read_totals(struct bench *b, const struct pattern *pat, unsigned nth
 			v = b->shared->plain[i];
 		else if (pat->storage == MMV)
 			v = mmv_value(b->mmv_val[i]);
-		else if (pat->storage == STATCTR)
+		else if (is_statctr(pat))
 			v = out[i] - before[i];
 		out[i] = v;
 	}
@@ -569,7 +614,6 @@ static void setup_worker(struct bench *b, struct worker *w, unsigned t)
 	w->mmv_base = b->mmv_base;
 	memcpy(w->mmv_val, b->mmv_val, sizeof(w->mmv_val));
 	w->ring = b->ring[t];
-	w->seg = b->seg;
 	w->index = t;
 }
 
@@ -592,6 +636,7 @@ static uint64_t run_threads(struct bench *b, const struct pattern *pat, unsigned
 	pthread_barrier_init(&start, NULL, nthreads);
 	for (t = 0; t < nthreads; t++) {
 		setup_worker(b, &w[t], t);
+		w[t].seg = b->segs[pat->seg];
 		w[t].pat = pat;
 		w[t].start = &start;
 		w[t].packets = packets;
@@ -606,8 +651,10 @@ static uint64_t run_threads(struct bench *b, const struct pattern *pat, unsigned
 		if (w[t].err)
 			bench_die("%s thread %u: %s", pat->name, t,
 			          w[t].err == -EBUSY ? statctr_errmsg() : strerror(-w[t].err));
-		*disturbed |= (double)w[t].cpu_ns <
-		              0.98 * (double)(w[t].tsc_end - w[t].tsc_start) / bench_tsc_ghz();
+		/* A pool shares its CPUs by design: not a disturbance. */
+		*disturbed |= nthreads <= b->max_threads &&
+		              (double)w[t].cpu_ns <
+		                  0.98 * (double)(w[t].tsc_end - w[t].tsc_start) / bench_tsc_ghz();
 		first = w[t].tsc_start < first ? w[t].tsc_start : first;
 		last = w[t].tsc_end > last ? w[t].tsc_end : last;
 		sink ^= w[t].sink;
@@ -637,29 +684,42 @@ static struct sample run_once(struct bench *b, const struct pattern *pat, unsign
 
 /* ---- set-up: statctr segment, PCP MMV file, work calibration ----------------- */
 
-static void setup_statctr(struct bench *b)
+static void setup_segment(struct bench *b, enum segment_id sg, const char *file, unsigned nslots,
+                          const char *extra)
 {
 	static const char *const columns[2] = {"packets", "octets"};
 	char config[512], seg_path[512];
+	struct statctr_seg *seg;
 	statctr_id id;
 	uint32_t f, c;
 
-	bench_write_config(&b->env, "update", b->max_threads, NFLOWS, NULL, config, sizeof(config));
-	if (statctr_seg_create(config, "bench", &b->seg) != 0)
+	bench_write_config_ex(&b->env, file, nslots, extra, NFLOWS, NULL, config, sizeof(config));
+	if (statctr_seg_create(config, "bench", &b->segs[sg]) != 0)
 		bench_die("statctr_seg_create: %s", statctr_errmsg());
+	seg = b->segs[sg];
 	/* Same layout as the hand-written patterns: check it, do not assume it. */
 	for (c = 0; c < 2; c++) {
-		bench_check(statctr_seg_lookup(b->seg, "totals", columns[c], 0, &id) == 0 &&
-		                id == c,
+		bench_check(statctr_seg_lookup(seg, "totals", columns[c], 0, &id) == 0 && id == c,
 		            "totals.%s is not cell %u", columns[c], c);
 		for (f = 0; f < NFLOWS; f++)
-			bench_check(statctr_seg_lookup(b->seg, "flows", columns[c], f, &id) == 0 &&
+			bench_check(statctr_seg_lookup(seg, "flows", columns[c], f, &id) == 0 &&
 			                id == 2 + 2 * f + c,
 			            "flows.%s.%u is not cell %u", columns[c], f, 2 + 2 * f + c);
 	}
-	snprintf(seg_path, sizeof(seg_path), "%s/update", b->env.tmp_dir);
-	if (statctr_view_open(seg_path, &b->view) != 0)
+	snprintf(seg_path, sizeof(seg_path), "%s/%s", b->env.tmp_dir, file);
+	if (statctr_view_open(seg_path, &b->views[sg]) != 0)
 		bench_die("statctr_view_open: %s", statctr_errmsg());
+}
+
+/* Thread slots for every thread of every run; CPU slots, collapse 1 and 2. */
+static void setup_statctr(struct bench *b)
+{
+	setup_segment(b, SEG_SLOTS, "update", b->pool_threads, "");
+	setup_segment(b, SEG_CPU, "update_cpu", 0, "cpu_slots = true;");
+	setup_segment(b, SEG_CPU2, "update_cpu2", 0, "cpu_slots = { collapse = 2; };");
+	printf("statctr_cpu_add: mode %d with collapse 1 (1: restartable sequences, 0: locked "
+	       "adds), %d with collapse 2\n",
+	       statctr_cpu_mode(b->segs[SEG_CPU]), statctr_cpu_mode(b->segs[SEG_CPU2]));
 }
 
 #ifdef HAVE_PCP_MMV
@@ -874,6 +934,24 @@ struct all_results {
 	struct config_result r[2][MAX_THREADS + 1][NPATTERNS]; /* [work?][threads][pattern] */
 };
 
+/* The thread pool (POOL_PER_CPU threads per CPU), no work: each pattern
+ * against the per-thread baseline of the same run. */
+static void report_pool(struct bench *b, const struct config_result *c)
+{
+	static const enum pattern_id shown[] = {P_STATCTR_CPU,    P_STATCTR_CPU2,  P_STATCTR_ADD,
+	                                        P_STATCTR_SHARED, P_SHARED_ATOMIC, P_PCP_MMV};
+	char what[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		if (!patterns[shown[i]].available)
+			continue;
+		snprintf(what, sizeof(what), "update: pool of %u threads: %s / per-thread baseline",
+		         b->pool_threads, patterns[shown[i]].name);
+		bench_info(&b->env, what, paired_ratio(b, &c[shown[i]], &c[P_PER_THREAD]));
+	}
+}
+
 static void report_targets(struct bench *b, struct all_results *all)
 {
 	struct config_result *one = all->r[0][1], *two;
@@ -890,7 +968,12 @@ static void report_targets(struct bench *b, struct all_results *all)
 		snprintf(what, sizeof(what), "update: statctr txn / seqcount baseline, %u thr", t);
 		bench_target(&b->env, what, paired_ratio(b, &c[P_STATCTR_TXN], &c[P_SEQCOUNT]),
 		             "<=", 1.2);
+		snprintf(what, sizeof(what),
+		         "update: statctr_cpu_add (collapse 1) / per-thread baseline, %u thr", t);
+		bench_target(&b->env, what, paired_ratio(b, &c[P_STATCTR_CPU], &c[P_PER_THREAD]),
+		             "<=", 1.3);
 	}
+	report_pool(b, all->r[0][b->pool_threads]);
 	if (b->max_threads < 2) {
 		printf("TARGET (2-thread targets skipped: 1 CPU)\n");
 		return;
@@ -938,6 +1021,15 @@ static void run_all(struct bench *b)
 			for (p = 0; p < NPATTERNS; p++, runs += b->reps)
 				kept += all.r[wk][t][p].disturbed;
 		}
+	/* The thread pool: more threads than CPUs, each pinned to CPU t mod
+	 * ncpus, sharing it with the others by time slices. */
+	printf("\nthread pool: %u threads on %u CPU(s)\n", b->pool_threads, b->max_threads);
+	for (wk = 0; wk < 2; wk++) {
+		measure_config(b, b->pool_threads, wk ? b->work_iters : 0,
+		               all.r[wk][b->pool_threads]);
+		report_config(b, csv, b->pool_threads, wk ? WORK_CYCLES : 0,
+		              all.r[wk][b->pool_threads]);
+	}
 	bench_csv_close(csv);
 	printf("\n");
 	if (kept)
@@ -988,14 +1080,19 @@ int main(int argc, char **argv)
 		bench_die("out of memory");
 	for (t = 0; t < MAX_THREADS; t++)
 		b.handles[t].cells = b.mine[t].cell;
+	b.pool_threads = POOL_PER_CPU * b.max_threads;
+	if (b.pool_threads > MAX_THREADS)
+		b.pool_threads = MAX_THREADS;
 	setup_statctr(&b);
 	setup_mmv(&b);
 	if (callgrind)
 		run_callgrind(&b, callgrind);
 	else
 		run_all(&b);
-	statctr_view_close(b.view);
-	statctr_seg_destroy(b.seg);
+	for (t = 0; t < NSEGS; t++) {
+		statctr_view_close(b.views[t]);
+		statctr_seg_destroy(b.segs[t]);
+	}
 	rc = bench_finish(&b.env);
 	free(b.mine);
 	free(b.handles);

@@ -331,6 +331,13 @@ void bench_check(bool ok, const char *fmt, ...)
 void bench_write_config(const struct bench_env *env, const char *seg_file, unsigned nslots,
                         unsigned nflows, const char *agent, char *path, size_t pathlen)
 {
+	bench_write_config_ex(env, seg_file, nslots, "", nflows, agent, path, pathlen);
+}
+
+void bench_write_config_ex(const struct bench_env *env, const char *seg_file, unsigned nslots,
+                           const char *seg_extra, unsigned nflows, const char *agent, char *path,
+                           size_t pathlen)
+{
 	FILE *f;
 
 	snprintf(path, pathlen, "%s/%s.conf", env->tmp_dir, seg_file);
@@ -338,7 +345,7 @@ void bench_write_config(const struct bench_env *env, const char *seg_file, unsig
 	if (!f)
 		bench_die("%s: %s", path, strerror(errno));
 	fprintf(f,
-	        "segments = ( { name = \"bench\"; oid = 1; slots = %u; path = \"%s/%s\";\n"
+	        "segments = ( { name = \"bench\"; oid = 1; slots = %u; %s path = \"%s/%s\";\n"
 	        "  tables = (\n"
 	        "    { name = \"totals\"; oid = 1; rows = [ \"all\" ];\n"
 	        "      columns = ( { name = \"packets\"; kind = \"counter\"; },\n"
@@ -346,7 +353,7 @@ void bench_write_config(const struct bench_env *env, const char *seg_file, unsig
 	        "    { name = \"flows\"; oid = 2; rows = %u;\n"
 	        "      columns = ( { name = \"packets\"; kind = \"counter\"; },\n"
 	        "                  { name = \"octets\"; kind = \"counter\"; } ); } ); } );\n",
-	        nslots, env->tmp_dir, seg_file, nflows);
+	        nslots, seg_extra, env->tmp_dir, seg_file, nflows);
 	if (agent)
 		fprintf(f, "agent = { %s };\n", agent);
 	if (fclose(f) != 0)

@@ -112,6 +112,11 @@ void bench_check(bool ok, const char *fmt, ...) BENCH_PRINTF(2, 3);
  */
 void bench_write_config(const struct bench_env *env, const char *seg_file, unsigned nslots,
                         unsigned nflows, const char *agent, char *path, size_t pathlen);
+/* bench_write_config() with @seg_extra (settings of the segment group,
+ * such as "cpu_slots = true;") added to the segment. */
+void bench_write_config_ex(const struct bench_env *env, const char *seg_file, unsigned nslots,
+                           const char *seg_extra, unsigned nflows, const char *agent, char *path,
+                           size_t pathlen);
 
 struct statctr_seg;
 struct statctr_slot;

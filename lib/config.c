@@ -28,8 +28,9 @@
 #define DEFAULT_CTL_MODE 0660
 
 static const char *const root_keys[] = {"segments", "agent", NULL};
-static const char *const segment_keys[] = {"name",     "path",  "slots",  "oid", "mode",
-                                           "ctl_mode", "group", "tables", NULL};
+static const char *const segment_keys[] = {"name",     "path",  "slots",  "oid",       "mode",
+                                           "ctl_mode", "group", "tables", "cpu_slots", NULL};
+static const char *const cpu_slots_keys[] = {"collapse", NULL};
 /* IF-MIB settings (standard, ifindex_base, ifType, ...): lib/confifmib.c. */
 static const char *const table_keys[] = {"name",    "oid",      "description",  "rows",
                                          "columns", "standard", "ifindex_base", "ifType",
@@ -376,6 +377,36 @@ static uint32_t online_cpus(void)
 	return n;
 }
 
+/*
+ * `cpu_slots = true;` (a CPU slot per CPU), `false` (none, the default) or
+ * `{ collapse = N; }` (docs/config.md, "CPU slots").
+ */
+static int parse_cpu_slots(const char *path, const config_setting_t *segment,
+                           struct statctr_segment_decl *seg)
+{
+	const config_setting_t *s = config_setting_get_member(segment, "cpu_slots");
+	int err;
+
+	seg->cpu_collapse = 0;
+	if (!s)
+		return 0;
+	if (config_setting_type(s) == CONFIG_TYPE_BOOL) {
+		seg->cpu_collapse = config_setting_get_bool(s) ? 1 : 0;
+		return 0;
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
+		return conf_fail(path, segment, "cpu_slots",
+		                 "expected true, false or a group, not %s",
+		                 conf_type_name(config_setting_type(s)));
+	err = conf_check_keys(path, s, cpu_slots_keys);
+	if (!err && !config_setting_get_member(s, "collapse"))
+		err = conf_fail(path, s, "collapse", "missing (required)");
+	seg->cpu_collapse = 1;
+	if (!err)
+		err = conf_get_uint(path, s, "collapse", 1, STATCTR_MAX_CPUS, &seg->cpu_collapse);
+	return err;
+}
+
 static int parse_segment(const char *path, const config_setting_t *s, uint32_t index,
                          struct statctr_segment_decl *seg)
 {
@@ -395,7 +426,12 @@ static int parse_segment(const char *path, const config_setting_t *s, uint32_t i
 	err = parse_seg_path(path, s, seg);
 	if (err)
 		return err;
-	err = conf_get_uint(path, s, "slots", 1, STATCTR_MAX_SLOTS, &seg->nslots);
+	err = parse_cpu_slots(path, s, seg);
+	if (err)
+		return err;
+	/* With CPU slots, thread slots are optional. */
+	err = conf_get_uint(path, s, "slots", seg->cpu_collapse > 0 ? 0 : 1, STATCTR_MAX_SLOTS,
+	                    &seg->nslots);
 	if (err)
 		return err;
 	err = conf_get_uint(path, s, "oid", 1, MAX_OID, &seg->oid);

@@ -173,6 +173,9 @@ struct copy_budget {
  * file by every resetter).
  */
 struct statctr_seg {
+	struct statctr_cpu_slots cpu; /* first: statctr_cpu_add() reads it (cpuslot.c) */
+	_Atomic uint64_t cpu_misuse;  /* CPU adds on a segment without CPU slots */
+	uint32_t nnodes;              /* NUMA nodes with CPUs (cpuslot.c): > 1, placement */
 	char *path;
 	char *ctl_path;
 	struct file_id id, ctl_id; /* the files we created, to remove only those */
@@ -193,7 +196,27 @@ struct statctr_seg {
 	_Atomic uint64_t ctl_lost_ns, seg_lost_ns; /* CLOCK_REALTIME of the first fault */
 };
 
+_Static_assert(offsetof(struct statctr_seg, cpu) == 0, "statctr_cpu_add() casts the handle");
+
 struct statctr_slot *seg_slot_header(struct statctr_seg *seg, uint32_t s);
+
+/*
+ * cpuslot.c: CPU slots, writer side.  cpu_possible() is the CPU count a
+ * segment's CPU slots cover; cpu_slots_init() fills seg->cpu from the
+ * validated header (before the rename); cpu_slots_check() is
+ * statctr_seg_health()'s part.
+ */
+uint32_t cpu_possible(void);
+/* NUMA: the node of a CPU (-1: unknown), the nodes with CPUs, and the
+ * placement of a range's whole pages on a node (best effort, -errno). */
+int cpu_node(uint32_t cpu);
+uint32_t numa_nodes(void);
+int numa_place(void *addr, uint64_t len, int node);
+/* At acquire: a thread slot's pages on its new owner's node (> 1 node). */
+void cpu_place_thread_slot(struct statctr_seg *seg, struct statctr_slot *slot);
+int cpu_slots_init(struct statctr_seg *seg);
+void cpu_slots_fini(struct statctr_seg *seg);
+int cpu_slots_check(const struct statctr_seg *seg);
 
 /* The reader's handle. */
 struct statctr_view {

@@ -1,5 +1,5 @@
 /*
- * layout.h - the on-disk layout of segment and control files, version 3.
+ * layout.h - the on-disk layout of segment and control files, version 4.
  *
  * docs/segment-format.md is the specification; these structs mirror it and
  * the _Static_asserts freeze every offset.  Fields that several processes
@@ -17,8 +17,8 @@
 
 #define SEG_MAGIC      "STCTRSEG"
 #define CTL_MAGIC      "STCTRCTL"
-#define LAYOUT_VERSION 3u /* segment files */
-#define CTL_VERSION    1u /* control files: unchanged by versions 2 and 3 */
+#define LAYOUT_VERSION 4u /* segment files */
+#define CTL_VERSION    1u /* control files: unchanged by versions 2 to 4 */
 #define HEADER_SIZE    256u
 #define LINE           64u
 #define NO_ROWNAMES    UINT32_MAX
@@ -64,8 +64,10 @@ struct seg_header {
 	uint64_t bases_off;
 	uint64_t bounds_off;
 	uint32_t nbounds;
-	uint32_t reserved3;
-	uint8_t reserved2[72];
+	uint32_t ncpuslots;    /* CPU slots, after the shared slot */
+	uint32_t cpu_collapse; /* CPUs per CPU slot; 0: no CPU slots */
+	uint32_t ncpus;        /* CPUs the CPU slots cover */
+	uint8_t reserved2[64];
 };
 
 struct seg_table {
@@ -120,6 +122,19 @@ static inline uint32_t hist_block_cells(uint32_t nbuckets)
 /* A slot's header line is struct statctr_slot (statctr.h); its cells follow. */
 #define slot_header statctr_slot
 
+/* A CPU slot's header line (docs/segment-format.md, "CPU slots"). */
+struct cpu_slot_header {
+	uint64_t reserved0[2];
+	_Atomic uint64_t aborts; /* aborted restartable sequences, retried */
+	uint64_t reserved1[5];
+};
+
+/* CPU slots for @ncpus CPUs, @collapse per slot (0: none). */
+static inline uint32_t cpu_slots_for(uint32_t ncpus, uint32_t collapse)
+{
+	return collapse == 0 ? 0 : (ncpus + collapse - 1) / collapse;
+}
+
 struct ctl_header {
 	char magic[8];
 	uint32_t version;
@@ -165,7 +180,10 @@ _Static_assert(offsetof(struct seg_header, nrowdir) == 152, "nrowdir offset");
 _Static_assert(offsetof(struct seg_header, bases_off) == 160, "bases_off offset");
 _Static_assert(offsetof(struct seg_header, bounds_off) == 168, "bounds_off offset");
 _Static_assert(offsetof(struct seg_header, nbounds) == 176, "nbounds offset");
-_Static_assert(offsetof(struct seg_header, reserved2) == 184, "reserved2 offset");
+_Static_assert(offsetof(struct seg_header, ncpuslots) == 180, "ncpuslots offset");
+_Static_assert(offsetof(struct seg_header, cpu_collapse) == 184, "cpu_collapse offset");
+_Static_assert(offsetof(struct seg_header, ncpus) == 188, "ncpus offset");
+_Static_assert(offsetof(struct seg_header, reserved2) == 192, "reserved2 offset");
 _Static_assert(sizeof(struct seg_table) == 48, "table record size");
 _Static_assert(offsetof(struct seg_table, flags) == 32, "table flags offset");
 _Static_assert(offsetof(struct seg_table, first_rowdir) == 36, "first_rowdir offset");
@@ -182,6 +200,8 @@ _Static_assert(offsetof(struct statctr_slot, reserved1) == 32, "private part off
 _Static_assert(offsetof(struct statctr_slot, copy_served) == 40, "copy_served offset");
 _Static_assert(offsetof(struct statctr_slot, copy_resume) == 56, "copy_resume offset");
 _Static_assert(offsetof(struct statctr_slot, cells) == LINE, "cells follow the header line");
+_Static_assert(sizeof(struct cpu_slot_header) == LINE, "a CPU slot's header is one line");
+_Static_assert(offsetof(struct cpu_slot_header, aborts) == 16, "aborts offset");
 _Static_assert(sizeof(struct ctl_header) == HEADER_SIZE, "control header size");
 _Static_assert(offsetof(struct ctl_header, ticket) == 128, "ticket offset");
 _Static_assert(offsetof(struct ctl_header, reset_seq) == 136, "reset_seq offset");
@@ -217,7 +237,7 @@ struct seg_layout {
 static inline struct seg_layout seg_layout_for(uint32_t ntables, uint32_t ncolumns,
                                                uint32_t nbounds, uint32_t nrownames,
                                                uint64_t strings_size, uint32_t nrowdir,
-                                               uint32_t nslots, uint32_t ncells)
+                                               uint32_t nslots, uint32_t ncpuslots, uint32_t ncells)
 {
 	struct seg_layout l;
 
@@ -230,7 +250,7 @@ static inline struct seg_layout seg_layout_for(uint32_t ntables, uint32_t ncolum
 	l.bases_off = l.rowdir_off + (uint64_t)nrowdir * ROWDIR_SIZE;
 	l.slots_off = l.bases_off + (nrowdir > 0 ? round_up_line((uint64_t)ncells * 8) : 0);
 	l.stride = slot_stride_for(ncells);
-	l.size = l.slots_off + ((uint64_t)nslots + 1) * l.stride;
+	l.size = l.slots_off + ((uint64_t)nslots + 1 + ncpuslots) * l.stride;
 	return l;
 }
 

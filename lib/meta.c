@@ -106,11 +106,33 @@ static int check_identity(const struct seg_header *h, uint64_t size, const char 
  * own and every column and row name belongs to a table, so none of the
  * record counts can exceed ncells in a segment a writer built.
  */
+/* CPU slots (docs/segment-format.md, "CPU slots"): all three fields agree. */
+static int check_cpu_slots(const struct seg_header *h, const char *path)
+{
+	if (h->cpu_collapse == 0 && h->ncpus == 0 && h->ncpuslots == 0)
+		return 0;
+	if (h->ncpus < 1 || h->ncpus > STATCTR_MAX_CPUS)
+		return set_error(EPROTO, "%s: ncpus %u out of range 1..%u", path, h->ncpus,
+		                 STATCTR_MAX_CPUS);
+	if (h->cpu_collapse < 1 || h->cpu_collapse > h->ncpus)
+		return set_error(EPROTO, "%s: cpu_collapse %u out of range 1..ncpus (%u)", path,
+		                 h->cpu_collapse, h->ncpus);
+	if (h->ncpuslots != cpu_slots_for(h->ncpus, h->cpu_collapse))
+		return set_error(EPROTO, "%s: ncpuslots %u, but %u CPUs by %u make %u", path,
+		                 h->ncpuslots, h->ncpus, h->cpu_collapse,
+		                 cpu_slots_for(h->ncpus, h->cpu_collapse));
+	return 0;
+}
+
 static int check_counts(const struct seg_header *h, const char *path)
 {
-	if (h->nslots < 1 || h->nslots > STATCTR_MAX_SLOTS)
-		return set_error(EPROTO, "%s: nslots %u out of range 1..%u", path, h->nslots,
-		                 STATCTR_MAX_SLOTS);
+	int err = check_cpu_slots(h, path);
+
+	if (err)
+		return err;
+	if (h->nslots > STATCTR_MAX_SLOTS || (h->nslots == 0 && h->ncpuslots == 0))
+		return set_error(EPROTO, "%s: nslots %u out of range %u..%u", path, h->nslots,
+		                 h->ncpuslots > 0 ? 0 : 1, STATCTR_MAX_SLOTS);
 	if (h->ncells < 1 || h->ncells > STATCTR_MAX_CELLS)
 		return set_error(EPROTO, "%s: ncells %u out of range 1..%u", path, h->ncells,
 		                 STATCTR_MAX_CELLS);
@@ -139,8 +161,9 @@ static int check_counts(const struct seg_header *h, const char *path)
 /* Every stored offset and the file size must equal the canonical layout. */
 static int check_layout(const struct seg_header *h, const char *path)
 {
-	struct seg_layout l = seg_layout_for(h->ntables, h->ncolumns, h->nbounds, h->nrownames,
-	                                     h->strings_size, h->nrowdir, h->nslots, h->ncells);
+	struct seg_layout l =
+	    seg_layout_for(h->ntables, h->ncolumns, h->nbounds, h->nrownames, h->strings_size,
+	                   h->nrowdir, h->nslots, h->ncpuslots, h->ncells);
 	const struct {
 		const char *name;
 		uint64_t stored, expected;

@@ -189,7 +189,7 @@ static void store_base(struct statctr_seg *seg, statctr_id id)
 	uint64_t total = 0;
 	uint32_t s;
 
-	for (s = 0; s <= seg->nslots; s++)
+	for (s = 0; s <= seg->nslots + seg->meta.hdr->ncpuslots; s++) /* shared and CPU slots too */
 		total +=
 		    atomic_load_explicit(&seg_slot_header(seg, s)->cells[id], memory_order_relaxed);
 	atomic_store_explicit(&bases[id], total, memory_order_relaxed);

@@ -28,6 +28,7 @@
 struct plan {
 	uint32_t ncolumns, nbounds, nrownames, nrowdir;
 	uint32_t grid_cells; /* every table's grid: bucket blocks are numbered after them */
+	uint32_t ncpus, cpu_collapse, ncpuslots; /* CPU slots: none when cpu_collapse is 0 */
 	uint64_t strings_size;
 	struct seg_layout seg;
 	struct ctl_layout ctl;
@@ -59,8 +60,14 @@ static void plan_layout(const struct statctr_segment_decl *d, struct plan *p)
 				p->strings_size += strlen(tb->row_names[r]) + 1;
 		}
 	}
+	if (d->cpu_collapse > 0) {
+		p->ncpus = cpu_possible();
+		/* A collapse above the CPU count is one slot for all of them. */
+		p->cpu_collapse = d->cpu_collapse < p->ncpus ? d->cpu_collapse : p->ncpus;
+		p->ncpuslots = cpu_slots_for(p->ncpus, p->cpu_collapse);
+	}
 	p->seg = seg_layout_for(d->ntables, p->ncolumns, p->nbounds, p->nrownames, p->strings_size,
-	                        p->nrowdir, d->nslots, d->ncells);
+	                        p->nrowdir, d->nslots, p->ncpuslots, d->ncells);
 	p->ctl = ctl_layout_for(d->nslots, d->ncells);
 }
 
@@ -180,6 +187,9 @@ static void write_header(uint8_t *base, const struct statctr_segment_decl *d, co
 	h->bases_off = p->seg.bases_off;
 	h->bounds_off = p->seg.bounds_off;
 	h->nbounds = p->nbounds;
+	h->ncpuslots = p->ncpuslots;
+	h->cpu_collapse = p->cpu_collapse;
+	h->ncpus = p->ncpus;
 }
 
 static void write_ctl_header(struct ctl_header *c, const struct statctr_segment_decl *d,
@@ -300,7 +310,8 @@ static int file_id_of(const char *path, struct file_id *id)
 static int keep_layout(struct statctr_seg *seg, const struct statctr_segment_decl *d,
                        const struct plan *p)
 {
-	size_t budget_bytes = (size_t)d->nslots * sizeof(struct copy_budget);
+	/* One at least: aligned_alloc(, 0) may fail, and slots = 0 is valid. */
+	size_t budget_bytes = ((size_t)d->nslots + 1) * sizeof(struct copy_budget);
 
 	seg->nslots = d->nslots;
 	seg->ncells = d->ncells;
@@ -350,6 +361,8 @@ static int build(struct statctr_seg *seg, const struct statctr_segment_decl *d)
 		err = rows_init(seg);
 	if (!err)
 		err = hist_claim(seg);
+	if (!err)
+		err = cpu_slots_init(seg);
 	if (err)
 		goto fail;
 	err = file_id_of(ctl_tmp, &seg->ctl_id);
@@ -441,6 +454,7 @@ static void seg_free(struct statctr_seg *seg)
 		munmap(seg->ctl, seg->ctl_layout.size);
 	/* After the unmaps: no slot whose descriptors name its pool ranges is left. */
 	hist_release(seg);
+	cpu_slots_fini(seg);
 	free(seg->budget);
 	rows_fini(seg);
 	meta_fini(&seg->meta);
@@ -572,6 +586,8 @@ int statctr_seg_health(const struct statctr_seg *seg)
 	char *lock_path = NULL;
 	int err = check_lost(seg);
 
+	if (!err)
+		err = cpu_slots_check(seg);
 	if (!err)
 		err = check_file("segment", seg->path, &seg->id, seg->layout.size);
 	if (!err)

@@ -146,6 +146,7 @@ int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp)
 		    atomic_load_explicit(&request_of(seg, s)->req, memory_order_relaxed);
 		slot->copy_resume = 0;
 		seg->budget[s].last_ns = 0;
+		cpu_place_thread_slot(seg, slot);
 		*slotp = slot;
 		return 0;
 	}
@@ -267,8 +268,10 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value)
 	uint64_t sum = 0;
 	uint32_t s;
 
-	for (s = 0; s < seg->nslots; s++)
-		sum +=
-		    atomic_load_explicit(&seg_slot_header(seg, s)->cells[id], memory_order_relaxed);
+	/* Every slot but the shared one: the writer slots, then the CPU slots. */
+	for (s = 0; s <= seg->nslots + seg->meta.hdr->ncpuslots; s++)
+		if (s != seg->nslots)
+			sum += atomic_load_explicit(&seg_slot_header(seg, s)->cells[id],
+			                            memory_order_relaxed);
 	atomic_store_explicit(shared_cell(seg, id), (uint64_t)value - sum, memory_order_relaxed);
 }

@@ -33,7 +33,8 @@
  * (idle writers, free and dead slots) are read several at a time under one
  * check of their sequences, which passes over the sums once per group;
  * if any of them moved, the group is read again slot by slot as above.
- * The shared slot is read last, unvalidated, and added in place.  The
+ * The shared slot and then the CPU slots, whose cells only ever see single
+ * atomic adds, are read last, unvalidated, and added in place.  The
  * baselines are copied only when reset_seq moved since the snapshot's
  * previous copy from the same control-file mapping: every reset moves it.
  * Dynamic rows (segments with a row directory only; others do none of
@@ -52,6 +53,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,7 +95,9 @@ static int seq_tries(uint32_t ncells)
 
 struct statctr_snap {
 	uint32_t nslots, ncells; /* nslots writer slots + 1 shared slot stored */
-	uint64_t *slot_values;   /* (nslots + 1) x ncells; NULL: sums only */
+	uint32_t ncpuslots;      /* and the CPU slots after them */
+	uint64_t cpu_aborts;     /* their aborts fields, summed */
+	uint64_t *slot_values;   /* (nslots + 1 + ncpuslots) x ncells; NULL: sums only */
 	uint64_t *sum;
 	uint64_t *pending; /* sums only: the sum with the read in progress added */
 	uint64_t *baseline;
@@ -540,18 +544,42 @@ static void read_slots(struct reader *rd)
 }
 
 /*
- * The shared slot, which every writer adds to atomically (no sequence to
- * check): kept as read, added to the sum in place.
+ * Slot @s, the shared slot or a CPU slot, whose every cell update is a
+ * single atomic add (no sequence to check): kept as read, added to the sum
+ * in place.
  */
-static void keep_shared(struct reader *rd)
+static void keep_atomic(struct reader *rd, uint32_t s)
 {
 	struct statctr_snap *snap = rd->snap;
-	const _Atomic uint64_t *src = slot_cells(rd->view, snap->nslots);
+	const _Atomic uint64_t *src = slot_cells(rd->view, s);
 
 	if (snap->slot_values || rd->sum_empty)
-		keep_cells(rd, snap->nslots, src);
+		keep_cells(rd, s, src);
 	else
 		add_slot(snap->sum, snap->sum, NULL, src, snap->ncells);
+}
+
+/*
+ * The CPU slots (docs/segment-format.md, "CPU slots"): every update of one
+ * of their cells is a single atomic add, so a plain copy is their
+ * consistent read: no sequence, never busy, never dead.  Each is kept like
+ * the shared slot (keep_atomic()): a row and the sum in a full snapshot,
+ * the sum only in a sums-only one.
+ */
+static void read_cpu_slots(struct reader *rd)
+{
+	struct statctr_snap *snap = rd->snap;
+	uint32_t k, s;
+
+	snap->cpu_aborts = 0;
+	for (k = 0; k < snap->ncpuslots; k++) {
+		s = snap->nslots + 1 + k;
+		keep_atomic(rd, s);
+		snap->cpu_aborts += atomic_load_explicit(
+		    &((const struct cpu_slot_header *)(const void *)meta_slot(rd->view->meta, s))
+		         ->aborts,
+		    memory_order_relaxed);
+	}
 }
 
 /* One pass over all slots and the baselines; false if a reset interfered. */
@@ -565,7 +593,8 @@ static bool read_all(struct reader *rd)
 	before = reset_seq(rd->view, memory_order_acquire);
 	rd->sum_empty = true;
 	read_slots(rd);
-	keep_shared(rd);
+	keep_atomic(rd, snap->nslots);
+	read_cpu_slots(rd);
 	read_baselines(rd->view, snap, before);
 	/* Pairs with the release fence after the odd reset_seq in
 	 * store_baselines() (reset.c). */
@@ -617,7 +646,7 @@ static bool rowdir_buffers(struct statctr_snap *snap)
 static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
 {
 	uint32_t nslots = v->meta->hdr->nslots, ncells = v->meta->hdr->ncells;
-	uint32_t nrowdir = v->meta->hdr->nrowdir;
+	uint32_t nrowdir = v->meta->hdr->nrowdir, ncpuslots = v->meta->hdr->ncpuslots;
 	size_t n = ncells;
 
 	if (snap->meta != v->meta) {
@@ -625,16 +654,18 @@ static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
 		snap->meta = meta_ref(v->meta);
 	}
 	if (snap->sum && snap->nslots == nslots && snap->ncells == ncells &&
-	    snap->nrowdir == nrowdir && !snap->slot_values == v->sums_only)
+	    snap->nrowdir == nrowdir && snap->ncpuslots == ncpuslots &&
+	    !snap->slot_values == v->sums_only)
 		return 0;
 	snap_release_buffers(snap);
 	snap->nslots = nslots;
+	snap->ncpuslots = ncpuslots;
 	snap->ncells = ncells;
 	snap->nrowdir = nrowdir;
 	if (v->sums_only)
 		snap->pending = malloc(n * sizeof(uint64_t));
 	else
-		snap->slot_values = malloc((nslots + 1ull) * n * sizeof(uint64_t));
+		snap->slot_values = malloc((nslots + 1ull + ncpuslots) * n * sizeof(uint64_t));
 	snap->sum = malloc(n * sizeof(uint64_t));
 	snap->baseline = malloc(n * sizeof(uint64_t));
 	snap->disc = malloc(n * sizeof(uint64_t));
@@ -960,7 +991,7 @@ int statctr_snap_values(const struct statctr_snap *snap, statctr_id first, uint3
 
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id)
 {
-	if (!snap->slot_values || s > snap->nslots || id >= snap->ncells)
+	if (!snap->slot_values || s > snap->nslots + snap->ncpuslots || id >= snap->ncells)
 		return 0;
 	return snap->slot_values[(uint64_t)s * snap->ncells + meta_value_cell(snap->meta, id)];
 }
@@ -1001,4 +1032,31 @@ const char *statctr_snap_row_name(const struct statctr_snap *snap, uint32_t tabl
 void statctr_snap_stats(const struct statctr_snap *snap, struct statctr_snap_stats *stats)
 {
 	*stats = snap->stats;
+}
+
+uint32_t statctr_snap_cpu_slots(const struct statctr_snap *snap, uint64_t *aborts)
+{
+	if (aborts)
+		*aborts = snap->cpu_aborts;
+	return snap->ncpuslots;
+}
+
+int statctr_snap_slot_name(const struct statctr_snap *snap, uint32_t s, char *buf, size_t size)
+{
+	const struct seg_header *h = snap->meta->hdr;
+	uint32_t first, last;
+
+	if (s < snap->nslots)
+		return snprintf(buf, size, "%u", s);
+	if (s == snap->nslots)
+		return snprintf(buf, size, "shared");
+	if (s > snap->nslots + snap->ncpuslots)
+		return set_error(EINVAL, "no slot %u (%u writer slots, %u CPU slots)", s,
+		                 snap->nslots, snap->ncpuslots);
+	/* The range comes from the validated header, never from the slot. */
+	first = (s - snap->nslots - 1) * h->cpu_collapse;
+	last = first + h->cpu_collapse - 1 < h->ncpus ? first + h->cpu_collapse - 1 : h->ncpus - 1;
+	if (first == last)
+		return snprintf(buf, size, "cpu%u", first);
+	return snprintf(buf, size, "cpu%u-%u", first, last);
 }

@@ -116,6 +116,16 @@
  *   Readers cost the writer at most ~5% of its time, whatever they do
  *   (the copy budget above).
  *
+ * CPU slots (statctr_cpu_add(), "CPU slots" below): any thread of the
+ *   writer process, with or without a slot of its own.  A CPU add may be
+ *   mixed with statctr_add() and statctr_shared_add() on the same id (the
+ *   totals sum every slot), and called while the thread has a transaction
+ *   open, but it is never part of that transaction (readers may see it
+ *   before or after the transaction's cells).  Transactions and histograms
+ *   need a thread slot.  On a segment without CPU slots an add is not lost
+ *   (the shared slot takes it) and statctr_seg_health() reports -ENOTSUP:
+ *   check statctr_cpu_mode() at setup.
+ *
  * Errors: calls returning int return 0 (or a documented positive value) on
  * success and a negative errno on failure; statctr_errmsg() then describes
  * the cause (with file:line for configuration errors).
@@ -133,8 +143,20 @@
 #endif
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* CPU slots' restartable sequences: the rseq glibc registers (2.35 and
+ * later: <sys/rseq.h>), x86-64 only (other targets take the locked add;
+ * see "CPU slots" below).  <stdint.h> above defined __GLIBC__. */
+#if defined(__x86_64__) && defined(__GLIBC__) &&                                                   \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+#include <sys/rseq.h>
+#define STATCTR_CPU_RSEQ 1
+#else
+#define STATCTR_CPU_RSEQ 0
+#endif
 
 #if ATOMIC_LLONG_LOCK_FREE != 2
 #error "statctr needs lock-free 64-bit atomics: readers load from read-only mappings"
@@ -168,11 +190,12 @@ enum statctr_kind {
  */
 #define STATCTR_MAX_SLOTS   4096u
 #define STATCTR_MAX_CELLS   (1u << 24)
-#define STATCTR_MAX_NAME    63u  /* segment, table and column names */
-#define STATCTR_MAX_ROWNAME 255u /* statctrCellRowName, rowName */
-#define STATCTR_MAX_TEXT    255u /* descriptions and units: statctrCellDescription, Units */
-#define STATCTR_MAX_PATH    255u /* a segment's path: statctrSegmentPath */
-#define STATCTR_MAX_BUCKETS 64u  /* finite buckets of a histogram (+Inf is one more) */
+#define STATCTR_MAX_NAME    63u   /* segment, table and column names */
+#define STATCTR_MAX_ROWNAME 255u  /* statctrCellRowName, rowName */
+#define STATCTR_MAX_TEXT    255u  /* descriptions and units: statctrCellDescription, Units */
+#define STATCTR_MAX_PATH    255u  /* a segment's path: statctrSegmentPath */
+#define STATCTR_MAX_BUCKETS 64u   /* finite buckets of a histogram (+Inf is one more) */
+#define STATCTR_MAX_CPUS    4096u /* CPUs that CPU slots cover (cpu_slots) */
 
 /**
  * statctr_errmsg() - the calling thread's last error message.
@@ -247,6 +270,7 @@ struct statctr_segment_decl {
 	uint32_t ncells; /* cells per slot: nrows x ncolumns per table, plus
 	                  * nrows x (nbuckets + 2) per histogram column */
 	int line;
+	uint32_t cpu_collapse; /* cpu_slots: CPUs per CPU slot; 0: no CPU slots */
 };
 
 struct statctr_config {
@@ -681,6 +705,161 @@ void statctr_shared_gauge_add(struct statctr_seg *seg, statctr_id id, int64_t de
  */
 void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
 
+/*
+ * CPU slots (cpu_slots in the configuration; docs/segment-format.md, "CPU
+ * slots").  For pools of many threads on few CPUs: a slot per CPU (or per
+ * `collapse` CPUs) that any thread of the writer process adds to, so that
+ * memory and snapshot cost follow CPUs rather than threads.
+ *
+ * THE PROTOCOL.  With collapse 1 and the thread's rseq registered by glibc
+ * (x86-64), an add is a restartable sequence: the thread stores the
+ * address of a descriptor (start, length, abort address) in its rseq area,
+ * loads its CPU number from that area, computes the cell of that CPU's
+ * slot and adds to it with one plain `add` to memory, the commit.  If the
+ * kernel preempts, migrates or signals the thread between the descriptor's
+ * start and the commit, it resumes the thread at the abort address instead,
+ * which counts the abort (a locked add to the slot's `aborts`, in its
+ * header line; the slow path) and starts again.  So only threads running
+ * on CPU k store to slot k's cells, one instruction at a time: every add
+ * is exact with no locked instruction.  With collapse > 1, or without rseq
+ * (GLIBC_TUNABLES=glibc.pthread.rseq=0, another architecture), an add is
+ * a locked add to the slot of the CPU the thread found itself on (exact
+ * even if it migrated meanwhile).  A segment uses one or the other for all
+ * its adds (statctr_cpu_mode()): plain and locked adds never meet on a
+ * cell.  Readers copy a CPU slot's cells with relaxed loads, no sequence
+ * protocol: each add is one atomic 8-byte read-modify-write, so a cell is
+ * never torn, and a CPU slot is never busy or dead.  No ordering between
+ * cells is promised (as statctr_add() outside a transaction).
+ *
+ * USAGE CONSTRAINTS.  Only threads of the process that created @seg.  Not
+ * inside a transaction's grouping: a CPU add is never part of one (it goes
+ * to another slot), and transactions and histograms need a thread slot
+ * (a histogram record is two stores, which one restartable sequence cannot
+ * commit together).  @id must be a counter's or a gauge's from a lookup on
+ * this segment (not range-checked, as for statctr_add()).  Mixing a CPU add
+ * with statctr_add() on the same id is allowed: the total is the sum over
+ * all slots.  A CPU add is async-signal-safe (the kernel restarts a
+ * sequence the signal interrupted; the locked add is atomic).  On a segment
+ * without CPU slots, statctr_cpu_mode() gives -ENOTSUP: check it at setup.
+ * An add there anyway is not lost: it goes to the shared slot with a
+ * locked add, and statctr_seg_health() reports the misuse (-ENOTSUP) from
+ * then on.  A thread whose rseq registration failed (cpu_id not valid) on
+ * a segment in mode 1 adds to the shared slot too (a locked add; exact).
+ * Sanitizers: ThreadSanitizer and AddressSanitizer do not see the `add`
+ * inside the asm (the cell is the CPU's, never another thread's plain
+ * store); the abort count and the locked paths are ordinary atomics.
+ */
+
+/* The part of the writer's handle the inline adds read: the first member
+ * of struct statctr_seg, public only so that the adds can be inline; treat
+ * it as private. */
+struct statctr_cpu_slots {
+	char *cells;             /* CPU slot 0's first cell; NULL: no CPU slots */
+	uint32_t stride;         /* bytes from one CPU slot to the next (< 2^28) */
+	uint32_t rseq_ncpus;     /* mode 1: ncpus; else 0, which sends every add
+	                          * to statctr_cpu_add_locked() */
+	uint32_t ncpus;          /* CPU numbers below this have a slot */
+	int32_t mode;            /* statctr_cpu_mode() */
+	const uint16_t *slot_of; /* per CPU number: its CPU slot */
+};
+
+/** Out of line parts of statctr_cpu_add(); not called directly. */
+void statctr_cpu_add_locked(struct statctr_seg *seg, statctr_id id, uint64_t n);
+void statctr_cpu_aborted(struct statctr_seg *seg);
+
+/**
+ * statctr_cpu_mode() - how statctr_cpu_add() adds on @seg: 1, restartable
+ * sequences (collapse 1, rseq registered, x86-64); 0, a locked add into
+ * the slot of the thread's CPU (collapse > 1, or rseq unavailable here;
+ * still exact); -ENOTSUP, the segment has no CPU slots (statctr_errmsg()
+ * says so).  Fixed at creation; thread-safe.
+ */
+int statctr_cpu_mode(const struct statctr_seg *seg);
+
+/**
+ * statctr_cpu_add() - add @n to counter @id in the slot of the CPU the
+ * calling thread runs on.
+ *
+ * Any thread of the creating process, no slot needed, not inside a
+ * transaction: add to counter @id (move gauge @id) in the slot of the CPU
+ * the thread runs on.  With collapse 1, no locked instruction: a
+ * restartable sequence.  With collapse > 1, the CPUs sharing a slot use a
+ * locked add (docs/PERFORMANCE.md measures both).  See "CPU slots" above.
+ */
+static inline __attribute__((always_inline)) void statctr_cpu_add(struct statctr_seg *seg,
+                                                                  statctr_id id, uint64_t n)
+{
+	const struct statctr_cpu_slots *cs = (const struct statctr_cpu_slots *)(const void *)seg;
+
+#if STATCTR_CPU_RSEQ
+	{
+		char *cell0 = cs->cells + (uint64_t)id * 8; /* @id's cell in CPU slot 0 */
+
+		for (;;) {
+			/* 3: the descriptor (struct rseq_cs: version, flags,
+			 * start_ip, post_commit_offset, abort_ip).  Store its
+			 * address in rseq_cs (offset 8 of the thread's struct
+			 * rseq); 1: the sequence starts with the load of cpu_id
+			 * (offset 4), which must be below rseq_ncpus (0 unless
+			 * mode 1; an unregistered thread's is -1 or -2): else
+			 * out of the sequence to the locked path; 2: it ends
+			 * after the add, its commit.  The abort handler, in its
+			 * own section, follows the signature the kernel checks
+			 * (RSEQ_SIG, registered by glibc).  The asm writes the
+			 * thread's rseq_cs and cells of CPU slots, both u64:
+			 * the "+m" operand says so (a "memory" clobber would
+			 * make the compiler reload the fields of @cs at every
+			 * add). */
+			__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
+			             ".balign 32\n"
+			             "3:\n\t"
+			             ".long 0, 0\n\t"
+			             ".quad 1f, 2f - 1f, 4f\n\t"
+			             ".popsection\n\t"
+			             "leaq 3b(%%rip), %%rax\n\t"
+			             "movq %%rax, %%fs:8(%[off])\n"
+			             "1:\n\t"
+			             "movl %%fs:4(%[off]), %%eax\n\t"
+			             "cmpl %[ncpus], %%eax\n\t"
+			             "jae %l[unregistered]\n\t"
+			             "imulq %[stride], %%rax\n\t"
+			             "addq %[n], (%[cell0], %%rax)\n"
+			             "2:\n\t"
+			             ".pushsection __rseq_failure, \"ax\"\n\t"
+			             ".long %c[sig]\n"
+			             "4:\n\t"
+			             "jmp %l[aborted]\n\t"
+			             ".popsection"
+			             : "+m"(*(uint64_t(*)[])cs->cells)
+			             : [off] "r"(__rseq_offset), [ncpus] "r"(cs->rseq_ncpus),
+			               [stride] "r"((uint64_t)cs->stride), [n] "er"(n),
+			               [cell0] "r"(cell0), [sig] "i"(RSEQ_SIG)
+			             : "cc", "rax"
+			             : aborted, unregistered);
+			return;
+		aborted:
+			statctr_cpu_aborted(seg);
+		}
+	unregistered:;
+	}
+#endif
+	statctr_cpu_add_locked(seg, id, n);
+}
+
+/** statctr_cpu_inc() - statctr_cpu_add(seg, id, 1). */
+static inline __attribute__((always_inline)) void statctr_cpu_inc(struct statctr_seg *seg,
+                                                                  statctr_id id)
+{
+	statctr_cpu_add(seg, id, 1);
+}
+
+/** statctr_cpu_gauge_add() - move gauge @id by @delta; as statctr_cpu_add(). */
+static inline __attribute__((always_inline)) void
+statctr_cpu_gauge_add(struct statctr_seg *seg, statctr_id id, int64_t delta)
+{
+	statctr_cpu_add(seg, id, (uint64_t)delta);
+}
+
 /* ------------------------------------------------------------------------
  * Reader side.  A view and the snapshots taken from it are used by one
  * thread at a time; different views may be used concurrently.
@@ -825,9 +1004,11 @@ enum statctr_slot_state {
 	STATCTR_SLOT_FREE = 0, /* never acquired or released */
 	STATCTR_SLOT_LIVE = 1, /* owned by a live thread */
 	STATCTR_SLOT_DEAD = 2, /* owner thread or process gone: values final */
+	STATCTR_SLOT_CPU = 3,  /* a CPU slot (cpu_slots): no owner, never busy or dead */
 };
 
-/** The state of slot @s now (reads /proc for liveness). */
+/** The state of slot @s now (reads /proc for liveness; the shared slot and
+ * indexes past the CPU slots: STATCTR_SLOT_FREE). */
 enum statctr_slot_state statctr_view_slot_state(const struct statctr_view *view, uint32_t s);
 
 /**
@@ -927,9 +1108,27 @@ uint64_t statctr_snap_hist_sum(const struct statctr_snap *snap, statctr_id id);
 int statctr_snap_values(const struct statctr_snap *snap, statctr_id first, uint32_t count,
                         uint64_t *out);
 
-/** Slot @s's own raw value of cell @id (@s == nslots: the shared slot); 0 in
- * a sums-only snapshot (statctr_view_set_sums_only()). */
+/** Slot @s's own raw value of cell @id (@s == nslots: the shared slot;
+ * nslots + 1 + k: CPU slot k, statctr_snap_cpu_slots()); 0 in a sums-only
+ * snapshot (statctr_view_set_sums_only()). */
 uint64_t statctr_snap_slot_value(const struct statctr_snap *snap, uint32_t s, statctr_id id);
+
+/**
+ * statctr_snap_cpu_slots() - the CPU slots of the snapshot's segment:
+ * their number (0: none), slots nslots + 1 .. nslots + that number for
+ * statctr_snap_slot_value().  With @aborts non-NULL, *@aborts is the
+ * number of restartable sequences the kernel aborted (and the writer
+ * retried) in them since creation, read live with the slots.  Pure.
+ */
+uint32_t statctr_snap_cpu_slots(const struct statctr_snap *snap, uint64_t *aborts);
+
+/**
+ * statctr_snap_slot_name() - the name of slot @s (0 .. nslots + CPU slots)
+ * in @buf of @size bytes, as snprintf(): a writer slot's number ("3"),
+ * "shared", or a CPU slot's CPUs, "cpuN" or "cpuA-B" when collapsed.
+ * Returns the length of the name, or -EINVAL for a slot out of range.
+ */
+int statctr_snap_slot_name(const struct statctr_snap *snap, uint32_t s, char *buf, size_t size);
 
 /**
  * Time (CLOCK_REALTIME ns) since which cell @id has counted without a

@@ -561,6 +561,9 @@ enum statctr_slot_state statctr_view_slot_state(const struct statctr_view *view,
 {
 	struct owner o = {.meta = view->meta, .slot = s};
 
+	if (s > view->meta->hdr->nslots &&
+	    s <= view->meta->hdr->nslots + view->meta->hdr->ncpuslots)
+		return STATCTR_SLOT_CPU;
 	if (s >= view->meta->hdr->nslots)
 		return STATCTR_SLOT_FREE;
 	if (guard_run(load_owner, &o, view->path) != 0)

@@ -120,7 +120,7 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 	X(CELL_GAUGE64, "statctrCellGauge64", CELL, 10, "CounterBasedGauge64", READ_ONLY, GAUGES)  \
 	X(CELL_DISCONTINUITY, "statctrCellDiscontinuity", CELL, 11, "TimeStamp", READ_ONLY, ALL)   \
 	X(CELL_RESET, "statctrCellReset", CELL, 12, "StatctrResetAction", READ_WRITE, COUNTERS)    \
-	X(SLOT_INDEX, "statctrSlotIndex", SLOT, 1, "Unsigned32 (1..4097)", NOT_ACCESSIBLE, ALL)    \
+	X(SLOT_INDEX, "statctrSlotIndex", SLOT, 1, "Unsigned32 (1..8193)", NOT_ACCESSIBLE, ALL)    \
 	X(SLOT_COUNTER, "statctrSlotCounter", SLOT, 2, "Counter64", READ_ONLY, PLAIN_COUNTERS)     \
 	X(SLOT_GAUGE_DELTA, "statctrSlotGaugeDelta", SLOT, 3, "DisplayString", READ_ONLY, GAUGES)
 

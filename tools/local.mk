@@ -24,12 +24,16 @@ TOOLS_TESTS = \
 	tests/tools/watch.sh tests/tools/check_config.sh tests/tools/mib.sh \
 	tests/tools/verdicts.sh \
 	tests/tools/snmptable.sh tests/tools/textfile.sh tests/tools/exporter_config.sh \
-	tests/tools/completion.sh tests/tools/rows.sh tests/tools/hist.sh
+	tests/tools/completion.sh tests/tools/rows.sh tests/tools/hist.sh tests/tools/cpuslots.sh
 TESTS += $(TOOLS_TESTS)
 # A writer of known histogram values (hist.sh).
 check_PROGRAMS += tests/tools/hist_rec
 tests_tools_hist_rec_SOURCES = tests/tools/hist_rec.c
 tests_tools_hist_rec_LDADD = lib/libstatctr.la
+# A writer of known counts in CPU slots (cpuslots.sh).
+check_PROGRAMS += tests/tools/cpu_rec
+tests_tools_cpu_rec_SOURCES = tests/tools/cpu_rec.c
+tests_tools_cpu_rec_LDADD = lib/libstatctr.la
 dist_check_SCRIPTS += $(TOOLS_TESTS)
 EXTRA_DIST += \
 	tests/tools/lib.sh tests/tools/formats.py tests/tools/watch_tty.py tests/tools/corpus \

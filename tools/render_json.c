@@ -30,6 +30,30 @@ static void json_begin(FILE *out, const struct walk_opts *opts)
 	first_segment = true;
 }
 
+/*
+ * The slots a row's "slots" arrays list, in order: "slot_names" (writer
+ * slots by number, "shared", CPU slots "cpuN" or "cpuA-B"), and the CPU
+ * slots' count and aborted restartable sequences.
+ */
+static void json_segment_slots(FILE *out, const struct source *src)
+{
+	uint64_t aborts;
+	uint32_t ncpuslots = statctr_snap_cpu_slots(src->snap, &aborts);
+	uint32_t n = src->stats.nslots + 1 + ncpuslots;
+	char name[16];
+
+	json_kv_u64(out, "cpu_slots", ncpuslots, true);
+	json_kv_u64(out, "cpu_aborts", aborts, true);
+	fputs(",\"slot_names\":[", out);
+	for (uint32_t s = 0; s < n; s++) {
+		if (statctr_snap_slot_name(src->snap, s, name, sizeof(name)) < 0)
+			name[0] = '\0';
+		fputs(s ? "," : "", out);
+		json_string(out, name);
+	}
+	fputc(']', out);
+}
+
 static void json_segment_begin(FILE *out, const struct source *src)
 {
 	const struct statctr_seg_info *info = &src->info;
@@ -49,6 +73,7 @@ static void json_segment_begin(FILE *out, const struct source *src)
 	json_kv_u64(out, "busy_slots", src->stats.busy_slots, true);
 	json_kv_u64(out, "dead_torn_slots", src->stats.dead_torn_slots, true);
 	json_kv_u64(out, "writer_flags", info->writer_flags, true);
+	json_segment_slots(out, src);
 	fputs(",\"tables\":[", out);
 	first_table = true;
 }

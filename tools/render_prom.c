@@ -176,6 +176,7 @@ static void slot_family(FILE *out, const struct table_view *tv, uint32_t col,
 {
 	enum statctr_kind kind = tv->columns[col].kind;
 	uint32_t nslots = table_nslots(tv);
+	char name[16];
 
 	family_header(out, tv, col, pc->names[PROM_BY_SLOT],
 	              "Raw per-slot values (resets ignored): ");
@@ -186,10 +187,8 @@ static void slot_family(FILE *out, const struct table_view *tv, uint32_t col,
 			uint64_t v = table_slot_value(tv, s, r, col);
 
 			sample_start(out, tv, r, pc->names[PROM_BY_SLOT]);
-			if (s + 1 == nslots)
-				fputs(",slot=\"shared\"}", out);
-			else
-				fprintf(out, ",slot=\"%" PRIu32 "\"}", s);
+			/* "0".., "shared", then "cpu3" or "cpu0-3" */
+			fprintf(out, ",slot=\"%s\"}", table_slot_name(tv, s, name));
 			print_value(out, kind, v, (int64_t)v);
 		}
 	}

@@ -139,12 +139,13 @@ static void set_slot_value(struct grid *g, uint32_t col, enum statctr_kind kind,
 static void add_slot_rows(struct grid *g, const struct table_view *tv, uint32_t row)
 {
 	uint32_t nslots = table_nslots(tv);
+	char name[16];
 
 	for (uint32_t s = 0; s < nslots; s++, g->nrows++) {
-		if (s + 1 == nslots)
-			grid_set(g, 0, "  shared");
-		else
+		if (s < tv->src->stats.nslots)
 			grid_set(g, 0, "  slot %" PRIu32, s);
+		else /* "shared", then the CPU slots: "cpu3", "cpu0-3" */
+			grid_set(g, 0, "  %s", table_slot_name(tv, s, name));
 		for (uint32_t c = 0; c < tv->info.ncolumns; c++)
 			set_slot_value(g, c + 1, tv->columns[c].kind,
 			               table_slot_value(tv, s, row, c));
@@ -342,12 +343,17 @@ static void format_time(char *buf, size_t len, uint64_t ns)
 static void text_segment_begin(FILE *out, const struct source *src)
 {
 	char created[32];
+	uint64_t aborts;
+	uint32_t ncpuslots = statctr_snap_cpu_slots(src->snap, &aborts);
 
 	format_time(created, sizeof(created), src->info.created_ns);
 	text_print(out, "segment %s (%s): writer %ld %s, %" PRIu32 " slots, created %s",
 	           src->info.name, src->info.path, (long)src->info.creator_pid,
 	           status_name(src->info.status), src->info.nslots, created);
 	fputc('\n', out);
+	if (ncpuslots != 0)
+		fprintf(out, "%" PRIu32 " CPU slots, %" PRIu64 " restartable sequences aborted\n",
+		        ncpuslots, aborts);
 	if (src->stats.busy_slots != 0)
 		fprintf(out, "warning: %" PRIu32 " slots could not be read consistently\n",
 		        src->stats.busy_slots);

@@ -163,7 +163,9 @@ bool table_row_present(const struct table_view *tv, uint32_t row);
 const char *table_row_name(const struct table_view *tv, uint32_t row);
 /* Row @row's name, or its number (from 0) written into @buf. */
 const char *table_row_label(const struct table_view *tv, uint32_t row, char buf[static 16]);
-uint32_t table_nslots(const struct table_view *tv); /* writer slots + the shared one */
+uint32_t table_nslots(const struct table_view *tv); /* writer slots, the shared one, CPU slots */
+/* Slot @s's name in @buf: a writer slot's number, "shared", "cpuN" or "cpuA-B". */
+const char *table_slot_name(const struct table_view *tv, uint32_t s, char buf[16]);
 uint64_t table_slot_value(const struct table_view *tv, uint32_t slot, uint32_t row, uint32_t col);
 const char *kind_name(enum statctr_kind kind);
 

@@ -355,7 +355,14 @@ const char *table_row_label(const struct table_view *tv, uint32_t row, char buf[
 
 uint32_t table_nslots(const struct table_view *tv)
 {
-	return tv->src->stats.nslots + 1;
+	return tv->src->stats.nslots + 1 + statctr_snap_cpu_slots(tv->src->snap, NULL);
+}
+
+const char *table_slot_name(const struct table_view *tv, uint32_t s, char buf[16])
+{
+	if (statctr_snap_slot_name(tv->src->snap, s, buf, 16) < 0)
+		snprintf(buf, 16, "%" PRIu32, s);
+	return buf;
 }
 
 uint64_t table_slot_value(const struct table_view *tv, uint32_t slot, uint32_t row, uint32_t col)

@@ -111,6 +111,7 @@ class SegmentDecl(Structure):
         ("tables", c_void_p),
         ("ncells", c_uint32),
         ("line", c_int),
+        ("cpu_collapse", c_uint32),
     ]
 
 

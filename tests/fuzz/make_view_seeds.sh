@@ -50,6 +50,10 @@ seed header-only "$tmp/header"
 sed -e 's/slots = 4;/slots = 1;/' -e 's/rows = 64;/rows = 1;/' "$tmp/a.conf" >"$tmp/b.conf"
 write "$tmp/b.conf" dataplane -t 1 -n 10
 seed one-slot "$tmp/dataplane.seg" "$tmp/dataplane.ctlcopy"
+# CPU slots (collapse 2) after the shared slot.
+sed -e 's/slots = 1;/slots = 1; cpu_slots = { collapse = 2; };/' "$tmp/b.conf" >"$tmp/c.conf"
+write "$tmp/c.conf" dataplane -t 1 -n 10
+seed cpu-slots "$tmp/dataplane.seg" "$tmp/dataplane.ctlcopy"
 
 # A segment with a dynamic table: rows added, one removed and its index
 # reused, counts on present rows; the writer copies its own files.

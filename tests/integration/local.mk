@@ -13,7 +13,8 @@ INTEGRATION_TESTS = \
 	tests/integration/rows.sh \
 	tests/integration/hist.sh \
 	tests/integration/ifmib.sh \
-	tests/integration/dpdk.sh
+	tests/integration/dpdk.sh \
+	tests/integration/cpuslots.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += \

@@ -207,6 +207,25 @@ def test_segments_where_statctl_looks(seg: Path) -> None:
     assert statctr.segments(str(d), any_owner=True) == [str(planted), str(seg)]
 
 
+def test_segments_of_a_config_with_several(tmp_path: Path) -> None:
+    # struct statctr_segment_decl is mirrored field for field: a wrong size
+    # reads every segment after the first at the wrong offset.
+    table = 'tables = ( { name = "t"; rows = 1; columns = ( { name = "c"; kind = "counter"; } ); } );'
+    conf = tmp_path / "several.conf"
+    conf.write_text(
+        "segments = (\n"
+        + ",\n".join(
+            '  { name = "s%d"; path = "%s"; oid = %d; slots = 1; %s %s }'
+            % (i, tmp_path / ("seg%d" % i), i + 1, "cpu_slots = true;" if i == 0 else "", table)
+            for i in range(3)
+        )
+        + "\n);\n"
+    )
+    assert statctr.segments(str(tmp_path / "none"), config=str(conf)) == [
+        str(tmp_path / ("seg%d" % i)) for i in range(3)
+    ]
+
+
 def test_reset(seg: Path) -> None:
     with statctr.View(str(seg)) as v:
         before = v.snapshot()

@@ -15,3 +15,9 @@ dist_check_SCRIPTS += tests/style/readme_api.sh
 # log2 bucket search (7 compares for 64 buckets), counted under callgrind.
 TESTS += tests/style/hist_nolock.sh
 dist_check_SCRIPTS += tests/style/hist_nolock.sh
+
+# statctr_cpu_add() with collapse 1 in compiled code: no locked instruction,
+# a restartable sequence (descriptors, RSEQ_SIG before each abort handler).
+TESTS += tests/style/cpu_nolock.sh
+dist_check_SCRIPTS += tests/style/cpu_nolock.sh
+EXTRA_DIST += tests/style/disasm.sh

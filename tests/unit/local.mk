@@ -10,6 +10,7 @@ UNIT_TESTS = \
 	tests/unit/test_hostile \
 	tests/unit/test_rows \
 	tests/unit/test_hist \
+	tests/unit/test_cpuslots \
 	tests/unit/test_mib \
 	tests/unit/test_ifmib \
 	tests/unit/test_safefile
@@ -47,6 +48,9 @@ tests_unit_test_rows_LDADD = $(UNIT_LDADD)
 tests_unit_test_hist_SOURCES = tests/unit/test_hist.c tests/unit/testutil.h
 tests_unit_test_hist_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_hist_LDADD = $(UNIT_LDADD)
+tests_unit_test_cpuslots_SOURCES = tests/unit/test_cpuslots.c tests/unit/testutil.h
+tests_unit_test_cpuslots_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_cpuslots_LDADD = $(UNIT_LDADD)
 
 # mib/: the fixed-object table against STATCTR-MIB.txt, the agent group's keys.
 tests_unit_test_mib_SOURCES = tests/unit/test_mib.c tests/unit/testutil.h

@@ -289,7 +289,7 @@ static void sparse_file_is_refused_before_any_bulk_read(void)
 	memcpy(&h, image, sizeof(h));
 	h.nslots = STATCTR_MAX_SLOTS;
 	l = seg_layout_for(h.ntables, h.ncolumns, h.nbounds, h.nrownames, h.strings_size, h.nrowdir,
-	                   h.nslots, h.ncells);
+	                   h.nslots, h.ncpuslots, h.ncells);
 	h.file_size = l.size;
 	memcpy(copy, &h, sizeof(h));
 	snprintf(path, sizeof(path), "%s/sparse", tu_tmpdir());
@@ -309,8 +309,8 @@ static void magic_version_and_header_size_are_exact(void)
 {
 	expect_patched(FIELD(seg_header, magic), 0x4b4b4b4b, 4, -EPROTO, "bad magic");
 	expect_patched(FIELD(seg_header, version), 1, 4, -EINVAL, "version 1");
-	expect_patched(FIELD(seg_header, version), 2, 4, -EINVAL,
-	               "version 2, this library reads 3");
+	expect_patched(FIELD(seg_header, version), 3, 4, -EINVAL,
+	               "version 3, this library reads 4");
 	expect_patched(FIELD(seg_header, header_size), 128, 4, -EPROTO, "header_size 128");
 }
 

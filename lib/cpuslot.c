@@ -1,0 +1,257 @@
+/*
+ * cpuslot.c - CPU slots, writer side: their shape, the add mode, the slow
+ * paths of statctr_cpu_add() and the NUMA placement of slot pages.
+ *
+ * Owns struct statctr_cpu_slots (the inline adds' view of the writer's
+ * handle, statctr.h "CPU slots"), filled once at creation, before the
+ * segment is published, and never changed afterwards.  The protocol is in
+ * statctr.h; the bytes in docs/segment-format.md, "CPU slots".  Never
+ * stores to a writer (thread) slot, and never takes a lock: the slow paths
+ * are locked adds, async-signal-safe like the fast path.
+ */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/mempolicy.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+/* CPU numbers the kernel may give a thread: 0 .. possible - 1. */
+uint32_t cpu_possible(void)
+{
+	int n = get_nprocs_conf();
+
+	if (n < 1)
+		return 1;
+	return n > (int)STATCTR_MAX_CPUS ? STATCTR_MAX_CPUS : (uint32_t)n;
+}
+
+/* Whether this thread's rseq area is registered with the kernel (glibc). */
+static bool rseq_registered(void)
+{
+#if STATCTR_CPU_RSEQ
+	const struct rseq *rs;
+
+	if (__rseq_size == 0)
+		return false;
+	rs = (const struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+	return (int32_t)atomic_load_explicit((const _Atomic uint32_t *)&rs->cpu_id,
+	                                     memory_order_relaxed) >= 0;
+#else
+	return false;
+#endif
+}
+
+/* The CPU the calling thread runs on (it may move right after). */
+static uint32_t current_cpu(void)
+{
+	int cpu = sched_getcpu(); /* glibc reads its rseq area when registered */
+
+	return cpu < 0 ? 0 : (uint32_t)cpu;
+}
+
+static struct cpu_slot_header *cpu_slot_header(struct statctr_seg *seg, uint32_t k)
+{
+	return (struct cpu_slot_header *)seg_slot_header(seg, seg->nslots + 1 + k);
+}
+
+static _Atomic uint64_t *cpu_cell(struct statctr_seg *seg, uint32_t k, statctr_id id)
+{
+	return (_Atomic uint64_t *)(void *)((char *)cpu_slot_header(seg, k) + LINE) + id;
+}
+
+/* ---- NUMA placement (the bytes are the same on every node). ---- */
+
+/* The node of CPU @cpu (its /sys directory holds "nodeN"), or -1. */
+int cpu_node(uint32_t cpu)
+{
+	char path[64];
+	struct dirent *e;
+	int node = -1;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u", cpu);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while (node < 0 && (e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' &&
+		    e->d_name[4] <= '9')
+			node = atoi(e->d_name + 4);
+	closedir(d);
+	return node;
+}
+
+/* Nodes with memory and CPUs: more than one makes placement worth it. */
+uint32_t numa_nodes(void)
+{
+	FILE *f = fopen("/sys/devices/system/node/has_cpu", "r");
+	unsigned a, b;
+	uint32_t n = 0;
+	int c;
+
+	if (!f)
+		return 1;
+	/* A list such as "0-1,3": count its members. */
+	while (fscanf(f, "%u", &a) == 1) {
+		b = a;
+		c = fgetc(f);
+		if (c == '-' && fscanf(f, "%u", &b) == 1)
+			c = fgetc(f);
+		n += b >= a ? b - a + 1 : 1;
+		if (c != ',')
+			break;
+	}
+	fclose(f);
+	return n ? n : 1;
+}
+
+/*
+ * Binds the whole pages of [@addr, @addr + @len) to @node and moves those
+ * already there (MPOL_MF_MOVE: every page of a segment is allocated at
+ * creation).  A page shared with a neighbour slot is left where it is.
+ * Best effort: placement changes speed, never counts.  Returns 0 or -errno.
+ */
+int numa_place(void *addr, uint64_t len, int node)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = ((uintptr_t)addr + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t end = ((uintptr_t)addr + len) & ~(uintptr_t)(page - 1);
+	unsigned long mask[16] = {0}; /* nodes 0..1023 */
+
+	if (node < 0 || node >= 1024 || end <= start)
+		return 0;
+	mask[node / 64] = 1ul << (node % 64);
+	if (syscall(SYS_mbind, start, end - start, MPOL_PREFERRED, mask, 1024ul, MPOL_MF_MOVE) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Each CPU slot on the node of its first CPU, where there are several. */
+static void place_cpu_slots(struct statctr_seg *seg)
+{
+	const struct seg_header *h = seg->meta.hdr;
+
+	if (seg->nnodes < 2)
+		return;
+	for (uint32_t k = 0; k < h->ncpuslots; k++)
+		numa_place(cpu_slot_header(seg, k), seg->layout.stride,
+		           cpu_node(k * h->cpu_collapse));
+}
+
+/*
+ * Fills seg->cpu from the segment's header (which the writer built from
+ * the declaration, d->cpu_collapse, and cpu_possible()).  Mode 1 needs
+ * collapse 1 and rseq registered on this (the creating) thread: glibc
+ * registers every thread or none (the tunable is per process).
+ */
+int cpu_slots_init(struct statctr_seg *seg)
+{
+	const struct seg_header *h = seg->meta.hdr;
+	struct statctr_cpu_slots *cs = &seg->cpu;
+	uint16_t *slot_of;
+	uint32_t c;
+
+	cs->cells = NULL;
+	cs->mode = -ENOTSUP;
+	seg->nnodes = numa_nodes();
+	if (h->ncpuslots == 0)
+		return 0;
+	slot_of = malloc(h->ncpus * sizeof(*slot_of));
+	if (!slot_of)
+		return set_error(ENOMEM, "out of memory for %u CPU slots", h->ncpuslots);
+	for (c = 0; c < h->ncpus; c++)
+		slot_of[c] = (uint16_t)(c / h->cpu_collapse);
+	cs->slot_of = slot_of;
+	cs->ncpus = h->ncpus;
+	cs->stride = (uint32_t)seg->layout.stride; /* 64 + 8 x 2^24 at most */
+	cs->cells = (char *)cpu_slot_header(seg, 0) + LINE;
+	cs->mode = h->cpu_collapse == 1 && rseq_registered() ? 1 : 0;
+	cs->rseq_ncpus = cs->mode == 1 ? cs->ncpus : 0;
+	place_cpu_slots(seg);
+	return 0;
+}
+
+void cpu_slots_fini(struct statctr_seg *seg)
+{
+	free((void *)seg->cpu.slot_of);
+	seg->cpu.slot_of = NULL;
+}
+
+int statctr_cpu_mode(const struct statctr_seg *seg)
+{
+	if (seg->cpu.mode < 0)
+		return set_error(ENOTSUP,
+		                 "segment %s has no CPU slots (cpu_slots in its declaration)",
+		                 seg->path);
+	return seg->cpu.mode;
+}
+
+/*
+ * The slow paths of statctr_cpu_add().  Mode 0: a locked add to the slot of
+ * the CPU the thread found itself on.  Mode 1, for a thread without a
+ * registered rseq (cpu_id not valid): the shared slot, never a CPU slot,
+ * whose cells other threads add to with plain adds.  No CPU slots: the
+ * shared slot too, and the misuse is recorded for statctr_seg_health().
+ */
+void statctr_cpu_add_locked(struct statctr_seg *seg, statctr_id id, uint64_t n)
+{
+	struct statctr_cpu_slots *cs = &seg->cpu;
+	uint32_t cpu;
+
+	if (cs->mode == 0) {
+		cpu = current_cpu();
+		if (cpu >= cs->ncpus)
+			cpu = 0; /* any slot of the segment: every add here is locked */
+		atomic_fetch_add_explicit(cpu_cell(seg, cs->slot_of[cpu], id), n,
+		                          memory_order_relaxed);
+		return;
+	}
+	if (cs->mode < 0)
+		atomic_fetch_add_explicit(&seg->cpu_misuse, 1, memory_order_relaxed);
+	statctr_shared_add(seg, id, n);
+}
+
+/*
+ * An aborted sequence: counted in the slot of the CPU the retry runs on.
+ * In mode 0 the sequence only reads cpu_id before it leaves for the
+ * locked path (rseq_ncpus is 0): an abort there is no add's, not counted.
+ */
+void statctr_cpu_aborted(struct statctr_seg *seg)
+{
+	uint32_t cpu = current_cpu();
+
+	if (seg->cpu.mode != 1)
+		return;
+
+	if (cpu >= seg->cpu.ncpus)
+		cpu = 0;
+	atomic_fetch_add_explicit(&cpu_slot_header(seg, seg->cpu.slot_of[cpu])->aborts, 1,
+	                          memory_order_relaxed);
+}
+
+/* A thread slot's pages on the node of the CPU its new owner runs on. */
+void cpu_place_thread_slot(struct statctr_seg *seg, struct statctr_slot *slot)
+{
+	if (seg->nnodes > 1)
+		numa_place(slot, seg->layout.stride, cpu_node(current_cpu()));
+}
+
+/* statctr_seg_health()'s part: a CPU add on a segment without CPU slots. */
+int cpu_slots_check(const struct statctr_seg *seg)
+{
+	uint64_t misuse = atomic_load_explicit(&seg->cpu_misuse, memory_order_relaxed);
+
+	if (misuse == 0)
+		return 0;
+	return set_error(ENOTSUP,
+	                 "statctr_cpu_add() on segment %s, which has no CPU slots: %llu adds "
+	                 "went to the shared slot instead",
+	                 seg->path, (unsigned long long)misuse);
+}
