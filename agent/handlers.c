@@ -526,13 +526,14 @@ static const struct binding *reset_of(const struct handlers *h, const netsnmp_va
 static int commit_pdu_resets(struct handlers *h, netsnmp_agent_request_info *reqinfo)
 {
 	void *done = netsnmp_agent_get_list_data(reqinfo, PDU_RESETS);
+	netsnmp_data_list *held;
 	struct agg_reset *v;
 	uint32_t n = 0, room = 0;
 	long long start;
 	int err;
 
 	if (done)
-		return (int)(intptr_t)done - 1;
+		return 1 - (int)(intptr_t)done;
 	for (netsnmp_variable_list *vb = reqinfo->asp->pdu->variables; vb; vb = vb->next_variable)
 		room++;
 	v = malloc((room ? room : 1) * sizeof(*v));
@@ -549,9 +550,10 @@ static int commit_pdu_resets(struct handlers *h, netsnmp_agent_request_info *req
 	else if (n)
 		snmp_log(LOG_INFO, "reset by SET: %u varbinds done in %lld ms\n", n,
 		         monotonic_ms() - start);
-	/* Stored as err + 1 (never NULL): 1 for success, 1 + -errno otherwise. */
-	netsnmp_agent_add_list_data(
-	    reqinfo, netsnmp_create_data_list(PDU_RESETS, (void *)(intptr_t)(err + 1), NULL));
+	/* Stored as 1 - err, never NULL: 1 for success, 1 + errno otherwise. */
+	held = netsnmp_create_data_list(PDU_RESETS, (void *)(intptr_t)(1 - err), NULL);
+	if (held)
+		netsnmp_agent_add_list_data(reqinfo, held);
 	return err;
 }
 
