@@ -1055,3 +1055,16 @@ void agg_destroy(struct aggregator *agg)
 	free(agg->segs);
 	free(agg);
 }
+
+uint64_t agg_row_discontinuity(const struct agg_segment *as, statctr_id first, uint32_t ncolumns)
+{
+	uint64_t latest = as->disc_floor_ns;
+
+	for (uint32_t c = 0; c < ncolumns; c++) {
+		uint64_t d = statctr_snap_discontinuity(as->snap, first + c);
+
+		if (d > latest)
+			latest = d;
+	}
+	return latest;
+}

@@ -167,4 +167,11 @@ int agg_reset(struct aggregator *agg, const struct agg_reset *v, uint32_t n);
 #define AGG_RESET_BUDGET_MS 1000
 int agg_reset_admit(struct aggregator *agg, uint32_t seg);
 
+/*
+ * agg_row_discontinuity() - CLOCK_REALTIME of the latest discontinuity
+ * among cells @first..@first+@ncolumns-1 of @as (a declared row: any of
+ * them resets the row's story), never before the segment's floor.
+ */
+uint64_t agg_row_discontinuity(const struct agg_segment *as, statctr_id first, uint32_t ncolumns);
+
 #endif /* STATCTR_AGENT_AGGREGATE_H */

@@ -1,11 +1,12 @@
 /*
- * ifmib.c - IF-MIB tables served from published aggregations (see ifmib.h).
+ * ifmib.c - the IF-MIB backend of the engine (see ifmib.h).
  *
- * Owns the IF-MIB registrations, the present interfaces of each table per
+ * Owns the IF-MIB regions, the present interfaces of each table per
  * result, and what the agent saw of each interface's operational state
  * (ifLastChange).  The object list, OIDs and mapping rules are
- * mib/ifmib.c's; the ifIndex numbering is ifindex.c's.  Never reads a
- * segment itself and never writes: every object is read-only.
+ * mib/ifmib.c's; the ifIndex numbering is ifindex.c's; registering is
+ * register.c's and encoding encode.c's.  Never reads a segment itself and
+ * never writes: every object is read-only.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -14,9 +15,8 @@
 #include "ifmib.h"
 #include "../mib/ifmib.h"
 #include "agent.h"
-#include "handlers.h"
+#include "encode.h"
 #include "ifindex.h"
-#include "timebase.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -28,7 +28,6 @@
 #define OPER_UNKNOWN 4
 #define OPER_MAX     7 /* lowerLayerDown(7), RFC 2863 */
 #define SPEED_MAX    4294967295u
-#define TRUTH_FALSE  2
 #define TRAP_OFF     2
 
 struct if_table;
@@ -40,7 +39,6 @@ struct if_column {
 	int source; /* the declared column giving the value, or -1 */
 	oid prefix[IFMIB_ENTRY_MAX_ARCS + 1];
 	size_t prefix_len;
-	netsnmp_handler_registration *reg;
 };
 
 struct if_row {
@@ -242,30 +240,6 @@ static const struct statctr_if_decl *if_decl(const struct if_table *t, const cha
 	return found ? *found : &t->decl->ifmib->defaults;
 }
 
-static void set_integer(netsnmp_variable_list *vb, u_char type, long v)
-{
-	snmp_set_var_typed_value(vb, type, &v, sizeof(v));
-}
-
-static void set_unsigned(netsnmp_variable_list *vb, u_char type, uint64_t v)
-{
-	u_long u = (u_long)v;
-
-	snmp_set_var_typed_value(vb, type, &u, sizeof(u));
-}
-
-static void set_text(netsnmp_variable_list *vb, const char *s)
-{
-	snmp_set_var_typed_value(vb, ASN_OCTET_STR, s, strlen(s));
-}
-
-static void set_counter64(netsnmp_variable_list *vb, uint64_t v)
-{
-	struct counter64 c = {.high = (u_long)(v >> 32), .low = (u_long)(v & 0xffffffffu)};
-
-	snmp_set_var_typed_value(vb, ASN_COUNTER64, &c, sizeof(c));
-}
-
 static uint64_t mbps_to_bps(int64_t mbps)
 {
 	if (mbps <= 0)
@@ -280,19 +254,19 @@ static void set_attribute(const struct if_column *col, const char *name, netsnmp
 
 	switch (col->obj->value) {
 	case IFV_DESCR:
-		set_text(vb, d->descr ? d->descr : name);
+		encode_string(vb, d->descr ? d->descr : name);
 		break;
 	case IFV_TYPE:
-		set_integer(vb, ASN_INTEGER, (long)d->type);
+		encode_integer(vb, (long)d->type);
 		break;
 	case IFV_MTU:
-		set_integer(vb, ASN_INTEGER, (long)d->mtu);
+		encode_integer(vb, (long)d->mtu);
 		break;
 	case IFV_ALIAS:
-		set_text(vb, d->alias);
+		encode_string(vb, d->alias);
 		break;
 	default: /* IFV_NAME */
-		set_text(vb, name);
+		encode_string(vb, name);
 		break;
 	}
 }
@@ -307,45 +281,43 @@ static void set_if_value(const struct if_column *col, const struct agg_segment *
 
 	switch (col->obj->value) {
 	case IFV_INDEX:
-		set_integer(vb, ASN_INTEGER, (long)row->ifindex);
+		encode_integer(vb, (long)row->ifindex);
 		break;
 	case IFV_SPEED:
-		set_unsigned(vb, ASN_GAUGE, mbps_to_bps(statctr_snap_gauge(as->snap, id)));
+		encode_gauge32(vb, (int64_t)mbps_to_bps(statctr_snap_gauge(as->snap, id)));
 		break;
 	case IFV_HIGH_SPEED: {
 		int64_t mbps = statctr_snap_gauge(as->snap, id);
 
-		set_unsigned(vb, ASN_GAUGE, mbps < 0 ? 0 : mbps > SPEED_MAX ? SPEED_MAX : mbps);
+		encode_gauge32(vb, mbps);
 		break;
 	}
 	case IFV_PHYS:
-		snmp_set_var_typed_value(vb, ASN_OCTET_STR, "", 0);
+		encode_string(vb, "");
 		break;
 	case IFV_ADMIN:
-		set_integer(vb, ASN_INTEGER, OPER_UP);
+		encode_integer(vb, OPER_UP);
 		break;
 	case IFV_OPER:
-		set_integer(vb, ASN_INTEGER, t->oper[row->ifindex - t->base]);
+		encode_integer(vb, t->oper[row->ifindex - t->base]);
 		break;
 	case IFV_LAST_CHANGE:
-		set_unsigned(vb, ASN_TIMETICKS, timebase_ticks(t->changed[row->ifindex - t->base]));
+		encode_timestamp(vb, t->changed[row->ifindex - t->base]);
 		break;
 	case IFV_COUNTER32:
-		set_unsigned(vb, ASN_COUNTER, statctr_snap_counter(as->snap, id) & 0xffffffffu);
+		encode_counter32(vb, statctr_snap_counter(as->snap, id));
 		break;
 	case IFV_COUNTER64:
-		set_counter64(vb, statctr_snap_counter(as->snap, id));
+		encode_counter64(vb, statctr_snap_counter(as->snap, id));
 		break;
 	case IFV_FALSE:
-		set_integer(vb, ASN_INTEGER, TRUTH_FALSE);
+		encode_truth(vb, false);
 		break;
 	case IFV_DISABLED:
-		set_integer(vb, ASN_INTEGER, TRAP_OFF);
+		encode_integer(vb, TRAP_OFF);
 		break;
 	case IFV_DISC_TIME:
-		set_unsigned(
-		    vb, ASN_TIMETICKS,
-		    timebase_ticks(handlers_row_discontinuity(as, cell, t->decl->ncolumns)));
+		encode_timestamp(vb, agg_row_discontinuity(as, cell, t->decl->ncolumns));
 		break;
 	default: /* the name and the declared attributes */
 		set_attribute(col, row_name(t, as->snap, row->row, num, sizeof(num)), vb);
@@ -363,70 +335,51 @@ static int against_column(const struct if_column *col, const oid *name, size_t l
 	return snmp_oid_ncompare(name, len, col->prefix, col->prefix_len, col->prefix_len);
 }
 
-static void do_get(const struct if_column *col, const struct agg_result *res,
-                   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *req)
+static int get(const void *data, const struct agg_result *res, netsnmp_variable_list *vb)
 {
-	netsnmp_variable_list *vb = req->requestvb;
+	const struct if_column *col = data;
 	const struct if_row *row = NULL;
 
+	build(col->table, res);
 	if (against_column(col, vb->name, vb->name_length) == 0 &&
 	    vb->name_length == col->prefix_len + 1)
 		row = row_ge(col->table, vb->name[col->prefix_len]);
-	if (row && row->ifindex == vb->name[col->prefix_len])
-		set_if_value(col, &res->segs[col->table->seg], row, vb);
-	else
-		netsnmp_set_request_error(reqinfo, req, SNMP_NOSUCHINSTANCE);
+	if (!row || row->ifindex != vb->name[col->prefix_len])
+		return SNMP_NOSUCHINSTANCE;
+	set_if_value(col, &res->segs[col->table->seg], row, vb);
+	return SNMP_ERR_NOERROR;
 }
 
 /* The first instance after the request (at it when inclusive); none: left to the next region. */
-static void do_getnext(const struct if_column *col, const struct agg_result *res,
-                       netsnmp_request_info *req)
+static bool next(const void *data, const struct agg_result *res, netsnmp_variable_list *vb,
+                 bool inclusive)
 {
-	netsnmp_variable_list *vb = req->requestvb;
+	const struct if_column *col = data;
 	int where = against_column(col, vb->name, vb->name_length);
 	uint64_t from = 0;
 	const struct if_row *row;
 	oid name[IFMIB_ENTRY_MAX_ARCS + 2];
 
 	if (where > 0)
-		return;
+		return false;
+	build(col->table, res);
 	if (where == 0 && vb->name_length > col->prefix_len) {
 		from = vb->name[col->prefix_len];
-		if (vb->name_length > col->prefix_len + 1 || !req->inclusive)
+		if (vb->name_length > col->prefix_len + 1 || !inclusive)
 			from++;
 	}
 	row = row_ge(col->table, from);
 	if (!row)
-		return;
+		return false;
 	memcpy(name, col->prefix, col->prefix_len * sizeof(oid));
 	name[col->prefix_len] = row->ifindex;
 	snmp_set_var_objid(vb, name, col->prefix_len + 1);
 	set_if_value(col, &res->segs[col->table->seg], row, vb);
+	return true;
 }
 
-static int handle_if(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
-                     netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
-{
-	const struct if_column *col = handler->myvoid;
-	const struct agg_result *res = handlers_request_result(col->table->owner->agg, reqinfo);
-
-	if (!res) {
-		netsnmp_request_set_error_all(requests, SNMP_ERR_GENERR);
-		return SNMP_ERR_NOERROR;
-	}
-	build(col->table, res);
-	for (netsnmp_request_info *req = requests; req; req = req->next) {
-		if (req->processed)
-			continue;
-		if (reqinfo->mode == MODE_GET)
-			do_get(col, res, reqinfo, req);
-		else if (reqinfo->mode == MODE_GETNEXT)
-			do_getnext(col, res, req);
-		else if (reqinfo->mode == MODE_SET_RESERVE1)
-			netsnmp_set_request_error(reqinfo, req, SNMP_ERR_NOTWRITABLE);
-	}
-	return SNMP_ERR_NOERROR;
-}
+/* Read-only: no set_check, and the engine answers notWritable. */
+static const struct engine_backend backend = {.get = get, .next = next};
 
 /* ------------------------------------------------------------------------
  * Tables and registrations.
@@ -514,145 +467,40 @@ int ifmib_serve_create(const struct agent_settings *set, struct aggregator *agg,
 	return 0;
 }
 
-static int register_column(struct if_column *col)
+/*
+ * One range region per served column and table: the instance OID is the
+ * column's and one more arc, the ifIndex, running over the table's range.
+ */
+static int add_column(struct engine *e, const struct if_column *col)
 {
 	const struct if_table *t = col->table;
 	oid first[IFMIB_ENTRY_MAX_ARCS + 2];
-	netsnmp_handler_registration *reg;
+	char name[64];
 
-	/* The instance OID is the column's and one more arc, the ifIndex: the range's. */
 	memcpy(first, col->prefix, col->prefix_len * sizeof(oid));
 	first[col->prefix_len] = t->base;
-	reg = netsnmp_create_handler_registration(col->obj->name, handle_if, first,
-	                                          col->prefix_len + 1, HANDLER_CAN_RONLY);
-	if (!reg)
-		return agent_seterr(ENOMEM, "out of memory");
-	reg->range_subid = (int)col->prefix_len + 1;
-	reg->range_ubound = t->base + t->range - 1;
-	/* Net-SNMP copies the handler, not my_reg_void, into each ifIndex of the range. */
-	reg->handler->myvoid = col;
-	if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK)
-		return agent_seterr(EEXIST,
-		                    "%s.%s: cannot register %s for ifIndex %" PRIu32 "..%" PRIu32
-		                    " (already registered?)",
-		                    t->seg_decl->name, t->decl->name, col->obj->name, t->base,
-		                    t->base + t->range - 1);
-	col->reg = reg;
-	return 0;
+	snprintf(name, sizeof(name), "%s.%s.%s", t->seg_decl->name, t->decl->name, col->obj->name);
+	return engine_add(e, name, first, col->prefix_len + 1, (int)col->prefix_len + 1,
+	                  t->base + t->range - 1, &backend, col);
 }
 
-int ifmib_serve_register(struct ifmib_serve *ifm)
+int ifmib_serve_add(struct ifmib_serve *ifm, struct engine *e)
 {
 	for (size_t i = 0; i < ifm->ntables; i++) {
 		for (size_t c = 0; c < ifm->tables[i].ncols; c++) {
-			int err = register_column(&ifm->tables[i].cols[c]);
+			int err = add_column(e, &ifm->tables[i].cols[c]);
 
-			if (err) {
-				ifmib_serve_unregister(ifm);
+			if (err)
 				return err;
-			}
 		}
 	}
 	return 0;
-}
-
-/*
- * After a reconnect, Net-SNMP re-sends a Register PDU for every subtree of
- * its registry that is not marked attached (register_mib_reattach()), and
- * it keeps a range registration as one subtree per ifIndex, each carrying
- * the whole range: the master would grant the first and refuse every other
- * as a duplicate (263), one log line each.  So when the session opens,
- * before that re-send, every subtree of a range but its first is marked
- * attached: the first re-registers the range, as at the first
- * registration.  (Ours are the subtrees this file's handler serves: the
- * ranges of different tables never share an ifIndex.)  Linear in the
- * range, at each reconnect only.
- */
-/* Whether @s is one of this file's registrations (Net-SNMP puts helpers before its handler). */
-static bool served_here(const netsnmp_subtree *s)
-{
-	for (const netsnmp_mib_handler *hd = s->reginfo ? s->reginfo->handler : NULL; hd;
-	     hd = hd->next)
-		if (hd->access_method == handle_if)
-			return true;
-	return false;
-}
-
-static void reattach_column_once(const struct if_column *col)
-{
-	const struct if_table *t = col->table;
-	oid name[IFMIB_ENTRY_MAX_ARCS + 2];
-
-	memcpy(name, col->prefix, col->prefix_len * sizeof(oid));
-	for (uint32_t v = t->base + 1; v < t->base + t->range; v++) {
-		name[col->prefix_len] = v;
-		for (netsnmp_subtree *s = netsnmp_subtree_find(name, col->prefix_len + 1, NULL, "");
-		     s; s = s->children)
-			if (served_here(s))
-				s->flags |= SUBTREE_ATTACHED;
-	}
-}
-
-void ifmib_serve_reattach_once(struct ifmib_serve *ifm)
-{
-
-	for (size_t i = 0; ifm && i < ifm->ntables; i++)
-		for (size_t c = 0; c < ifm->tables[i].ncols; c++)
-			if (ifm->tables[i].cols[c].reg)
-				reattach_column_once(&ifm->tables[i].cols[c]);
-}
-
-/*
- * Not netsnmp_unregister_handler(): Net-SNMP 5.9's unregister_mib_context()
- * reads a range's upper bound as a count from its first value, so it looks
- * for one subtree past the range, finds none and returns before freeing the
- * first one, restoring its lookup cache and calling the callback that sends
- * the AgentX Unregister PDU.  netsnmp_unregister_mib_table_row(), what the
- * master itself runs on such a PDU, takes the bound as the last value and
- * does all of that.  It frees the registration (the context name with it):
- * the name and context are copies.
- */
-static void unregister_column(const struct if_column *col)
-{
-	const netsnmp_handler_registration *reg = col->reg;
-	oid name[IFMIB_ENTRY_MAX_ARCS + 2];
-	char context[64] = "";
-
-	memcpy(name, reg->rootoid, reg->rootoid_len * sizeof(oid));
-	if (reg->contextName)
-		snprintf(context, sizeof(context), "%s", reg->contextName);
-	netsnmp_unregister_mib_table_row(name, reg->rootoid_len, reg->priority, reg->range_subid,
-	                                 reg->range_ubound, context);
-}
-
-static void drop_registrations(struct ifmib_serve *ifm, bool unregister)
-{
-	for (size_t i = 0; ifm && i < ifm->ntables; i++) {
-		for (size_t c = 0; c < ifm->tables[i].ncols; c++) {
-			struct if_column *col = &ifm->tables[i].cols[c];
-
-			if (col->reg && unregister)
-				unregister_column(col);
-			col->reg = NULL;
-		}
-	}
-}
-
-void ifmib_serve_unregister(struct ifmib_serve *ifm)
-{
-	drop_registrations(ifm, true);
-}
-
-void ifmib_serve_forget(struct ifmib_serve *ifm)
-{
-	drop_registrations(ifm, false);
 }
 
 void ifmib_serve_free(struct ifmib_serve *ifm)
 {
 	if (!ifm)
 		return;
-	ifmib_serve_unregister(ifm);
 	for (size_t i = 0; i < ifm->ntables; i++) {
 		free(ifm->tables[i].cols);
 		free(ifm->tables[i].rows);

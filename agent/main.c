@@ -19,11 +19,13 @@
 #include "agent.h"
 #include "safefile.h"
 #include "aggregate.h"
+#include "engine.h"
 #include "handlers.h"
 #include "ifmib.h"
 #include "notify.h"
 #include "oidmap.h"
 #include "privileges.h"
+#include "register.h"
 #include "settings.h"
 #include "standalone.h"
 #include "timebase.h"
@@ -71,7 +73,8 @@ struct serving {
 	struct agent_settings *set;
 	struct oidmap *map;
 	struct aggregator *agg;
-	struct handlers *handlers;
+	struct engine *engine;     /* serves the regions of both backends */
+	struct handlers *handlers; /* STATCTR-MIB (handlers.c) */
 	struct ifmib_serve *ifmib; /* the IF-MIB tables (ifmib.c) */
 };
 
@@ -336,7 +339,7 @@ static int on_connect(int major, int minor, void *server_arg, void *client_arg)
 		a->master_fd = snmp_sess_transport(snmp_sess_pointer(server_arg))->sock;
 	a->told_down = false;
 	/* Called before Net-SNMP re-sends the registrations of a reconnect. */
-	ifmib_serve_reattach_once(a->cur.ifmib);
+	registry_reattach_once();
 	snmp_log(LOG_INFO, "connected to the AgentX master at %s\n",
 	         a->opt.master ? a->opt.master : a->cur.set->master);
 	return SNMPERR_SUCCESS;
@@ -371,7 +374,9 @@ static void check_master(struct agent *a)
 
 static void serving_stop(struct serving *s)
 {
-	handlers_unregister(s->handlers);
+	engine_unregister(s->engine);
+	engine_free(s->engine);
+	handlers_free(s->handlers);
 	ifmib_serve_free(s->ifmib);
 	agg_destroy(s->agg);
 	oidmap_free(s->map);
@@ -402,7 +407,13 @@ static int serving_build(const char *config, struct serving *s, bool threaded)
 	if (!err && threaded)
 		err = agg_start(s->agg, s->set->interval_ms, wake_pipe[1]);
 	if (!err)
+		err = engine_create(s->agg, s->set->ping_interval, &s->engine);
+	if (!err)
+		err = handlers_add(s->engine, s->set, s->map, &s->handlers);
+	if (!err)
 		err = ifmib_serve_create(s->set, s->agg, &s->ifmib);
+	if (!err)
+		err = ifmib_serve_add(s->ifmib, s->engine);
 	if (err)
 		serving_stop(s);
 	return err;
@@ -411,25 +422,13 @@ static int serving_build(const char *config, struct serving *s, bool threaded)
 /* @strict: a region the master refuses fails the start (else it is retried). */
 static int serving_start(struct serving *s, bool strict)
 {
-	int err = handlers_register(s->set, s->agg, s->map, strict, &s->handlers);
+	int err = engine_register(s->engine, strict);
 
 	if (err)
 		return err;
 	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
 	                   s->set->ping_interval);
 	return 0;
-}
-
-/*
- * The IF-MIB tables, registered once the aggregation thread runs: their
- * range registrations are the slowest (snmpd keeps a subtree per ifIndex),
- * and Net-SNMP answers requests while it waits for the master's answers,
- * a reset among them.  A failure leaves statctrMIB served.
- */
-static void serve_interfaces(struct serving *s)
-{
-	if (ifmib_serve_register(s->ifmib) < 0)
-		snmp_log(LOG_ERR, "IF-MIB tables not served: %s\n", agent_errmsg());
 }
 
 /* SIGHUP: the new configuration is served once its first pass is published. */
@@ -456,9 +455,8 @@ static void switch_serving(struct agent *a)
 	if (a->opt.embedded && !standalone_same(old.set, a->next.set, a->opt.embedded))
 		snmp_log(LOG_WARNING, "SIGHUP: changes of the communities, v3_users, engine_*, "
 		                      "sys_* settings take effect on restart\n");
-	handlers_unregister(old.handlers);
-	old.handlers = NULL;
-	ifmib_serve_unregister(old.ifmib);
+	/* The regions both serve stay registered: no gap, no PDU (engine_adopt()). */
+	engine_adopt(a->next.engine, old.engine);
 	a->cur = a->next;
 	memset(&a->next, 0, sizeof(a->next));
 	if (serving_start(&a->cur, true) < 0) {
@@ -469,10 +467,8 @@ static void switch_serving(struct agent *a)
 		/* Not strict: a region another agent took in between is retried. */
 		if (serving_start(&a->cur, false) < 0)
 			snmp_log(LOG_ERR, "cannot register again: %s\n", agent_errmsg());
-		serve_interfaces(&a->cur);
 		return;
 	}
-	serve_interfaces(&a->cur);
 	serving_stop(&old);
 	timebase_set_state_file(a->cur.set->state_file);
 	snmp_log(LOG_INFO, "SIGHUP: configuration %s reloaded\n", a->opt.config);
@@ -639,7 +635,7 @@ static void check_ready(struct agent *a)
 {
 	char state[512];
 
-	if (a->ready || (!a->opt.embedded && !(a->connected && handlers_held(a->cur.handlers))))
+	if (a->ready || (!a->opt.embedded && !(a->connected && registry_held())))
 		return;
 	a->ready = true;
 	snprintf(state, sizeof(state), "READY=1\nSTATUS=serving %s (%u segments)\nMAINPID=%ld",
@@ -648,14 +644,14 @@ static void check_ready(struct agent *a)
 	notify_started(NULL);
 }
 
-/* Once a second, in the loop: re-sends the regions the master refused (handlers.c paces it). */
+/* Once a second, in the loop: re-sends the regions the master refused (register.c paces it). */
 static void retry_alarm(unsigned int reg, void *arg)
 {
 	struct agent *a = arg;
 
 	(void)reg;
 	if (a->connected)
-		handlers_retry(a->cur.handlers);
+		registry_retry();
 }
 
 static int run(struct agent *a)
@@ -677,7 +673,6 @@ static int run(struct agent *a)
 		err = agg_start(a->cur.agg, a->cur.set->interval_ms, wake_pipe[1]);
 	if (err)
 		return err;
-	serve_interfaces(&a->cur); /* after statctrMIB: the slowest, and optional */
 	snmp_log(LOG_INFO, AGENT_NAME " %s serving %s (%u segments) as uid %u gid %u\n",
 	         STATCTR_VERSION, a->opt.config, a->cur.set->cfg->nsegments, (unsigned)getuid(),
 	         (unsigned)getgid());
@@ -732,8 +727,6 @@ static void close_master_session(struct agent *a)
 /* The served configuration lives until no request can come any more. */
 static void shut_down(struct agent *a)
 {
-	struct handlers *h = a->cur.handlers;
-
 	close_master_session(a);
 	/* snmp_shutdown() would free the callbacks' client argument, a. */
 	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START, on_connect,
@@ -744,9 +737,7 @@ static void shut_down(struct agent *a)
 	if (a->opt.embedded)
 		shutdown_master_agent();
 	shutdown_agent(); /* the local registrations, without callbacks */
-	a->cur.handlers = NULL;
-	handlers_free(h);
-	ifmib_serve_forget(a->cur.ifmib); /* shutdown_agent() freed its registrations too */
+	registry_forget_all();
 	serving_stop(&a->cur);
 }
 

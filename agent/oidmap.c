@@ -83,13 +83,13 @@ struct search {
 	uint32_t idx[3];
 };
 
-static unsigned space_levels(enum oidmap_space space)
+static unsigned space_levels(unsigned space)
 {
 	switch (space) {
-	case SPACE_CELL:
+	case MIB_SPACE_CELL:
 	case SPACE_BUCKET:
 		return 2;
-	case SPACE_SLOT:
+	case MIB_SPACE_SLOT:
 		return 3;
 	default:
 		return 1;
@@ -259,11 +259,11 @@ static bool any_cell_ge(const struct search *s, uint32_t conf, uint64_t v, uint3
 	const struct seg_cells *cells = &s->reg->map->cells[conf];
 
 	switch (s->col->filter) {
-	case FILTER_COUNTER:
+	case MIB_COUNTERS:
 		return ids_ge(cells->counters, cells->ncounters, v, out);
-	case FILTER_GAUGE:
+	case MIB_GAUGES:
 		return ids_ge(cells->gauges, cells->ngauges, v, out);
-	case FILTER_PLAIN_COUNTER:
+	case MIB_PLAIN_COUNTERS:
 		return ids_ge(cells->plain, cells->nplain, v, out);
 	default:
 		return range_ge(1, cells->ngrid, v, out);
@@ -314,17 +314,17 @@ static bool bucket_ge(const struct search *s, uint64_t v, uint32_t *out)
 
 static bool level_ge(const struct search *s, unsigned level, uint64_t v, uint32_t *out)
 {
-	switch ((enum oidmap_space)s->col->space) {
-	case SPACE_SCALAR:
+	switch (s->col->space) {
+	case MIB_SPACE_AGENT:
 		return range_ge(0, 0, v, out);
-	case SPACE_SEGMENT:
+	case MIB_SPACE_SEGMENT:
 		return seg_ge(s, v, false, out);
 	case SPACE_ROW:
 		return row_ge(s, v, out);
 	case SPACE_BUCKET:
 		return level == 0 ? row_ge(s, v, out) : bucket_ge(s, v, out);
-	case SPACE_CELL:
-	case SPACE_SLOT:
+	case MIB_SPACE_CELL:
+	case MIB_SPACE_SLOT:
 		break;
 	}
 	if (level == 0)
@@ -375,7 +375,7 @@ static void decode(const struct search *s, struct oidmap_instance *inst)
 		inst->row = s->idx[0] - 1;
 		inst->cell = t->first_cell + inst->row * t->ncolumns;
 		inst->bucket = col->space == SPACE_BUCKET ? s->idx[1] - 1 : 0;
-	} else if (col->space != SPACE_SCALAR) {
+	} else if (col->space != MIB_SPACE_AGENT) {
 		inst->seg = seg_conf(map, s->idx[0]);
 		inst->cell = s->idx[1] ? s->idx[1] - 1 : 0;
 		inst->slot = s->idx[2] ? s->idx[2] - 1 : 0;
@@ -717,7 +717,7 @@ static struct oidmap_column *data_columns(const struct statctr_table_decl *td)
 		cols[i] = (struct oidmap_column){{MIB_ARC_ENTRY, fixed[i].column},
 		                                 2,
 		                                 SPACE_ROW,
-		                                 FILTER_ANY,
+		                                 MIB_ALL,
 		                                 fixed[i].what == W_ROW_RESET,
 		                                 fixed[i].what,
 		                                 0};
@@ -726,7 +726,7 @@ static struct oidmap_column *data_columns(const struct statctr_table_decl *td)
 		    {MIB_ARC_ENTRY, MIB_DATA_FIRST_VALUE + c},
 		    2,
 		    SPACE_ROW,
-		    td->columns[c].kind == STATCTR_GAUGE ? FILTER_GAUGE : FILTER_COUNTER,
+		    td->columns[c].kind == STATCTR_GAUGE ? MIB_GAUGES : MIB_COUNTERS,
 		    0,
 		    W_ROW_VALUE,
 		    c};
@@ -754,7 +754,7 @@ static struct oidmap_column *hist_columns(uint32_t c)
 		out[i] = (struct oidmap_column){{cols[i].sub[0], cols[i].sub[1], cols[i].sub[2]},
 		                                3,
 		                                cols[i].space,
-		                                FILTER_ANY,
+		                                MIB_ALL,
 		                                0,
 		                                cols[i].what,
 		                                c};

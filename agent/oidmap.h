@@ -38,14 +38,12 @@
 #include <stdint.h>
 
 /*
- * What a column holds; handlers.c turns it into a value.  The fixed
- * objects are mib/objects.h's ids, the data columns follow.
+ * What a column holds; handlers.c turns it into a value: one of
+ * mib/objects.h's enum mib_object_id for the fixed objects, else one of
+ * these, the data and histogram columns.
  */
 enum oidmap_what {
-#define OIDMAP_WHAT(id, descriptor, space, arc, syntax, access, instances) W_##id = MIB_##id,
-	MIB_FIXED_OBJECTS(OIDMAP_WHAT)
-#undef OIDMAP_WHAT
-	    W_ROW_NAME = MIB_NOBJECTS,
+	W_ROW_NAME = MIB_NOBJECTS,
 	W_ROW_DISCONTINUITY,
 	W_ROW_RESET,
 	W_ROW_VALUE,
@@ -55,28 +53,19 @@ enum oidmap_what {
 	W_HIST_SUM,
 };
 
+/* Where a column's instances are: one of mib/objects.h's enum mib_space, else one of these. */
 enum oidmap_space {
-	SPACE_SCALAR = MIB_SPACE_AGENT,
-	SPACE_SEGMENT = MIB_SPACE_SEGMENT,
-	SPACE_CELL = MIB_SPACE_CELL,
-	SPACE_SLOT = MIB_SPACE_SLOT,
 	SPACE_ROW = MIB_NSPACES, /* the rows of a declared table (and a histogram's summary) */
 	SPACE_BUCKET,            /* the rows of a declared table x a histogram's buckets */
-};
-enum oidmap_filter {
-	FILTER_ANY = MIB_ALL,
-	FILTER_COUNTER = MIB_COUNTERS,
-	FILTER_GAUGE = MIB_GAUGES,
-	FILTER_PLAIN_COUNTER = MIB_PLAIN_COUNTERS,
 };
 
 struct oidmap_column {
 	oid sub[3]; /* relative to the region's root */
 	uint8_t sublen;
-	uint8_t space;  /* enum oidmap_space */
-	uint8_t filter; /* enum oidmap_filter: which cells have an instance */
+	uint8_t space;  /* enum mib_space or enum oidmap_space */
+	uint8_t filter; /* enum mib_instances: which cells have an instance */
 	uint8_t writable;
-	uint16_t what;   /* enum oidmap_what */
+	uint16_t what;   /* enum mib_object_id or enum oidmap_what */
 	uint32_t column; /* W_ROW_VALUE, W_HIST_*: the declared column */
 };
 
@@ -98,9 +87,9 @@ struct oidmap_instance {
 	const struct oidmap_column *col;
 	uint32_t index[3]; /* the sub-identifiers after the column */
 	uint32_t nindex;
-	uint32_t seg;    /* configuration index (SPACE_SEGMENT/CELL/SLOT/ROW/BUCKET) */
-	statctr_id cell; /* SPACE_CELL/SLOT; SPACE_ROW/BUCKET: cell of column 0 */
-	uint32_t slot;   /* SPACE_SLOT */
+	uint32_t seg;    /* configuration index (MIB_SPACE_SEGMENT/CELL/SLOT/ROW/BUCKET) */
+	statctr_id cell; /* MIB_SPACE_CELL/SLOT; SPACE_ROW/BUCKET: cell of column 0 */
+	uint32_t slot;   /* MIB_SPACE_SLOT */
 	uint32_t row;    /* SPACE_ROW/BUCKET */
 	uint32_t bucket; /* SPACE_BUCKET: 0..nbuckets (nbuckets: +Inf) */
 };

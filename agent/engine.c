@@ -1,0 +1,343 @@
+/*
+ * engine.c - the one handler serving every region (see engine.h).
+ *
+ * Owns the regions' list, the per-PDU result and the SET phases.  Never
+ * decides an instance or a value (the backends do), never calls Net-SNMP's
+ * registry (register.c does), and does no blocking work but the reset's
+ * bounded hand-over: agg_reset() waits at most AGG_RESET_WAIT_MS.
+ */
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+#include "engine.h"
+#include "agent.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct engine_region {
+	struct registration r; /* r.owner: this region */
+	const struct engine_backend *be;
+	const void *data;
+	struct engine *e;
+};
+
+static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+                          netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests);
+
+struct engine {
+	struct aggregator *agg;
+	unsigned int ping_interval;
+	struct engine_region *regions;
+	size_t nregions, room;
+	bool registered; /* regions may no longer move */
+};
+
+int engine_create(struct aggregator *agg, unsigned int ping_interval, struct engine **ep)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+
+	*ep = e;
+	if (!e)
+		return agent_seterr(ENOMEM, "out of memory");
+	e->agg = agg;
+	e->ping_interval = ping_interval;
+	return 0;
+}
+
+int engine_add(struct engine *e, const char *name, const oid *root, size_t root_len,
+               int range_subid, oid range_ubound, const struct engine_backend *be, const void *data)
+{
+	struct engine_region *er;
+
+	if (e->registered || root_len > MAX_OID_LEN)
+		return agent_seterr(EINVAL, "%s: cannot be added", name);
+	if (e->nregions == e->room) {
+		size_t room = e->room ? e->room * 2 : 16;
+		struct engine_region *v = realloc(e->regions, room * sizeof(*v));
+
+		if (!v)
+			return agent_seterr(ENOMEM, "out of memory");
+		e->regions = v;
+		e->room = room;
+	}
+	er = &e->regions[e->nregions++];
+	memset(er, 0, sizeof(*er));
+	snprintf(er->r.name, sizeof(er->r.name), "%s", name);
+	memcpy(er->r.root, root, root_len * sizeof(oid));
+	er->r.root_len = root_len;
+	er->r.range_subid = range_subid;
+	er->r.range_ubound = range_ubound;
+	er->r.writable = be->set_check != NULL;
+	er->be = be;
+	er->data = data;
+	er->e = e;
+	return 0;
+}
+
+/* Owners are set once the array no longer moves. */
+static void fix_owners(struct engine *e)
+{
+	registry_init(handle_request, e->ping_interval);
+	e->registered = true;
+	for (size_t i = 0; i < e->nregions; i++)
+		e->regions[i].r.owner = &e->regions[i];
+}
+
+int engine_register(struct engine *e, bool strict)
+{
+	fix_owners(e);
+	for (size_t i = 0; i < e->nregions; i++) {
+		struct engine_region *er = &e->regions[i];
+		int err;
+
+		if (er->r.reg)
+			continue; /* adopted */
+		err = registry_add(&er->r, strict);
+		if (err) {
+			engine_unregister(e);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The region of @e registered alike to @r, or NULL. */
+static struct engine_region *alike(struct engine *e, const struct registration *r)
+{
+	for (size_t i = 0; i < e->nregions; i++)
+		if (!e->regions[i].r.reg && registry_same(&e->regions[i].r, r))
+			return &e->regions[i];
+	return NULL;
+}
+
+void engine_adopt(struct engine *to, struct engine *from)
+{
+	fix_owners(to);
+	for (size_t i = 0; from && i < from->nregions; i++) {
+		struct registration *r = &from->regions[i].r;
+		struct engine_region *er = r->reg ? alike(to, r) : NULL;
+
+		if (er)
+			registry_move(r, &er->r);
+		else
+			registry_remove(r);
+	}
+}
+
+void engine_unregister(struct engine *e)
+{
+	for (size_t i = 0; e && i < e->nregions; i++)
+		registry_remove(&e->regions[i].r);
+}
+
+void engine_free(struct engine *e)
+{
+	if (!e)
+		return;
+	free(e->regions);
+	free(e);
+}
+
+/* ------------------------------------------------------------------------
+ * The result a PDU answers from.
+ */
+
+#define HELD_RESULT "statctr-agg-result"
+
+/* Net-SNMP frees a request's data when it has answered it (Netsnmp_Free_List_Data). */
+static void release_result(void *res)
+{
+	agg_release(res);
+}
+
+/*
+ * The result @reqinfo answers from: the one its first handler call
+ * acquired, else the latest, held until Net-SNMP frees the request.  NULL
+ * when out of memory.
+ */
+static const struct agg_result *request_result(struct aggregator *agg,
+                                               netsnmp_agent_request_info *reqinfo)
+{
+	const struct agg_result *res = netsnmp_agent_get_list_data(reqinfo, HELD_RESULT);
+	netsnmp_data_list *held;
+
+	if (res)
+		return res;
+	res = agg_acquire(agg);
+	held = netsnmp_create_data_list(HELD_RESULT, (void *)res, release_result);
+	if (!held) {
+		agg_release(res);
+		return NULL;
+	}
+	netsnmp_agent_add_list_data(reqinfo, held); /* released with the request */
+	return res;
+}
+
+/* ------------------------------------------------------------------------
+ * SET: resets.
+ */
+
+static int check_set(const struct engine_region *er, const struct agg_result *res,
+                     const netsnmp_variable_list *vb, struct agg_reset *reset)
+{
+	memset(reset, 0, sizeof(*reset));
+	if (!er->be->set_check)
+		return SNMP_ERR_NOTWRITABLE;
+	return er->be->set_check(er->data, res, vb, reset);
+}
+
+/* RESERVE1: every check, then the reset rate limit (resourceUnavailable, RFC 3416 4.2.5). */
+static void do_reserve(const struct engine_region *er, const struct agg_result *res,
+                       netsnmp_agent_request_info *reqinfo, netsnmp_request_info *req)
+{
+	struct agg_reset reset;
+	int err = check_set(er, res, req->requestvb, &reset);
+
+	if (err == SNMP_ERR_NOERROR && reset.count && agg_reset_admit(er->e->agg, reset.seg) < 0) {
+		snmp_log(LOG_INFO, "SET refused: %s\n", agent_errmsg());
+		err = SNMP_ERR_RESOURCEUNAVAILABLE;
+	}
+	if (err != SNMP_ERR_NOERROR)
+		netsnmp_set_request_error(reqinfo, req, err);
+}
+
+static long long monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The reset @vb asks for, in whichever writable region of @e it falls; false if none. */
+static bool reset_of(const struct engine *e, const struct agg_result *res,
+                     const netsnmp_variable_list *vb, struct agg_reset *reset)
+{
+	for (size_t i = 0; i < e->nregions; i++) {
+		const struct engine_region *er = &e->regions[i];
+
+		if (!er->be->set_check || er->r.range_subid ||
+		    netsnmp_oid_is_subtree(er->r.root, er->r.root_len, vb->name, vb->name_length))
+			continue;
+		return check_set(er, res, vb, reset) == SNMP_ERR_NOERROR && reset->count;
+	}
+	return false;
+}
+
+#define PDU_RESETS "statctr-pdu-resets"
+
+/*
+ * Every reset of the PDU being committed, done in one agg_reset() when its
+ * first handler call commits (one snapshot per segment, whatever the number
+ * of varbinds); the outcome is kept with the request for its other calls.
+ * Returns 0 or the negative errno of agg_reset().
+ */
+static int commit_pdu_resets(const struct engine *e, const struct agg_result *res,
+                             netsnmp_agent_request_info *reqinfo)
+{
+	void *done = netsnmp_agent_get_list_data(reqinfo, PDU_RESETS);
+	netsnmp_data_list *held;
+	struct agg_reset *v;
+	uint32_t n = 0, room = 0;
+	long long start;
+	int err;
+
+	if (done)
+		return 1 - (int)(intptr_t)done;
+	for (netsnmp_variable_list *vb = reqinfo->asp->pdu->variables; vb; vb = vb->next_variable)
+		room++;
+	v = malloc((room ? room : 1) * sizeof(*v));
+	if (!v)
+		return agent_seterr(ENOMEM, "out of memory for %u resets", room);
+	for (netsnmp_variable_list *vb = reqinfo->asp->pdu->variables; vb; vb = vb->next_variable)
+		if (reset_of(e, res, vb, &v[n]))
+			n++;
+	start = monotonic_ms();
+	err = n ? agg_reset(e->agg, v, n) : 0;
+	free(v);
+	if (err < 0)
+		snmp_log(LOG_ERR, "reset failed: %s\n", agent_errmsg());
+	else if (n)
+		snmp_log(LOG_INFO, "reset by SET: %u varbinds done in %lld ms\n", n,
+		         monotonic_ms() - start);
+	/* Stored as 1 - err, never NULL: 1 for success, 1 + errno otherwise. */
+	held = netsnmp_create_data_list(PDU_RESETS, (void *)(intptr_t)(1 - err), NULL);
+	if (held)
+		netsnmp_agent_add_list_data(reqinfo, held);
+	return err;
+}
+
+/* Checked again: a pass may have run since RESERVE1 (AgentX sends the phases apart). */
+static void do_commit(const struct engine_region *er, const struct agg_result *res,
+                      netsnmp_agent_request_info *reqinfo, netsnmp_request_info *req)
+{
+	struct agg_reset reset;
+
+	if (check_set(er, res, req->requestvb, &reset) != SNMP_ERR_NOERROR) {
+		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+		return;
+	}
+	if (reset.count && commit_pdu_resets(er->e, res, reqinfo) < 0)
+		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+}
+
+/* ------------------------------------------------------------------------
+ * The handler.
+ */
+
+static void do_get(const struct engine_region *er, const struct agg_result *res,
+                   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *req)
+{
+	int err = er->be->get(er->data, res, req->requestvb);
+
+	if (err != SNMP_ERR_NOERROR)
+		netsnmp_set_request_error(reqinfo, req, err);
+}
+
+/* Nothing after the request in this region: the varbind is left alone and
+ * the agent goes on to the next region. */
+static void do_getnext(const struct engine_region *er, const struct agg_result *res,
+                       netsnmp_request_info *req)
+{
+	er->be->next(er->data, res, req->requestvb, req->inclusive != 0);
+}
+
+static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+                          netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	const struct engine_region *er = registry_owner(handler);
+	const struct agg_result *res = er ? request_result(er->e->agg, reqinfo) : NULL;
+
+	(void)reg;
+	if (!res) {
+		netsnmp_request_set_error_all(requests, SNMP_ERR_GENERR);
+		return SNMP_ERR_NOERROR;
+	}
+	for (netsnmp_request_info *req = requests; req; req = req->next) {
+		if (req->processed)
+			continue;
+		switch (reqinfo->mode) {
+		case MODE_GET:
+			do_get(er, res, reqinfo, req);
+			break;
+		case MODE_GETNEXT:
+			do_getnext(er, res, req);
+			break;
+		case MODE_SET_RESERVE1:
+			do_reserve(er, res, reqinfo, req);
+			break;
+		case MODE_SET_COMMIT:
+			do_commit(er, res, reqinfo, req);
+			break;
+		default: /* RESERVE2, ACTION, FREE, UNDO: nothing to hold or undo */
+			break;
+		}
+	}
+	return SNMP_ERR_NOERROR;
+}
