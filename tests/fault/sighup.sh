@@ -83,6 +83,28 @@ fx_wait 5 bash -c "[ \"\$(snmpget $V2 -Ov 127.0.0.1:$PORT $ROOT.1.1.2.0)\" = 200
 	fail "statctrAggInterval is not 200 after the good reload"
 [ "$(fx_registrations)" = "$FX_REGIONS" ] || fail "$(fx_registrations) registrations after the good reload"
 [ "$(snmp_value "$DATA.3.1.10.1")" = 4000 ] || fail "values after the good reload"
+log "a reload keeps every region served: no noSuchObject during and after SIGHUPs"
+IFNAME=.1.3.6.1.2.1.31.1.1.1.1.1000
+probe() { snmpget $V2 -On -t 2 -r 1 127.0.0.1:$PORT "$ROOT.1.1.1.0" "$DATA.3.1.10.1" "$IFNAME" 2>&1; }
+probe | grep -q "^$IFNAME \"" || fail "ifName.1000 not served before the SIGHUPs: $(probe)"
+gets=0
+for hup in 1 2 3; do
+	reloads=$(grep -c "configuration .* reloaded" "$TMP/agent.log")
+	kill -HUP "$AGENT_PID"
+	end=$((SECONDS + 3))
+	while [ $SECONDS -lt $end ]; do
+		out=$(probe)
+		gets=$((gets + 1))
+		if echo "$out" | grep -Eq "No Such|Timeout|Error"; then
+			echo "$out" >&2
+			fail "SIGHUP $hup: a GET was not answered with values (after $gets GETs)"
+		fi
+	done
+	fx_wait 5 bash -c "[ \$(grep -c 'configuration .* reloaded' '$TMP/agent.log') -gt $reloads ]" ||
+		fail "SIGHUP $hup: not reloaded"
+done
+log "$gets GETs of three regions (statctrObjects, a data table, an IF-MIB range) across 3 SIGHUPs: all answered"
+[ "$(fx_registrations)" = "$FX_REGIONS" ] || fail "$(fx_registrations) registrations after the SIGHUPs"
 agent_exit_clean 10
 log "pass"
 exit 0

@@ -10,6 +10,7 @@ INTEGRATION_TESTS = \
 	tests/integration/standalone.sh \
 	tests/integration/options.sh \
 	tests/integration/ops.sh \
+	tests/integration/netsnmp_text.sh \
 	tests/integration/rows.sh \
 	tests/integration/hist.sh \
 	tests/integration/ifmib.sh \
