@@ -34,10 +34,6 @@ void encode_unsigned32(netsnmp_variable_list *vb, uint64_t v)
 	encode_u32(vb, ASN_UNSIGNED, v);
 }
 
-void encode_timeticks(netsnmp_variable_list *vb, uint64_t ticks)
-{
-	encode_u32(vb, ASN_TIMETICKS, ticks);
-}
 
 void encode_gauge32(netsnmp_variable_list *vb, int64_t level)
 {
@@ -48,7 +44,7 @@ void encode_gauge32(netsnmp_variable_list *vb, int64_t level)
 
 void encode_timestamp(netsnmp_variable_list *vb, uint64_t ns)
 {
-	encode_timeticks(vb, timebase_ticks(ns));
+	encode_u32(vb, ASN_TIMETICKS, timebase_ticks(ns));
 }
 
 void encode_date(netsnmp_variable_list *vb, uint64_t ns)

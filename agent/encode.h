@@ -20,10 +20,9 @@
 
 void encode_counter64(netsnmp_variable_list *vb, uint64_t v);
 
-/* Counter32 (the low 32 bits: RFC 2863's ifInOctets and kin wrap), Unsigned32, TimeTicks. */
+/* Counter32 (the low 32 bits: RFC 2863's ifInOctets and kin wrap), Unsigned32. */
 void encode_counter32(netsnmp_variable_list *vb, uint64_t v);
 void encode_unsigned32(netsnmp_variable_list *vb, uint64_t v);
-void encode_timeticks(netsnmp_variable_list *vb, uint64_t ticks);
 
 /* Gauge32 of @level, latched: below 0 reads 0, above 2^32-1 reads 2^32-1. */
 void encode_gauge32(netsnmp_variable_list *vb, int64_t level);

@@ -98,11 +98,4 @@ void registry_retry(void);
  */
 void registry_reattach_once(void);
 
-/*
- * The text of Net-SNMP's log line that is the only report of a refusal,
- * and the error parsed from such a line (0: not one): tested against the
- * wording of the Net-SNMP the agent runs with (tests/unit/test_register.c).
- */
-long registry_refusal_in(const char *log_line);
-
 #endif /* STATCTR_AGENT_REGISTER_H */

@@ -21,7 +21,8 @@ fds0=$(fx_fd_count "$AGENT_PID")
 log "agent pid $AGENT_PID: $fds0 descriptors, $regions registrations"
 poller_start "$DATA.3.1.10.1" "$ROOT.1.1.5.0"
 
-worst=0
+ifname_answers() { [ "$(snmp_value .1.3.6.1.2.1.31.1.1.1.1.1000)" = eth0 ]; }
+worst=0 worst_if=0
 for i in $(seq "$RESTARTS"); do
 	sig=$([ $((i % 2)) = 1 ] && echo KILL || echo TERM)
 	down=$(echo "$i" | awk '{ printf "%.1f", ($1 % 3) * 0.6 }')
@@ -32,12 +33,16 @@ for i in $(seq "$RESTARTS"); do
 	fx_wait 2 fx_agent_answers || fail "restart $i: no answer from the subagent within 2 s"
 	took=$(($(fx_now_ms) - start))
 	[ "$took" -gt "$worst" ] && worst=$took
+	# IF-MIB ranges are regions as any other: back as soon.
+	fx_wait 2 ifname_answers || fail "restart $i: ifName.1000 not answered within 2 s"
+	took_if=$(($(fx_now_ms) - start))
+	[ "$took_if" -gt "$worst_if" ] && worst_if=$took_if
 	kill -0 "$AGENT_PID" 2>/dev/null || fail "restart $i: the agent died"
 	regions=$(fx_registrations)
 	[ "$regions" = "$FX_REGIONS" ] || fail "restart $i: $regions registrations in snmpd, expected $FX_REGIONS"
 	fds=$(fx_fd_count "$AGENT_PID")
 	[ "$fds" -le "$fds0" ] || fail "restart $i: $fds descriptors, $fds0 at start"
-	log "restart $i (SIG$sig, down ${down}s): answered after ${took} ms, $fds fds, $regions registrations"
+	log "restart $i (SIG$sig, down ${down}s): answered after ${took} ms (IF-MIB ${took_if} ms), $fds fds, $regions registrations"
 done
 
 log "values keep moving through the last master"
@@ -54,8 +59,10 @@ poller_stop
 # The IF-MIB ranges came back once each (ifmib.c: one Register PDU per range).
 [ "$(snmp_value .1.3.6.1.2.1.31.1.1.1.1.1000)" = eth0 ] || fail "ifName.1000 not served after the restarts"
 no_log "cannot register|registering pdu failed|duplicate" "a registration failed"
+# snmpd's side: every subtree registered exactly once per session.
+! grep -i "duplicate" "$TMP/snmpd.log" || fail "snmpd logged a duplicate registration"
 lost=$(grep -c "lost the AgentX master" "$TMP/agent.log" || true)
 [ "$lost" -le "$RESTARTS" ] || fail "$lost outages logged for $RESTARTS restarts"
 agent_exit_clean 10
-log "pass: $RESTARTS restarts, worst re-registration ${worst} ms, fds $fds0 -> $fds0"
+log "pass: $RESTARTS restarts, worst re-registration ${worst} ms (IF-MIB ${worst_if} ms), fds $fds0 -> $fds0"
 exit 0
