@@ -21,13 +21,8 @@ targets=${*:-config view set mutate}
 jobs=${FUZZ_JOBS:-$(nproc)}
 CC=${FUZZ_CC:-clang}
 
-skip() {
-	echo "=================================================================" >&2
-	echo "SKIP: fuzz: $*" >&2
-	echo "=================================================================" >&2
-	[ "${CI:-}" = true ] && { echo "FAIL: CI=true, and a skip is a failure in CI" >&2; exit 1; }
-	exit 77
-}
+TEST_NAME=fuzz
+. "$top_srcdir/tests/common.sh"
 
 command -v "$CC" >/dev/null || skip "$CC not found (Debian: apt-get install clang libclang-rt-14-dev)"
 echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }' >"${TMPDIR:-/tmp}/fuzz-probe.$$.c"

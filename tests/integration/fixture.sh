@@ -34,6 +34,8 @@ unset SNMPCONFPATH
 
 FX_PIDS=""
 FX_NAME=$(basename "$0" .sh)
+TEST_NAME=$FX_NAME
+. "${top_srcdir:-$(dirname "${BASH_SOURCE[0]}")/../..}/tests/common.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/statctr-$FX_NAME.XXXXXX") || exit 99
 export SNMP_PERSISTENT_DIR=$TMP/persist
 export STATCTR_SMI_CACHE=${STATCTR_SMI_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/statctr/smi}
@@ -41,21 +43,11 @@ export HOME=$TMP # keeps ~/.snmp of the user out of the clients
 
 log() { echo "[$FX_NAME $(date +%T.%N | cut -c1-12)] $*"; }
 
+# fail WHY: the failure, with the tail of every log of the test; exits 1.
 fail() {
-	echo "FAIL: $FX_NAME: $*" >&2
+	fail_message "$@"
 	fx_dump_logs >&2
 	exit 1
-}
-
-skip() {
-	echo "=================================================================" >&2
-	echo "SKIP: $FX_NAME: $*" >&2
-	echo "=================================================================" >&2
-	if [ "${CI:-}" = true ]; then
-		echo "FAIL: CI=true, and a skip is a failure in CI" >&2
-		exit 1
-	fi
-	exit 77
 }
 
 fx_dump_logs() {
@@ -228,11 +220,21 @@ fx_config() {
 	SEGMENT=$TMP/dataplane
 }
 
+# fx_start_writer LOG PATH ARGS...: examples/pipeline on $TMP/statctr.conf
+# with ARGS, in the background (FX_LAST_PID), once it created PATH.
+fx_start_writer() {
+	local log=$1 path=$2
+	shift 2
+	"$PIPELINE" -c "$TMP/statctr.conf" "$@" >>"$log" 2>&1 &
+	FX_LAST_PID=$!
+	fx_track "$FX_LAST_PID"
+	fx_wait 5 test -e "$path" || fail "the writer did not create $path"
+}
+
+# The main writer, on $SEGMENT: WRITER_PID.
 fx_writer() {
-	"$PIPELINE" -c "$TMP/statctr.conf" "$@" >>"$TMP/writer.log" 2>&1 &
-	WRITER_PID=$!
-	fx_track "$WRITER_PID"
-	fx_wait 5 test -e "$SEGMENT" || fail "the writer did not create $SEGMENT"
+	fx_start_writer "$TMP/writer.log" "$SEGMENT" "$@"
+	WRITER_PID=$FX_LAST_PID
 }
 
 fx_writer_stop() {
@@ -444,10 +446,7 @@ fx_writer_on() {
 	local seg=$1 path
 	shift
 	path=$(sed -n "s|.*name = \"$seg\"; path = \"\([^\"]*\)\".*|\1|p" "$TMP/statctr.conf")
-	"$PIPELINE" -c "$TMP/statctr.conf" -s "$seg" "$@" >>"$TMP/writer-$seg.log" 2>&1 &
-	FX_LAST_PID=$!
-	fx_track "$FX_LAST_PID"
-	fx_wait 5 test -e "${path:-/nonexistent}" || fail "the writer did not create segment $seg"
+	fx_start_writer "$TMP/writer-$seg.log" "${path:-/nonexistent}" -s "$seg" "$@"
 }
 
 # Registrations of the agent's regions in snmpd (rows of

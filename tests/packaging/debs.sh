@@ -35,14 +35,8 @@ finish() {
 	exit
 }
 
-skip() {
-	echo "debs: SKIP: $*" >&2
-	if [ "${CI:-}" = true ]; then
-		failed=$((failed + 1))
-		finish
-	fi
-	exit 77
-}
+TEST_NAME=debs
+. "$top/tests/common.sh"
 
 # check NAME COMMAND...: one pass or failure.  The command runs in this
 # shell (it may start processes and set variables), its output goes to a

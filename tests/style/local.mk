@@ -21,3 +21,7 @@ dist_check_SCRIPTS += tests/style/hist_nolock.sh
 TESTS += tests/style/cpu_nolock.sh
 dist_check_SCRIPTS += tests/style/cpu_nolock.sh
 EXTRA_DIST += tests/style/disasm.sh
+
+# docs/design.md and docs/agent.md have a module-table row for every source file.
+TESTS += tests/style/modules.sh
+dist_check_SCRIPTS += tests/style/modules.sh

@@ -17,7 +17,7 @@ STYLE_NAME=readme_api
 . "$top_srcdir/tests/style/lib.sh"
 # Here a failure ends the test at once: each step needs the one before.
 fail() {
-	echo "FAIL: readme_api: $*" >&2
+	fail_message "$@"
 	exit 1
 }
 

@@ -14,21 +14,13 @@ PIPELINE=${PIPELINE:-$top_builddir/examples/pipeline}
 TOOLS_TESTDIR=$srcdir/tests/tools
 FORMATS="python3 $TOOLS_TESTDIR/formats.py"
 test_name=$(basename "$0" .sh)
+TEST_NAME=$test_name
+. "$srcdir/tests/common.sh"
 failures=0
 
-skip() {
-	echo "**************************************************************" >&2
-	echo "SKIP: $test_name: $*" >&2
-	echo "**************************************************************" >&2
-	if [ "${CI:-}" = true ]; then
-		echo "FAIL: $test_name: CI=true, so a skipped test fails" >&2
-		exit 1
-	fi
-	exit 77
-}
-
+# fail WHY: counts a failure and goes on (the test ends with exit on $failures).
 fail() {
-	echo "FAIL: $test_name: $*" >&2
+	fail_message "$@"
 	failures=$((failures + 1))
 }
 
