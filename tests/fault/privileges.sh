@@ -129,7 +129,8 @@ fx_wait_pass
 fx_snmpd_stop
 sleep 1.2
 fx_snmpd_start || fail "snmpd did not restart"
-fx_wait 3 fx_agent_answers || fail "the unprivileged agent did not reconnect to the restarted master"
+secs=$(fx_loaded 3)
+fx_wait "$secs" fx_agent_answers || fail "the unprivileged agent did not reconnect to the restarted master within $secs s"
 
 log "the agent does not follow a symlink to a valid segment either"
 fx_kill "$WRITER2_PID" KILL

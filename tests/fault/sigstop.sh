@@ -30,7 +30,8 @@ for stop in 2 4; do
 	sleep "$stop"
 	before=$(fx_now_ms)
 	kill -CONT "$AGENT_PID"
-	fx_wait 3 fx_agent_answers || fail "no answer within 3 s of SIGCONT"
+	secs=$(fx_loaded 3)
+	fx_wait "$secs" fx_agent_answers || fail "no answer within $secs s of SIGCONT"
 	took=$(($(fx_now_ms) - before))
 	fx_wait 2 bash -c "[ \"\$(snmpwalk $V2 127.0.0.1:$PORT .1.3.6.1.4.1.8072.1.2.1.1.4 | grep -cF '.${ROOT#.}.')\" = $FX_REGIONS ]" ||
 		fail "$(fx_registrations) registrations after SIGCONT, expected $FX_REGIONS"
@@ -47,7 +48,7 @@ log "a stop too short for the master to notice"
 kill -STOP "$AGENT_PID"
 sleep 0.5
 kill -CONT "$AGENT_PID"
-fx_wait 2 fx_agent_answers || fail "no answer after a short stop"
+fx_wait "$(fx_loaded 2)" fx_agent_answers || fail "no answer after a short stop"
 [ "$(fx_registrations)" = "$FX_REGIONS" ] || fail "registrations after a short stop"
 kill -0 "$AGENT_PID" || fail "the agent died"
 agent_exit_clean 10

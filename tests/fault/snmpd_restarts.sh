@@ -30,11 +30,12 @@ for i in $(seq "$RESTARTS"); do
 	sleep "$down"
 	fx_snmpd_start || fail "restart $i: snmpd did not start again on port $PORT"
 	start=$(fx_now_ms)
-	fx_wait 2 fx_agent_answers || fail "restart $i: no answer from the subagent within 2 s"
+	secs=$(fx_loaded 2)
+	fx_wait "$secs" fx_agent_answers || fail "restart $i: no answer from the subagent within $secs s"
 	took=$(($(fx_now_ms) - start))
 	[ "$took" -gt "$worst" ] && worst=$took
 	# IF-MIB ranges are regions as any other: back as soon.
-	fx_wait 2 ifname_answers || fail "restart $i: ifName.1000 not answered within 2 s"
+	fx_wait "$secs" ifname_answers || fail "restart $i: ifName.1000 not answered within $secs s"
 	took_if=$(($(fx_now_ms) - start))
 	[ "$took_if" -gt "$worst_if" ] && worst_if=$took_if
 	kill -0 "$AGENT_PID" 2>/dev/null || fail "restart $i: the agent died"

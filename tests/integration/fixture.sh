@@ -237,6 +237,15 @@ fx_writer() {
 	WRITER_PID=$FX_LAST_PID
 }
 
+# fx_loaded SECONDS: SECONDS stretched by the machine's load (the 1-minute
+# load average per CPU, at least 1, at most 10), rounded up: a deadline
+# that allows a loaded machine its slowness and still ends on a real hang.
+fx_loaded() {
+	awk -v s="$1" -v n="$(nproc)" \
+		'{ f = $1 / n; if (f < 1) f = 1; if (f > 10) f = 10; t = s * f; printf "%d\n", (t == int(t)) ? t : int(t) + 1 }' \
+		/proc/loadavg
+}
+
 fx_writer_stop() {
 	fx_stop "$WRITER_PID"
 	fx_untrack "$WRITER_PID"
