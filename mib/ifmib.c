@@ -20,51 +20,10 @@ const uint32_t ifmib_ifx_entry[] = {1, 3, 6, 1, 2, 1, 31, 1, 1, 1};
 #define C   STATCTR_COUNTER
 #define G   STATCTR_GAUGE
 
-/*
- * ifTable's objects, then ifXTable's, each in column order.  Left out:
- * ifTable's deprecated ifInNUcastPkts, ifOutQLen and ifSpecific (RFC 2863
- * 3.1.6: an agent may stop serving them).  Ones fed by a counter name the
- * mappable object they take it from.
- */
-const struct ifmib_object ifmib_objects[] = {
-    {"ifIndex", IF, 1, IFV_INDEX, false, C, NULL},
-    {"ifDescr", IF, 2, IFV_DESCR, false, C, NULL},
-    {"ifType", IF, 3, IFV_TYPE, false, C, NULL},
-    {"ifMtu", IF, 4, IFV_MTU, false, C, NULL},
-    {"ifSpeed", IF, 5, IFV_SPEED, false, C, "ifHighSpeed"},
-    {"ifPhysAddress", IF, 6, IFV_PHYS, false, C, NULL},
-    {"ifAdminStatus", IF, 7, IFV_ADMIN, false, C, NULL},
-    {"ifOperStatus", IF, 8, IFV_OPER, true, G, NULL},
-    {"ifLastChange", IF, 9, IFV_LAST_CHANGE, false, C, NULL},
-    {"ifInOctets", IF, 10, IFV_COUNTER32, false, C, "ifHCInOctets"},
-    {"ifInUcastPkts", IF, 11, IFV_COUNTER32, false, C, "ifHCInUcastPkts"},
-    {"ifInDiscards", IF, 13, IFV_COUNTER32, true, C, "ifInDiscards"},
-    {"ifInErrors", IF, 14, IFV_COUNTER32, true, C, "ifInErrors"},
-    {"ifInUnknownProtos", IF, 15, IFV_COUNTER32, true, C, "ifInUnknownProtos"},
-    {"ifOutOctets", IF, 16, IFV_COUNTER32, false, C, "ifHCOutOctets"},
-    {"ifOutUcastPkts", IF, 17, IFV_COUNTER32, false, C, "ifHCOutUcastPkts"},
-    {"ifOutDiscards", IF, 19, IFV_COUNTER32, true, C, "ifOutDiscards"},
-    {"ifOutErrors", IF, 20, IFV_COUNTER32, true, C, "ifOutErrors"},
-    {"ifName", IFX, 1, IFV_NAME, false, C, NULL},
-    {"ifInMulticastPkts", IFX, 2, IFV_COUNTER32, false, C, "ifHCInMulticastPkts"},
-    {"ifInBroadcastPkts", IFX, 3, IFV_COUNTER32, false, C, "ifHCInBroadcastPkts"},
-    {"ifOutMulticastPkts", IFX, 4, IFV_COUNTER32, false, C, "ifHCOutMulticastPkts"},
-    {"ifOutBroadcastPkts", IFX, 5, IFV_COUNTER32, false, C, "ifHCOutBroadcastPkts"},
-    {"ifHCInOctets", IFX, 6, IFV_COUNTER64, true, C, "ifHCInOctets"},
-    {"ifHCInUcastPkts", IFX, 7, IFV_COUNTER64, true, C, "ifHCInUcastPkts"},
-    {"ifHCInMulticastPkts", IFX, 8, IFV_COUNTER64, true, C, "ifHCInMulticastPkts"},
-    {"ifHCInBroadcastPkts", IFX, 9, IFV_COUNTER64, true, C, "ifHCInBroadcastPkts"},
-    {"ifHCOutOctets", IFX, 10, IFV_COUNTER64, true, C, "ifHCOutOctets"},
-    {"ifHCOutUcastPkts", IFX, 11, IFV_COUNTER64, true, C, "ifHCOutUcastPkts"},
-    {"ifHCOutMulticastPkts", IFX, 12, IFV_COUNTER64, true, C, "ifHCOutMulticastPkts"},
-    {"ifHCOutBroadcastPkts", IFX, 13, IFV_COUNTER64, true, C, "ifHCOutBroadcastPkts"},
-    {"ifLinkUpDownTrapEnable", IFX, 14, IFV_DISABLED, false, C, NULL},
-    {"ifHighSpeed", IFX, 15, IFV_HIGH_SPEED, true, G, "ifHighSpeed"},
-    {"ifPromiscuousMode", IFX, 16, IFV_FALSE, false, C, NULL},
-    {"ifConnectorPresent", IFX, 17, IFV_FALSE, false, C, NULL},
-    {"ifAlias", IFX, 18, IFV_ALIAS, false, C, NULL},
-    {"ifCounterDiscontinuityTime", IFX, 19, IFV_DISC_TIME, false, C, NULL},
-};
+#define IFMIB_OBJECT(name, entry, column, syntax, value, mappable, kind, source)                  \
+	{name, syntax, entry, column, IFV_##value, mappable, kind, source},
+const struct ifmib_object ifmib_objects[] = {MIB_IF_OBJECTS(IFMIB_OBJECT)};
+#undef IFMIB_OBJECT
 const uint32_t ifmib_nobjects = sizeof(ifmib_objects) / sizeof(ifmib_objects[0]);
 
 int ifmib_find(const char *name)

@@ -45,8 +45,61 @@ enum ifmib_value {
 
 enum ifmib_entry { IFMIB_IF_TABLE, IFMIB_IFX_TABLE };
 
+/*
+ * Every IF-MIB object statctr serves, ifTable's then ifXTable's, each in
+ * column order: the one definition ifmib_objects[] expands, in the form of
+ * mib/oids.h's MIB_FIXED_OBJECTS.  tests/unit/test_ifmib.c checks it
+ * against mib/IF-MIB-objects.txt, RFC 2863's object list, both ways.
+ *   X(descriptor, entry, column, syntax, value, mappable, kind, source)
+ * entry: IF (ifTable) or IFX (ifXTable); syntax: as RFC 2863 states it
+ * (an enumeration as INTEGER); value: enum ifmib_value without IFV_;
+ * mappable: a column may declare `ifmib = descriptor`, with kind C
+ * (counter) or G (gauge); source: see struct ifmib_object.  Left out:
+ * ifTable's deprecated ifInNUcastPkts, ifOutNUcastPkts, ifOutQLen and
+ * ifSpecific (RFC 2863 3.1.6: an agent may stop serving them).
+ */
+#define MIB_IF_OBJECTS(X)                                                                          \
+	X("ifIndex", IF, 1, "InterfaceIndex", INDEX, false, C, NULL)                               \
+	X("ifDescr", IF, 2, "DisplayString", DESCR, false, C, NULL)                                \
+	X("ifType", IF, 3, "IANAifType", TYPE, false, C, NULL)                                     \
+	X("ifMtu", IF, 4, "Integer32", MTU, false, C, NULL)                                        \
+	X("ifSpeed", IF, 5, "Gauge32", SPEED, false, C, "ifHighSpeed")                             \
+	X("ifPhysAddress", IF, 6, "PhysAddress", PHYS, false, C, NULL)                             \
+	X("ifAdminStatus", IF, 7, "INTEGER", ADMIN, false, C, NULL)                                \
+	X("ifOperStatus", IF, 8, "INTEGER", OPER, true, G, NULL)                                   \
+	X("ifLastChange", IF, 9, "TimeTicks", LAST_CHANGE, false, C, NULL)                         \
+	X("ifInOctets", IF, 10, "Counter32", COUNTER32, false, C, "ifHCInOctets")                  \
+	X("ifInUcastPkts", IF, 11, "Counter32", COUNTER32, false, C, "ifHCInUcastPkts")            \
+	X("ifInDiscards", IF, 13, "Counter32", COUNTER32, true, C, "ifInDiscards")                 \
+	X("ifInErrors", IF, 14, "Counter32", COUNTER32, true, C, "ifInErrors")                     \
+	X("ifInUnknownProtos", IF, 15, "Counter32", COUNTER32, true, C, "ifInUnknownProtos")       \
+	X("ifOutOctets", IF, 16, "Counter32", COUNTER32, false, C, "ifHCOutOctets")                \
+	X("ifOutUcastPkts", IF, 17, "Counter32", COUNTER32, false, C, "ifHCOutUcastPkts")          \
+	X("ifOutDiscards", IF, 19, "Counter32", COUNTER32, true, C, "ifOutDiscards")               \
+	X("ifOutErrors", IF, 20, "Counter32", COUNTER32, true, C, "ifOutErrors")                   \
+	X("ifName", IFX, 1, "DisplayString", NAME, false, C, NULL)                                 \
+	X("ifInMulticastPkts", IFX, 2, "Counter32", COUNTER32, false, C, "ifHCInMulticastPkts")    \
+	X("ifInBroadcastPkts", IFX, 3, "Counter32", COUNTER32, false, C, "ifHCInBroadcastPkts")    \
+	X("ifOutMulticastPkts", IFX, 4, "Counter32", COUNTER32, false, C, "ifHCOutMulticastPkts")  \
+	X("ifOutBroadcastPkts", IFX, 5, "Counter32", COUNTER32, false, C, "ifHCOutBroadcastPkts")  \
+	X("ifHCInOctets", IFX, 6, "Counter64", COUNTER64, true, C, "ifHCInOctets")                 \
+	X("ifHCInUcastPkts", IFX, 7, "Counter64", COUNTER64, true, C, "ifHCInUcastPkts")           \
+	X("ifHCInMulticastPkts", IFX, 8, "Counter64", COUNTER64, true, C, "ifHCInMulticastPkts")   \
+	X("ifHCInBroadcastPkts", IFX, 9, "Counter64", COUNTER64, true, C, "ifHCInBroadcastPkts")   \
+	X("ifHCOutOctets", IFX, 10, "Counter64", COUNTER64, true, C, "ifHCOutOctets")              \
+	X("ifHCOutUcastPkts", IFX, 11, "Counter64", COUNTER64, true, C, "ifHCOutUcastPkts")        \
+	X("ifHCOutMulticastPkts", IFX, 12, "Counter64", COUNTER64, true, C, "ifHCOutMulticastPkts") \
+	X("ifHCOutBroadcastPkts", IFX, 13, "Counter64", COUNTER64, true, C, "ifHCOutBroadcastPkts") \
+	X("ifLinkUpDownTrapEnable", IFX, 14, "INTEGER", DISABLED, false, C, NULL)                  \
+	X("ifHighSpeed", IFX, 15, "Gauge32", HIGH_SPEED, true, G, "ifHighSpeed")                   \
+	X("ifPromiscuousMode", IFX, 16, "TruthValue", FALSE, false, C, NULL)                       \
+	X("ifConnectorPresent", IFX, 17, "TruthValue", FALSE, false, C, NULL)                      \
+	X("ifAlias", IFX, 18, "DisplayString", ALIAS, false, C, NULL)                              \
+	X("ifCounterDiscontinuityTime", IFX, 19, "TimeStamp", DISC_TIME, false, C, NULL)
+
 struct ifmib_object {
 	const char *name;
+	const char *syntax; /* as RFC 2863 states it, an enumeration as INTEGER */
 	uint8_t entry;          /* enum ifmib_entry */
 	uint8_t column;         /* sub-identifier under the entry */
 	uint8_t value;          /* enum ifmib_value */
@@ -61,7 +114,7 @@ struct ifmib_object {
 	const char *source;
 };
 
-/* Every object statctr can serve, ifTable's then ifXTable's, in OID order. */
+/* Every object statctr can serve (MIB_IF_OBJECTS), in OID order. */
 extern const struct ifmib_object ifmib_objects[];
 extern const uint32_t ifmib_nobjects;
 

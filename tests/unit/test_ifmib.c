@@ -95,6 +95,98 @@ static void objects_have_rfc2863_oids(void)
 	CU_ASSERT_EQUAL(ifmib_ifx_entry[IFMIB_IFX_ENTRY_LEN - 4], 31);
 }
 
+/* ------------------------------------------------------------------------
+ * MIB_IF_OBJECTS against RFC 2863's object list (mib/IF-MIB-objects.txt).
+ */
+
+struct rfc_object {
+	char name[48], table[16], access[16], status[16], syntax[32];
+	unsigned column;
+};
+
+static struct rfc_object rfc[64];
+static size_t nrfc;
+
+static void load_rfc_objects(void)
+{
+	const char *dir = getenv("top_srcdir") ? getenv("top_srcdir") : getenv("srcdir");
+	char path[512], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/mib/IF-MIB-objects.txt", dir ? dir : ".");
+	f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (fgets(line, sizeof(line), f)) {
+		struct rfc_object *o = &rfc[nrfc];
+		int end = 0;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		CU_ASSERT_FATAL(nrfc < sizeof(rfc) / sizeof(rfc[0]));
+		CU_ASSERT_FATAL(sscanf(line, "%47s %15s %u %15s %15s %n", o->name, o->table, &o->column,
+		                       o->access, o->status, &end) == 5);
+		snprintf(o->syntax, sizeof(o->syntax), "%s", line + end);
+		o->syntax[strcspn(o->syntax, "\n")] = '\0';
+		nrfc++;
+	}
+	fclose(f);
+	CU_ASSERT_EQUAL(nrfc, 22 + 19); /* ifTable's columns, ifXTable's */
+}
+
+static const struct rfc_object *rfc_find(const char *name)
+{
+	for (size_t i = 0; i < nrfc; i++)
+		if (strcmp(rfc[i].name, name) == 0)
+			return &rfc[i];
+	return NULL;
+}
+
+/*
+ * Both ways: every object statctr serves is RFC 2863's, at its OID, with
+ * its syntax, and served read-only at most as the RFC allows; every object
+ * of the RFC's two tables is served, or deprecated (RFC 2863 3.1.6).
+ */
+static void objects_are_rfc2863s_both_ways(void)
+{
+	load_rfc_objects();
+	for (uint32_t i = 0; i < ifmib_nobjects; i++) {
+		const struct ifmib_object *o = &ifmib_objects[i];
+		const struct rfc_object *r = rfc_find(o->name);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_STRING_EQUAL(r->table, o->entry == IFMIB_IF_TABLE ? "ifTable" : "ifXTable");
+		CU_ASSERT_EQUAL(r->column, o->column);
+		CU_ASSERT_STRING_EQUAL(r->syntax, o->syntax);
+		CU_ASSERT_STRING_EQUAL(r->status, "current");
+	}
+	for (size_t i = 0; i < nrfc; i++) {
+		bool served = ifmib_find(rfc[i].name) >= 0;
+
+		CU_ASSERT(served || strcmp(rfc[i].status, "deprecated") == 0);
+		if (!served && strcmp(rfc[i].status, "deprecated") != 0)
+			fprintf(stderr, "\n  %s: current in RFC 2863, not served\n", rfc[i].name);
+	}
+}
+
+/* Each way of serving gives the syntax the RFC states. */
+static void values_encode_the_rfc_syntax(void)
+{
+	static const struct {
+		uint8_t value;
+		const char *syntax;
+	} rules[] = {
+	    {IFV_COUNTER32, "Counter32"}, {IFV_COUNTER64, "Counter64"},
+	    {IFV_SPEED, "Gauge32"},       {IFV_HIGH_SPEED, "Gauge32"},
+	    {IFV_FALSE, "TruthValue"},    {IFV_DISC_TIME, "TimeStamp"},
+	    {IFV_LAST_CHANGE, "TimeTicks"}, {IFV_INDEX, "InterfaceIndex"},
+	};
+
+	for (uint32_t i = 0; i < ifmib_nobjects; i++)
+		for (size_t k = 0; k < sizeof(rules) / sizeof(rules[0]); k++)
+			if (ifmib_objects[i].value == rules[k].value)
+				CU_ASSERT_STRING_EQUAL(ifmib_objects[i].syntax, rules[k].syntax);
+}
+
 /* A source is mappable and of the kind the value needs; an HC object feeds its 32-bit twin. */
 static void sources_are_mappable_objects(void)
 {
@@ -221,6 +313,8 @@ int main(void)
 {
 	static const struct test_case cases[] = {
 	    {"objects_have_rfc2863_oids", objects_have_rfc2863_oids},
+	    {"objects_are_rfc2863s_both_ways", objects_are_rfc2863s_both_ways},
+	    {"values_encode_the_rfc_syntax", values_encode_the_rfc_syntax},
 	    {"sources_are_mappable_objects", sources_are_mappable_objects},
 	    {"columns_follow_the_mapping", columns_follow_the_mapping},
 	    {"bad_mappings_refused_with_file_line", bad_mappings_refused_with_file_line},
