@@ -20,7 +20,7 @@ const uint32_t ifmib_ifx_entry[] = {1, 3, 6, 1, 2, 1, 31, 1, 1, 1};
 #define C   STATCTR_COUNTER
 #define G   STATCTR_GAUGE
 
-#define IFMIB_OBJECT(name, entry, column, syntax, value, mappable, kind, source)                  \
+#define IFMIB_OBJECT(name, entry, column, syntax, value, mappable, kind, source)                   \
 	{name, syntax, entry, column, IFV_##value, mappable, kind, source},
 const struct ifmib_object ifmib_objects[] = {MIB_IF_OBJECTS(IFMIB_OBJECT)};
 #undef IFMIB_OBJECT

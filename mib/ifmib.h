@@ -88,8 +88,10 @@ enum ifmib_entry { IFMIB_IF_TABLE, IFMIB_IFX_TABLE };
 	X("ifHCInBroadcastPkts", IFX, 9, "Counter64", COUNTER64, true, C, "ifHCInBroadcastPkts")   \
 	X("ifHCOutOctets", IFX, 10, "Counter64", COUNTER64, true, C, "ifHCOutOctets")              \
 	X("ifHCOutUcastPkts", IFX, 11, "Counter64", COUNTER64, true, C, "ifHCOutUcastPkts")        \
-	X("ifHCOutMulticastPkts", IFX, 12, "Counter64", COUNTER64, true, C, "ifHCOutMulticastPkts") \
-	X("ifHCOutBroadcastPkts", IFX, 13, "Counter64", COUNTER64, true, C, "ifHCOutBroadcastPkts") \
+	X("ifHCOutMulticastPkts", IFX, 12, "Counter64", COUNTER64, true, C,                        \
+	  "ifHCOutMulticastPkts")                                                                  \
+	X("ifHCOutBroadcastPkts", IFX, 13, "Counter64", COUNTER64, true, C,                        \
+	  "ifHCOutBroadcastPkts")                                                                  \
 	X("ifLinkUpDownTrapEnable", IFX, 14, "INTEGER", DISABLED, false, C, NULL)                  \
 	X("ifHighSpeed", IFX, 15, "Gauge32", HIGH_SPEED, true, G, "ifHighSpeed")                   \
 	X("ifPromiscuousMode", IFX, 16, "TruthValue", FALSE, false, C, NULL)                       \
@@ -99,7 +101,7 @@ enum ifmib_entry { IFMIB_IF_TABLE, IFMIB_IFX_TABLE };
 
 struct ifmib_object {
 	const char *name;
-	const char *syntax; /* as RFC 2863 states it, an enumeration as INTEGER */
+	const char *syntax;     /* as RFC 2863 states it, an enumeration as INTEGER */
 	uint8_t entry;          /* enum ifmib_entry */
 	uint8_t column;         /* sub-identifier under the entry */
 	uint8_t value;          /* enum ifmib_value */

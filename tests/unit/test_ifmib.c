@@ -123,8 +123,8 @@ static void load_rfc_objects(void)
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		CU_ASSERT_FATAL(nrfc < sizeof(rfc) / sizeof(rfc[0]));
-		CU_ASSERT_FATAL(sscanf(line, "%47s %15s %u %15s %15s %n", o->name, o->table, &o->column,
-		                       o->access, o->status, &end) == 5);
+		CU_ASSERT_FATAL(sscanf(line, "%47s %15s %u %15s %15s %n", o->name, o->table,
+		                       &o->column, o->access, o->status, &end) == 5);
 		snprintf(o->syntax, sizeof(o->syntax), "%s", line + end);
 		o->syntax[strcspn(o->syntax, "\n")] = '\0';
 		nrfc++;
@@ -154,7 +154,8 @@ static void objects_are_rfc2863s_both_ways(void)
 		const struct rfc_object *r = rfc_find(o->name);
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-		CU_ASSERT_STRING_EQUAL(r->table, o->entry == IFMIB_IF_TABLE ? "ifTable" : "ifXTable");
+		CU_ASSERT_STRING_EQUAL(r->table,
+		                       o->entry == IFMIB_IF_TABLE ? "ifTable" : "ifXTable");
 		CU_ASSERT_EQUAL(r->column, o->column);
 		CU_ASSERT_STRING_EQUAL(r->syntax, o->syntax);
 		CU_ASSERT_STRING_EQUAL(r->status, "current");
@@ -175,9 +176,9 @@ static void values_encode_the_rfc_syntax(void)
 		uint8_t value;
 		const char *syntax;
 	} rules[] = {
-	    {IFV_COUNTER32, "Counter32"}, {IFV_COUNTER64, "Counter64"},
-	    {IFV_SPEED, "Gauge32"},       {IFV_HIGH_SPEED, "Gauge32"},
-	    {IFV_FALSE, "TruthValue"},    {IFV_DISC_TIME, "TimeStamp"},
+	    {IFV_COUNTER32, "Counter32"},   {IFV_COUNTER64, "Counter64"},
+	    {IFV_SPEED, "Gauge32"},         {IFV_HIGH_SPEED, "Gauge32"},
+	    {IFV_FALSE, "TruthValue"},      {IFV_DISC_TIME, "TimeStamp"},
 	    {IFV_LAST_CHANGE, "TimeTicks"}, {IFV_INDEX, "InterfaceIndex"},
 	};
 
