@@ -1,0 +1,6 @@
+# The docs run as written (tests/docs/run_docs.sh): every ```sh block of
+# README.md and docs/*.md run, every ```c block compiled, in a private
+# mount and network namespace set up the way the docs say; a block marked
+# "<!-- doc-test: skip REASON -->" is listed instead.  Needs root.
+TESTS += tests/docs/run_docs.sh
+dist_check_SCRIPTS += tests/docs/run_docs.sh
