@@ -4,3 +4,8 @@
 # "<!-- doc-test: skip REASON -->" is listed instead.  Needs root.
 TESTS += tests/docs/run_docs.sh
 dist_check_SCRIPTS += tests/docs/run_docs.sh
+
+# README.md's "Install from source" into a DESTDIR: the files where it says,
+# and a writer built with pkg-config against the installed tree.
+TESTS += tests/docs/install.sh
+dist_check_SCRIPTS += tests/docs/install.sh
