@@ -75,6 +75,7 @@ expect 2 -o "$DATA.1.1.16.3" -l speed -w 10000: -c 5000: # speed 1000 Mb/s
 expect 0 -o "$DATA.1.1.10.1" -l rxPackets -w :1000 -c :2000
 expect 1 -o "$DATA.1.1.10.1" -l rxPackets -w :50 -c :2000
 log "check_snmp --rate: packets per second from the state file"
+# (monitoring-plugins 2.3.3 reads NAGIOS_PLUGIN_STATE_DIRECTORY; later ones MP_STATE_DIRECTORY)
 export MP_STATE_DIRECTORY=$TMP/nagios NAGIOS_PLUGIN_STATE_DIRECTORY=$TMP/nagios
 mkdir -p "$MP_STATE_DIRECTORY"
 expect 0 -o "$DATA.1.1.10.1" -l rxPackets --rate -w :1000000 -c :2000000
