@@ -220,6 +220,13 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		usage(stderr);
 		return -1;
 	}
+	/* A daemon's stderr is /dev/null: its log would be lost, not kept. */
+	if (opt->log && strcmp(opt->log, "stderr") == 0 && !opt->foreground) {
+		fprintf(stderr, AGENT_NAME ": --log stderr needs --foreground (-f); a daemon "
+		                           "logs to syslog\n");
+		usage(stderr);
+		return -1;
+	}
 	return 0;
 }
 

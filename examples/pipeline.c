@@ -79,6 +79,18 @@ static int lookup(const char *table, const char *column, uint32_t row, statctr_i
 	return err;
 }
 
+/*
+ * ifStats.speed, where the declaration has it (conf/statctr.conf): every
+ * interface a 10 Gb/s link, so that NMSs scale their graphs (ifHighSpeed).
+ */
+static void set_link_speeds(void)
+{
+	statctr_id id;
+
+	for (uint32_t row = 0; statctr_seg_lookup(seg, "ifStats", "speed", row, &id) == 0; row++)
+		statctr_gauge_set(seg, id, 10000);
+}
+
 static int lookup_ids(struct ids *ids, uint32_t ifrow)
 {
 	uint32_t f;
@@ -376,6 +388,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pipeline: %s\n", statctr_errmsg());
 		return 1;
 	}
+	set_link_speeds();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "pipeline: writing segment %s with %u threads\n", segment, nthreads);

@@ -310,6 +310,18 @@ static void *vf_traffic(void *arg)
 	return NULL;
 }
 
+/*
+ * ifStats.speed, where the declaration has it (conf/statctr.conf): every
+ * interface a 10 Gb/s link, so that NMSs scale their graphs (ifHighSpeed).
+ */
+static void set_link_speeds(void)
+{
+	statctr_id id;
+
+	for (uint32_t row = 0; statctr_seg_lookup(seg, "ifStats", "speed", row, &id) == 0; row++)
+		statctr_gauge_set(seg, id, 10000);
+}
+
 static int lookup_ids(void)
 {
 	uint32_t i;
@@ -398,6 +410,7 @@ int main(int argc, char **argv)
 		statctr_seg_destroy(seg);
 		return 1;
 	}
+	set_link_speeds();
 	for (unsigned l = 0; l < nlanes; l++)
 		lanes[l].index = l;
 	signal(SIGINT, on_signal);

@@ -199,3 +199,19 @@ int prom_names_check(const struct statctr_config *cfg)
 	free(claims);
 	return err;
 }
+
+const char *prom_name_abbreviated_unit(const char *name)
+{
+	static const char *const units[] = {"s",  "ms", "us", "ns", "sec", "b", "kb",
+	                                    "mb", "gb", "tb", "pb", "m",   "h", "d"};
+
+	for (const char *part = name; *part != '\0';) {
+		size_t len = strcspn(part, "_");
+
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (strlen(units[i]) == len && strncmp(part, units[i], len) == 0)
+				return units[i];
+		part += len + (part[len] == '_');
+	}
+	return NULL;
+}

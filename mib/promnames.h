@@ -68,4 +68,13 @@ const char *prom_column_names(struct prom_column *pc, const char *segment, const
  */
 int prom_names_check(const struct statctr_config *cfg);
 
+/*
+ * promtool's style lint (client_golang's promlint, `promtool check metrics`
+ * exit status 3): the first '_'-separated part of @name that is an
+ * abbreviated unit ("s", "ms", "us", "ns", "sec", "b", "kb", "mb", "gb",
+ * "tb", "pb", "m", "h", "d"), or NULL.  check-config warns of it; the
+ * name stays valid.  Pure; thread-safe.
+ */
+const char *prom_name_abbreviated_unit(const char *name);
+
 #endif /* STATCTR_MIB_PROMNAMES_H */

@@ -581,6 +581,37 @@ void settings_free(struct agent_settings *set)
 	free(set);
 }
 
+/* "FILE:LINE: warning: ..." when column @c's family has a part promtool's lint reports. */
+static void warn_prom_column(const struct statctr_config *cfg, uint32_t s, uint32_t t, uint32_t c,
+                             FILE *err)
+{
+	const struct statctr_segment_decl *seg = &cfg->segments[s];
+	const struct statctr_column_decl *col = &seg->tables[t].columns[c];
+	struct prom_column pc;
+	const char *unit;
+
+	if (prom_column_names(&pc, seg->name, seg->tables[t].name, col->name, col->kind) != NULL)
+		return; /* an error, which prom_names_check() reported */
+	unit = prom_name_abbreviated_unit(pc.names[PROM_FAMILY]);
+	if (unit == NULL)
+		return;
+	statctr_config_error(
+	    cfg, settings_decl_setting(cfg, s, t, c), EINVAL,
+	    "warning: Prometheus name \"%s\" of column \"%s\" has the part \"%s\", "
+	    "which promtool check metrics reports as an abbreviated unit "
+	    "(rename the segment, table or column)",
+	    pc.names[PROM_FAMILY], col->name, unit);
+	fprintf(err, "%s\n", statctr_errmsg());
+}
+
+static void warn_prom_style(const struct statctr_config *cfg, FILE *err)
+{
+	for (uint32_t s = 0; s < cfg->nsegments; s++)
+		for (uint32_t t = 0; t < cfg->segments[s].ntables; t++)
+			for (uint32_t c = 0; c < cfg->segments[s].tables[t].ncolumns; c++)
+				warn_prom_column(cfg, s, t, c, err);
+}
+
 int settings_check(const char *path, FILE *out, FILE *err)
 {
 	struct agent_settings *set;
@@ -596,6 +627,7 @@ int settings_check(const char *path, FILE *out, FILE *err)
 	}
 	fprintf(out, "%s: valid: %" PRIu32 " segments, %" PRIu32 " tables, %" PRIu32 " cells\n",
 	        path, set->cfg->nsegments, ntables, ncells);
+	warn_prom_style(set->cfg, err);
 	settings_free(set);
 	return 0;
 }

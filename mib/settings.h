@@ -74,7 +74,9 @@ void settings_free(struct agent_settings *set);
 /*
  * settings_check() - check-config, for statctr-agentx --check-config and
  * statctl check-config alike: settings_load(@path), then one line, to @out
- * ("PATH: valid: N segments, N tables, N cells") or to @err (the error).
+ * ("PATH: valid: N segments, N tables, N cells") or to @err (the error);
+ * when valid, a "FILE:LINE: ...: warning: ..." line to @err per column
+ * whose Prometheus name promtool's lint reports (prom_name_abbreviated_unit()).
  * Returns 0 when valid, 1 when not: the exit status.
  */
 int settings_check(const char *path, FILE *out, FILE *err);

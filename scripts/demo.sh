@@ -22,6 +22,9 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 cd "$top"
+# A first build takes a few minutes on 2 CPUs, and prints nothing but errors.
+echo "demo: building statctr in $build (a first build takes 1-3 minutes; later runs seconds)"
+start=$(date +%s)
 [ -x configure ] || ./autogen.sh >/dev/null
 if [ -n "${DEMO_BUILD:-}" ]; then
 	[ -f "$build/Makefile" ] || { echo "demo: DEMO_BUILD=$build is not a configured build tree" >&2; exit 2; }
@@ -31,6 +34,7 @@ elif [ ! -f "$build/Makefile" ]; then
 	mkdir -p "$build" && (cd "$build" && "$top/configure" -q)
 fi
 make -C "$build" -j"$(nproc)" >/dev/null
+echo "demo: built in $(($(date +%s) - start)) s"
 example=${DEMO_EXAMPLE:-stages}
 case $example in
 stages) ;;

@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages statctr needs to build, test and demo;
 # debhelper, lintian and systemd (systemd-analyze, systemd-sysusers) are for
 # tests/packaging/debs.sh; prometheus, prometheus-snmp-exporter and curl for
-# tests/fleet; bash-completion for tests/tools/completion.sh; python3-pytest
+# tests/fleet, and mrtg, collectd-core and monitoring-plugins-standard
+# (check_snmp) for tests/fleet/pollers.sh; bash-completion for tests/tools/completion.sh; python3-pytest
 # and python3-numpy for tests/python, dh-python for python3-statctr; libdpdk-dev
 # (DPDK 22.11) and its vdev drivers (net_null, net_ring, net_pcap, and the
 # ring mempool) for examples/dpdk and tests/integration/dpdk.sh.
@@ -13,6 +14,7 @@ PACKAGES="build-essential autoconf automake libtool pkg-config
   gnuplot-nox libpcp-mmv1-dev libpcp3-dev clang libclang-rt-14-dev python3-pysnmp4 jq python3 procps psmisc valgrind cppcheck clang-format
   debhelper lintian systemd dh-python python3-pytest python3-numpy
   prometheus prometheus-snmp-exporter curl bash-completion
+  mrtg collectd-core monitoring-plugins-standard
   libdpdk-dev librte-net-null23 librte-net-ring23 librte-net-pcap23 librte-mempool-ring23"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
 $SUDO apt-get update -qq

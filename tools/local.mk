@@ -26,6 +26,9 @@ TOOLS_TESTS = \
 	tests/tools/snmptable.sh tests/tools/textfile.sh tests/tools/exporter_config.sh \
 	tests/tools/completion.sh tests/tools/rows.sh tests/tools/hist.sh tests/tools/cpuslots.sh
 TESTS += $(TOOLS_TESTS)
+# promtool's style lint against check-config's warnings (tests/integration/ifwriter writes).
+TESTS += tests/tools/promlint.sh
+dist_check_SCRIPTS += tests/tools/promlint.sh
 # A writer of known histogram values (hist.sh).
 check_PROGRAMS += tests/tools/hist_rec
 tests_tools_hist_rec_SOURCES = tests/tools/hist_rec.c

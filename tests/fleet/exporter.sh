@@ -143,7 +143,7 @@ OCTETS=$(reader_lines | awk '$1 == "totals.octets.all" { print $2 }')
 [ "$OCTETS" -gt 4294967296 ] && [ "$OCTETS" -lt 9007199254740992 ] ||
 	fail "totals.octets is $OCTETS: not between 2^32 and 2^53"
 [ "$(snmp_value "$DATA.3.1.11.1")" = "$OCTETS" ] || fail "snmpget of totals.octets is not $OCTETS"
-[ "$(grep -c . "$TMP/expect")" = $((24 + ROWS * 2 + 3)) ] || fail "the reader printed $(grep -c . "$TMP/expect") cells"
+[ "$(grep -c . "$TMP/expect")" = $((28 + ROWS * 2 + 3)) ] || fail "the reader printed $(grep -c . "$TMP/expect") cells"
 
 for path in snmpd master; do
 	port=$SNMPD_PORT

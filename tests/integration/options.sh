@@ -7,7 +7,7 @@
 #   --foreground --log --embedded --pidfile start an agent that answers,
 #   writes its pid file and exits 0 on SIGTERM;
 # - wrong arguments (unknown option, missing or unexpected argument, extra
-#   word, bad --log): usage on stderr, nothing on stdout, exit 2.
+#   word, bad --log, -L stderr without -f): usage on stderr, nothing on stdout, exit 2.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
 set -o pipefail
 
@@ -72,7 +72,7 @@ fx_untrack "$AGENT_PID"
 log "wrong arguments: usage on stderr, exit 2"
 # Each case: the arguments, separated by '|'.
 for args in "--bogus" "-q" "--config" "-c" "--help=yes" "--check-config|extra" \
-	"--log=file|-n" "--foreground|--embedded"; do
+	"--log=file|-n" "--foreground|--embedded" "-L|stderr|-n"; do
 	IFS='|' read -r -a argv <<<"$args"
 	agent "${argv[@]}"
 	[ "$rc" = 2 ] || fail "$args: exit status $rc, not 2"

@@ -69,8 +69,8 @@ snmp_get "$VF.1.10.$absent" | grep -q 'No Such Instance' || fail "absent row $ab
 snmp_get "$VF.1.10.65" | grep -q 'No Such Instance' || fail "row 65 of 64 exists"
 first=$(awk 'NR == 1 { print $1 }' "$TMP/model")
 last=$(awk 'END { print $1 }' "$TMP/model")
-# "FROM EXPECTED" pairs; statctrCellTable: vfStats' cells are 156..411
-# (row r, column c: 156 + 4r + c).
+# "FROM EXPECTED" pairs; statctrCellTable: vfStats' cells are 160..415
+# (row r, column c: 160 + 4r + c).
 while read -r from want; do
 	got=$(snmpgetnext $V2 "127.0.0.1:$PORT" "$from" | cut -d' ' -f1)
 	[ "$got" = "$want" ] || fail "GETNEXT $from gave $got, expected $want"
@@ -78,12 +78,12 @@ done <<EOF
 $VF.1.2 $VF.1.2.$first
 $VF.1.2.0 $VF.1.2.$first
 $VF.1.10.$last $VF.1.11.$first
-$ROOT.1.3.1.2.1.155 $ROOT.1.3.1.2.1.$((156 + 4 * (first - 1)))
-$ROOT.1.3.1.2.1.414 $ROOT.1.3.1.3.1.1
+$ROOT.1.3.1.2.1.159 $ROOT.1.3.1.2.1.$((160 + 4 * (first - 1)))
+$ROOT.1.3.1.2.1.418 $ROOT.1.3.1.3.1.1
 EOF
 got=$(snmpgetnext $V2 "127.0.0.1:$PORT" "$VF.1.13.$last" | cut -d' ' -f1)
 case $got in "$VF".*) fail "GETNEXT past the last row gave $got" ;; esac
-snmp_get "$ROOT.1.3.1.2.1.$((156 + 4 * (absent - 1)))" | grep -q 'No Such Instance' ||
+snmp_get "$ROOT.1.3.1.2.1.$((160 + 4 * (absent - 1)))" | grep -q 'No Such Instance' ||
 	fail "a cell of absent row $absent is in statctrCellTable"
 
 log "snmptable with the generated MIB lists the present rows"

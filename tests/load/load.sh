@@ -77,7 +77,7 @@ pysnmp_poller() {
 # segment $1 (ifStats.eth0's counters, flowStats rows 0..6, totals).
 pairs_data() { for r in $(seq 1 20); do echo "$1.2.1.10.$r $1.2.1.3.$r"; done; }
 pairs_cells() {
-	for c in 1 2 3 4 5 $(seq 25 37) 153 154; do
+	for c in 1 2 3 4 5 $(seq 29 41) 157 158; do
 		echo "$ROOT.1.3.1.8.$1.$c $ROOT.1.3.1.11.$1.$c"
 	done
 }

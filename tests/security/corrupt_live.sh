@@ -104,7 +104,8 @@ fx_agent
 wait_status 5 1 "$ST_ACTIVE"
 fx_wait_pass
 
-sec_spawn "$SEC_RESETTER" "$TMP/reader.log" live_reader -m "$MAX_PER_S" -t "$START_S" "$SEGMENT"
+# -g: the writer's gauges stay within +-64, but ifStats.speed, set to 10000 Mb/s.
+sec_spawn "$SEC_RESETTER" "$TMP/reader.log" live_reader -m "$MAX_PER_S" -t "$START_S" -g 10000 "$SEGMENT"
 READER_PID=$SEC_PID
 # JSON frames and error messages in one log: each frame is one line of its own.
 sec_spawn "$SEC_RESETTER" "$TMP/watch.log" statctl -f json watch -i 0.2 "$SEGMENT" </dev/null

@@ -5,7 +5,7 @@
 . "${srcdir:-.}/tests/tools/lib.sh"
 
 check_status "the example config is valid" 0 "$STATCTL" check-config "$srcdir/conf/statctr.conf"
-check "summary line" "$srcdir/conf/statctr.conf: valid: 1 segments, 5 tables, 468 cells" "$out"
+check "summary line" "$srcdir/conf/statctr.conf: valid: 1 segments, 5 tables, 472 cells" "$out"
 
 check_status "a missing file" 1 "$STATCTL" check-config "$workdir/none.conf"
 check "message names the file" 1 "$(printf "%s\n" "$err" | grep -c -F "$workdir/none.conf")"

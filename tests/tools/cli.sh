@@ -43,7 +43,7 @@ check "live segment listed active" 1 \
 check "declared missing segment listed absent" 1 "$(printf "%s\n" "$out" | grep -c "^${segment}_gone  *absent ")"
 check_status "list json" 0 "$STATCTL" -c "$config" -f json list
 check "json schema" '"statctr-list" 1' "$(printf "%s\n" "$out" | jq -c '.schema, .version' | tr '\n' ' ' | sed 's/ $//')"
-check "json: our segment" "active $writer_pid 4 468" \
+check "json: our segment" "active $writer_pid 4 472" \
 	"$(printf "%s\n" "$out" | jq -r ".segments[] | select(.name == \"$segment\") | \"\(.status) \(.creator_pid) \(.nslots) \(.ncells)\"")"
 check "json: missing segment" "absent true" \
 	"$(printf "%s\n" "$out" | jq -r ".segments[] | select(.name == \"${segment}_gone\") | \"\(.status) \(.declared)\"")"

@@ -31,7 +31,7 @@ check "its tables" "flowStats ifStats stages totals vfStats" "$(complete_line sh
 check "rows of a table, quoted for the shell" 'eth0 eth3 eth\"1 eth\\2' \
 	"$(complete_line reset "$segment" ifStats "")"
 check "rows by prefix" 'eth0' "$(complete_line reset "$segment" ifStats eth0)"
-check "columns of a table" "drops queueDepth rxOctets rxPackets txOctets txPackets" \
+check "columns of a table" "drops queueDepth rxOctets rxPackets speed txOctets txPackets" \
 	"$(complete_line reset "$segment" ifStats eth0 "")"
 check "show takes no row" "" "$(complete_line show "$segment" ifStats "")"
 finish

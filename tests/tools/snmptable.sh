@@ -32,7 +32,7 @@ table() {
 log "snmptable names the declared columns"
 table dataplaneIfStatsTable >"$TMP/if.table"
 header=$(head -n 1 "$TMP/if.table")
-want="index|RowName|Discontinuity|Reset|RxPackets|RxOctets|TxPackets|TxOctets|Drops|QueueDepth"
+want="index|RowName|Discontinuity|Reset|RxPackets|RxOctets|TxPackets|TxOctets|Drops|QueueDepth|Speed"
 [ "$header" = "$want" ] || fail "snmptable header is '$header', not '$want'"
 
 log "snmptable values == reader"

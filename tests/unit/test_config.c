@@ -104,9 +104,9 @@ static void shipped_config_loads(void)
 	CU_ASSERT_PTR_NULL(seg->group);
 	/* The grids of the five tables, then stages.latency's bucket blocks:
 	 * 3 rows of the sum, 16 finite buckets and +Inf. */
-	CU_ASSERT_EQUAL(seg->ncells, 4 * 6 + 64 * 2 + 1 * 3 + 64 * 4 + 3 * 1 + 3 * (16 + 2));
+	CU_ASSERT_EQUAL(seg->ncells, 4 * 7 + 64 * 2 + 1 * 3 + 64 * 4 + 3 * 1 + 3 * (16 + 2));
 	CU_ASSERT_EQUAL_FATAL(seg->ntables, 5);
-	CU_ASSERT_EQUAL(seg->tables[4].first_cell, 4 * 6 + 64 * 2 + 1 * 3 + 64 * 4);
+	CU_ASSERT_EQUAL(seg->tables[4].first_cell, 4 * 7 + 64 * 2 + 1 * 3 + 64 * 4);
 	CU_ASSERT_EQUAL(seg->tables[4].columns[0].kind, STATCTR_HISTOGRAM);
 	CU_ASSERT_EQUAL_FATAL(seg->tables[4].columns[0].nbuckets, 16);
 	CU_ASSERT_EQUAL(seg->tables[4].columns[0].bounds[0], 16);
@@ -121,7 +121,7 @@ static void shipped_config_loads(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t->row_names);
 	CU_ASSERT_STRING_EQUAL(t->row_names[0], "eth0");
 	CU_ASSERT_STRING_EQUAL(t->row_names[3], "eth3");
-	CU_ASSERT_EQUAL_FATAL(t->ncolumns, 6);
+	CU_ASSERT_EQUAL_FATAL(t->ncolumns, 7);
 	CU_ASSERT_STRING_EQUAL(t->columns[0].name, "rxPackets");
 	CU_ASSERT_EQUAL(t->columns[0].kind, STATCTR_COUNTER);
 	CU_ASSERT_STRING_EQUAL(t->columns[0].units, "");
@@ -137,12 +137,12 @@ static void shipped_config_loads(void)
 	CU_ASSERT_EQUAL(t->nrows, 64);
 	CU_ASSERT_PTR_NULL(t->row_names);
 	CU_ASSERT_EQUAL(t->ncolumns, 2);
-	CU_ASSERT_EQUAL(t->first_cell, 24);
+	CU_ASSERT_EQUAL(t->first_cell, 28);
 
 	t = &seg->tables[2];
 	CU_ASSERT_STRING_EQUAL(t->name, "totals");
 	CU_ASSERT_EQUAL(t->oid, 3);
-	CU_ASSERT_EQUAL(t->first_cell, 24 + 128);
+	CU_ASSERT_EQUAL(t->first_cell, 28 + 128);
 	CU_ASSERT_EQUAL_FATAL(t->nrows, 1);
 	CU_ASSERT_STRING_EQUAL(t->row_names[0], "all");
 	CU_ASSERT_EQUAL_FATAL(t->ncolumns, 3);

@@ -1,0 +1,11 @@
+# The docs run as written (tests/docs/run_docs.sh): every ```sh block of
+# README.md and docs/*.md run, every ```c block compiled, in a private
+# mount and network namespace set up the way the docs say; a block marked
+# "<!-- doc-test: skip REASON -->" is listed instead.  Needs root.
+TESTS += tests/docs/run_docs.sh
+dist_check_SCRIPTS += tests/docs/run_docs.sh
+
+# README.md's "Install from source" into a DESTDIR: the files where it says,
+# and a writer built with pkg-config against the installed tree.
+TESTS += tests/docs/install.sh
+dist_check_SCRIPTS += tests/docs/install.sh

@@ -1,0 +1,97 @@
+#!/bin/bash
+# docs/fleet.md's histogram recipe, end to end: examples/stages records
+# stages.latency of conf/statctr.conf; statctr-agentx (-M) serves it;
+# snmp_exporter scrapes it with the module that statctl exporter-config and
+# Debian's generator make; Prometheus scrapes the exporter with the
+# recipe's metric_relabel_configs (the bound label becomes "le", the old
+# one is dropped).  Asserted: each stage's buckets are one series group
+# (17 series per row, labels le and the row name only), and
+# histogram_quantile(0.9, rate(...)) is a number within the declared
+# bounds for every stage (not NaN, which the old bound label gave).
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
+
+STATCTL=$top_builddir/tools/statctl
+STAGES=$top_builddir/examples/stages
+MODULE=statctr_dataplane
+fx_need snmpget curl jq prometheus-snmp-generator prometheus-snmp-exporter prometheus promtool
+[ -x "$STATCTL" ] && [ -x "$STAGES" ] || skip "statctl or examples/stages not built"
+smi=$("$top_srcdir/scripts/get-smi-mibs.sh" 2>"$TMP/smi.log") ||
+	skip "SMI modules unavailable: $(cat "$TMP/smi.log")"
+netsnmp_mib=/usr/share/snmp/mibs/NET-SNMP-MIB.txt
+[ -f "$netsnmp_mib" ] || skip "$netsnmp_mib missing (Debian: apt-get install libsnmp-base)"
+
+http_ok() { curl -sf -o /dev/null "http://127.0.0.1:$1$2"; }
+exporter_up() { http_ok "$1" /metrics; }
+prometheus_ready() { http_ok "$1" /-/ready; }
+
+fx_config
+gen=$TMP/gen mibs=$TMP/mibs
+mkdir -p "$gen" "$mibs"
+cp "$smi"/*.txt "$netsnmp_mib" "$top_srcdir/mib/STATCTR-MIB.txt" "$mibs/"
+"$STATCTL" mib "$TMP/statctr.conf" -o "$mibs/STATCTR-DATAPLANE-MIB.txt" || fail "statctl mib"
+"$STATCTL" exporter-config "$TMP/statctr.conf" -o "$gen/generator.yml" || fail "statctl exporter-config"
+(cd "$gen" && MIBDIRS=$mibs prometheus-snmp-generator --fail-on-parse-errors generate) \
+	>"$TMP/generator.log" 2>&1 || fail "the generator failed: $(tail -n 5 "$TMP/generator.log")"
+
+"$STAGES" -c "$TMP/statctr.conf" -r 2000 >"$TMP/stages.log" 2>&1 &
+fx_track $!
+fx_wait 5 test -e "$SEGMENT" || fail "examples/stages made no segment"
+fx_on_free_port master 5 fx_agent_answers_on \
+	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -M udp:127.0.0.1:@PORT@
+MASTER_PORT=$FREE_PORT
+fx_on_free_port exporter 5 exporter_up \
+	prometheus-snmp-exporter --config.file="$gen/snmp.yml" --web.listen-address=127.0.0.1:@PORT@
+EXPORTER_PORT=$FREE_PORT
+
+# The recipe of docs/fleet.md ("Histograms"), scrape interval 1 s.
+cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: statctr
+    metrics_path: /snmp
+    params:
+      module: [$MODULE]
+    static_configs:
+      - targets: ["127.0.0.1:$MASTER_PORT"]
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_target
+      - source_labels: [__param_target]
+        target_label: instance
+      - target_label: __address__
+        replacement: 127.0.0.1:$EXPORTER_PORT
+    metric_relabel_configs:
+      - source_labels: [dataplaneStagesLatencyBucketBound]
+        regex: (.+)
+        target_label: le
+      - regex: dataplaneStagesLatencyBucketBound
+        action: labeldrop
+EOF
+promtool check config "$TMP/prometheus.yml" >"$TMP/promtool.log" 2>&1 ||
+	fail "promtool check config: $(cat "$TMP/promtool.log")"
+fx_on_free_port prometheus 15 prometheus_ready \
+	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+	--web.listen-address=127.0.0.1:@PORT@ --log.level=warn
+PROM_PORT=$FREE_PORT
+
+# query PROMQL: the result as "labels value" lines.
+query() {
+	curl -sf --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+		jq -r '.data.result[] | "\(.metric | del(.instance, .job) | tojson) \(.value[1])"'
+}
+P90='histogram_quantile(0.9, rate(dataplaneStagesLatencyBucketCount[5s]))'
+# Every stage's p90 is a number (not NaN) within the declared bounds.
+quantiles_ok() {
+	[ "$(query "$P90" | awk '$2 != "NaN" && $2 >= 0 && $2 <= 524288' | wc -l)" = 3 ]
+}
+fx_wait 60 quantiles_ok || fail "histogram_quantile gave no number for every stage within 60 s: $(query "$P90")"
+query "$P90" | while read -r labels value; do log "p90 $labels: $value ns"; done
+# One group per row: le and the row name are the labels, 17 buckets each.
+groups=$(query 'count by (dataplaneStagesRowName) (dataplaneStagesLatencyBucketCount)')
+[ "$(awk '$2 == 17' <<<"$groups" | wc -l)" = 3 ] || fail "bucket series per row: $groups"
+[ -z "$(query 'dataplaneStagesLatencyBucketCount{dataplaneStagesLatencyBucketBound!=""}')" ] ||
+	fail "the old bound label is still there"
+log "pass"
+exit 0
