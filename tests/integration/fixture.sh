@@ -463,9 +463,9 @@ fx_writer_on() {
 # conf/statctr.conf has FX_REGIONS of them: statctrObjects, 5 tables and
 # the histogram stages.latency (its IF-MIB ranges lie outside $ROOT).
 FX_REGIONS=7
-# Its IF-MIB tables add one range region per served column: 23 of ifStats
+# Its IF-MIB tables add one range region per served column: 25 of ifStats
 # and 20 of vfStats, registered, refused and retried as every region is.
-FX_IF_RANGES=43
+FX_IF_RANGES=45
 fx_registrations() {
 	snmpwalk -v2c -c "$COMMUNITY" -On -t 2 -r 1 "127.0.0.1:$PORT" .1.3.6.1.4.1.8072.1.2.1.1.4 |
 		grep -cF ".${ROOT#.}." || true
