@@ -520,6 +520,7 @@ static int store_start(void *arg)
 	struct epoch_header *h = hdr_of(e);
 	struct live l = load_live(e); /* stable: we hold the lock */
 	_Atomic uint64_t *carry = carry_of(e), *base;
+	const uint64_t *sum = snap_sums(a->snap); /* every cell's raw total, histograms' sums too */
 	uint32_t i;
 
 	if (check_live(e, &l))
@@ -532,11 +533,15 @@ static int store_start(void *arg)
 	base = bases_at(e, i);
 	a->number = l.next_number;
 	store_begin(e);
-	for (uint32_t c = 0; c < e->ncells; c++)
-		atomic_store_explicit(&base[c],
-		                      atomic_load_explicit(&carry[c], memory_order_relaxed) +
-		                          statctr_snap_counter_raw(a->snap, c),
-		                      memory_order_relaxed);
+	if (atomic_load_explicit(&h->carried, memory_order_relaxed))
+		for (uint32_t c = 0; c < e->ncells; c++)
+			atomic_store_explicit(
+			    &base[c],
+			    atomic_load_explicit(&carry[c], memory_order_relaxed) + sum[c],
+			    memory_order_relaxed);
+	else /* the common case, no restart yet: one read stream, not two */
+		for (uint32_t c = 0; c < e->ncells; c++)
+			atomic_store_explicit(&base[c], sum[c], memory_order_relaxed);
 	store_record(e, i, a, l.era);
 	if (l.nkept == e->keep)
 		atomic_store_explicit(&h->oldest, (l.oldest + 1) % e->keep, memory_order_relaxed);
@@ -575,6 +580,18 @@ static int start_outcome(int rc, const struct epochs *e, const struct store_args
 	return rc;
 }
 
+/* The view's epoch snapshot, sums only whatever the view's mode: all a base needs. */
+static int retake_sums(struct statctr_view *view)
+{
+	bool mode = view->sums_only;
+	int err;
+
+	view->sums_only = true;
+	err = statctr_snap_retake(view, &view->epoch_snap);
+	view->sums_only = mode;
+	return err;
+}
+
 int statctr_epoch_start(struct statctr_view *view, const char *name, uint32_t *numberp)
 {
 	struct store_args a = {NULL, NULL, 0, name, 0, 0};
@@ -593,7 +610,7 @@ int statctr_epoch_start(struct statctr_view *view, const char *name, uint32_t *n
 	if (err)
 		return err;
 	a.now = realtime_ns();
-	err = statctr_snap_retake(view, &view->epoch_snap);
+	err = retake_sums(view);
 	if (!err) {
 		statctr_snap_stats(view->epoch_snap, &st);
 		a.snap = view->epoch_snap;
@@ -613,16 +630,17 @@ static int store_capture(void *arg)
 	struct epochs *e = a->e;
 	struct live l = load_live(e);
 	_Atomic uint64_t *carry = carry_of(e);
+	const uint64_t *sum = snap_sums(a->snap);
 
 	if (l.generation != a->generation)
 		return 0; /* captured already, or not the generation the carry precedes */
 	store_begin(e);
 	for (uint32_t c = 0; c < e->ncells; c++)
-		atomic_store_explicit(&carry[c],
-		                      atomic_load_explicit(&carry[c], memory_order_relaxed) +
-		                          statctr_snap_counter_raw(a->snap, c),
-		                      memory_order_relaxed);
+		atomic_store_explicit(
+		    &carry[c], atomic_load_explicit(&carry[c], memory_order_relaxed) + sum[c],
+		    memory_order_relaxed);
 	atomic_store_explicit(&hdr_of(e)->generation, 0, memory_order_relaxed);
+	atomic_store_explicit(&hdr_of(e)->carried, 1, memory_order_relaxed);
 	store_end(e);
 	return 0;
 }
@@ -671,6 +689,7 @@ static int store_adopt(void *arg)
 		for (uint32_t c = 0; c < e->ncells; c++)
 			atomic_store_explicit(&carry_of(e)[c], 0, memory_order_relaxed);
 		atomic_store_explicit(&h->era, l.era + 1, memory_order_relaxed);
+		atomic_store_explicit(&h->carried, 0, memory_order_relaxed);
 	}
 	atomic_store_explicit(&h->generation, a->generation, memory_order_relaxed);
 	store_end(e);

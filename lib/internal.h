@@ -263,6 +263,7 @@ void snap_note_reset(struct statctr_snap *snap, statctr_id id, uint64_t now);
 /* snapshot.c, for epoch.c: the metadata and the epoch file a snapshot was taken with. */
 const struct meta *snap_meta(const struct statctr_snap *snap);
 struct epochs *snap_epochs(const struct statctr_snap *snap);
+const uint64_t *snap_sums(const struct statctr_snap *snap); /* ncells raw totals */
 
 /*
  * view.c, for epoch.c: the open-time checks every shared file passes

@@ -301,7 +301,8 @@ struct epoch_header {
 	_Atomic uint32_t oldest; /* ring index of the oldest kept epoch */
 	_Atomic uint32_t era;
 	_Atomic uint64_t generation; /* the generation the carry precedes; 0: none live */
-	uint8_t reserved2[160];
+	_Atomic uint32_t carried;    /* 1: the carry may hold non-zero totals; 0: all zero */
+	uint8_t reserved2[156];
 };
 
 struct epoch_record {

@@ -904,6 +904,11 @@ struct epochs *snap_epochs(const struct statctr_snap *snap)
 	return snap->epochs;
 }
 
+const uint64_t *snap_sums(const struct statctr_snap *snap)
+{
+	return snap->sum;
+}
+
 uint64_t statctr_snap_counter_raw(const struct statctr_snap *snap, statctr_id id)
 {
 	return id < snap->ncells ? snap->sum[meta_value_cell(snap->meta, id)] : 0;
