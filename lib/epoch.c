@@ -407,23 +407,19 @@ static int read_delta(const struct epochs *e, const struct live *l, void *arg)
 	return rc;
 }
 
-int statctr_snap_epoch_delta(const struct statctr_snap *snap, statctr_id id, uint32_t from,
-                             uint32_t to, uint64_t *delta)
+/* The interval of cell @cell (a value cell, validated by the caller). */
+static int cell_delta(const struct statctr_snap *snap, statctr_id cell, uint32_t from, uint32_t to,
+                      uint64_t *delta)
 {
 	struct statctr_snap_stats st;
-	struct delta_args a = {snap, 0, id, from, to, 0};
+	struct delta_args a = {snap, 0, cell, from, to, 0};
 	struct epochs *e = snap_epochs(snap);
-	const struct meta *m = snap_meta(snap);
 	int rc;
 
-	statctr_snap_stats(snap, &st);
-	a.generation = st.generation;
-	if (id >= st.ncells || m->cell_kind[id] == STATCTR_GAUGE)
-		return set_error(EINVAL, "cell %u: not a counter of the segment (%u cells)", id,
-		                 st.ncells);
 	if (!e)
 		return set_error(ENOENT, "the snapshot's segment has no usable epoch file");
-	a.cell = meta_value_cell(m, id);
+	statctr_snap_stats(snap, &st);
+	a.generation = st.generation;
 	rc = read_stable(e, read_delta, &a);
 	if (rc == -ENOENT)
 		return set_error(ENOENT, "%s: epoch %u or %u is not kept", e->path, from, to);
@@ -435,6 +431,30 @@ int statctr_snap_epoch_delta(const struct statctr_snap *snap, statctr_id id, uin
 	if (!rc)
 		*delta = a.delta;
 	return rc;
+}
+
+int statctr_snap_epoch_delta(const struct statctr_snap *snap, statctr_id id, uint32_t from,
+                             uint32_t to, uint64_t *delta)
+{
+	const struct meta *m = snap_meta(snap);
+
+	if (id >= m->hdr->ncells || m->cell_kind[id] == STATCTR_GAUGE)
+		return set_error(EINVAL, "cell %u: not a counter of the segment (%u cells)", id,
+		                 m->hdr->ncells);
+	return cell_delta(snap, meta_value_cell(m, id), from, to, delta);
+}
+
+int statctr_snap_epoch_bucket(const struct statctr_snap *snap, statctr_id id, uint32_t b,
+                              uint32_t from, uint32_t to, uint64_t *delta)
+{
+	const struct meta *m = snap_meta(snap);
+	uint32_t block;
+	const struct seg_column *col =
+	    id < m->hdr->ncells ? meta_hist_of(m, id, &block) : NULL; /* NULL: not one */
+
+	if (!col || b > col->nbuckets)
+		return set_error(EINVAL, "cell %u bucket %u: not a histogram's bucket", id, b);
+	return cell_delta(snap, block + 1 + b, from, to, delta);
 }
 
 /* ---- stores: under the file's lock, between an odd and the next even seq ---- */

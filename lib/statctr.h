@@ -1270,6 +1270,15 @@ uint32_t statctr_view_epochs(struct statctr_view *view, struct statctr_epoch *ou
 int statctr_snap_epoch_delta(const struct statctr_snap *snap, statctr_id id, uint32_t from,
                              uint32_t to, uint64_t *delta);
 
+/**
+ * statctr_snap_epoch_bucket() - statctr_snap_epoch_delta() of bucket @b
+ * (0..nbuckets; nbuckets: +Inf) of histogram @id: its per-epoch count.
+ * Returns as statctr_snap_epoch_delta(); -EINVAL when @id is not a
+ * histogram's or @b is out of range.
+ */
+int statctr_snap_epoch_bucket(const struct statctr_snap *snap, statctr_id id, uint32_t b,
+                              uint32_t from, uint32_t to, uint64_t *delta);
+
 /* What the agent needs for its interval tables and its schedule. */
 struct statctr_epoch_status {
 	uint32_t keep;        /* epochs the file has room for */

@@ -362,6 +362,43 @@ static void deltas_of_1000_epochs_add_up_exactly_under_two_writers(void)
 	unlink(epoch_path());
 }
 
+static void histogram_buckets_per_epoch(void)
+{
+	const char *conf = tu_config_ex(
+	    2, EPOCHS(4),
+	    "{ name = \"h\"; rows = 1; columns = ( { name = \"lat\"; kind = \"histogram\"; "
+	    "buckets = [ 10, 100 ]; } ); }",
+	    &seg_path);
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	struct statctr_slot *s;
+	struct statctr_snap *snap;
+	uint64_t d[4] = {0}, sum = 0;
+
+	unlink(epoch_path());
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(conf, "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &s), 0);
+	statctr_hist_record(s, 0, 5);
+	CU_ASSERT_EQUAL(statctr_epoch_start(v, "h", NULL), 0);
+	statctr_hist_record(s, 0, 50);
+	statctr_hist_record(s, 0, 500);
+	statctr_hist_record(s, 0, 501);
+	CU_ASSERT_EQUAL(statctr_reset(v, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(v, &snap), 0);
+	for (uint32_t b = 0; b < 3; b++)
+		CU_ASSERT_EQUAL(statctr_snap_epoch_bucket(snap, 0, b, 1, 0, &d[b]), 0);
+	CU_ASSERT_EQUAL(d[0], 0);
+	CU_ASSERT_EQUAL(d[1], 1);
+	CU_ASSERT_EQUAL(d[2], 2);
+	CU_ASSERT_EQUAL(statctr_snap_epoch_delta(snap, 0, 1, 0, &sum), 0); /* the sum */
+	CU_ASSERT_EQUAL(sum, 1051);
+	CU_ASSERT_EQUAL(statctr_snap_epoch_bucket(snap, 0, 3, 1, 0, &d[3]), -EINVAL);
+	statctr_snap_free(snap);
+	statctr_view_close(v);
+	statctr_seg_destroy(seg);
+}
+
 /* ---- crafted epoch files ---- */
 
 static int refused_with(const char *why)
@@ -451,6 +488,7 @@ int main(void)
 	     lost_generation_gives_estale_never_a_wrong_number},
 	    {"deltas_of_1000_epochs_add_up_exactly_under_two_writers",
 	     deltas_of_1000_epochs_add_up_exactly_under_two_writers},
+	    {"histogram_buckets_per_epoch", histogram_buckets_per_epoch},
 	    {"crafted_epoch_files_are_refused_as_segments_are",
 	     crafted_epoch_files_are_refused_as_segments_are},
 	    {NULL, NULL},
