@@ -498,11 +498,11 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 		err = build(seg, d);
 	if (err)
 		goto fail;
-	seg->epoch_keep = d->epoch_keep;
 	if (d->epoch_keep > 0 && (err = epochs_adopt(seg->path, d)) != 0) {
-		statctr_seg_destroy(seg);
+		statctr_seg_destroy(seg); /* epoch_keep 0: no capture, the message stays */
 		goto out;
 	}
+	seg->epoch_keep = d->epoch_keep;
 	*segp = seg;
 	goto out;
 fail:

@@ -61,11 +61,16 @@ static statctr_id first_counter(const struct statctr_view *view, uint32_t ncells
 
 int epoch_select(struct source *src, uint32_t number, bool to_next)
 {
+	struct statctr_epoch_status st;
 	uint32_t to = 0;
 	uint64_t d;
 	bool found;
 	statctr_id id = first_counter(src->view, src->info.ncells, &found);
-	int err = to_next ? next_epoch(src->view, number, &to) : 0;
+	/* Opens the epoch file again if the view has none: the message says why. */
+	int err = statctr_view_epoch_status(src->view, &st);
+
+	if (!err && to_next)
+		err = next_epoch(src->view, number, &to);
 
 	if (!err && found)
 		err = statctr_snap_epoch_delta(src->snap, id, number, to, &d);
