@@ -665,6 +665,26 @@ static int store_capture(void *arg)
 	return 0;
 }
 
+/* The final counts of @v's generation into the carry, once (the generation check). */
+static int capture_view(struct statctr_view *v, unsigned wait_ms)
+{
+	struct store_args a = {v->epochs, NULL, 0, "", 0, 0};
+	struct statctr_snap_stats st;
+	int err = a.e ? lock_file(a.e, wait_ms) : -ENOENT;
+
+	if (err)
+		return err;
+	err = retake_sums(v);
+	if (!err) {
+		statctr_snap_stats(v->epoch_snap, &st);
+		a.snap = v->epoch_snap;
+		a.generation = st.generation;
+		err = guard_run(store_capture, &a, a.e->path);
+	}
+	unlock_file(a.e);
+	return err;
+}
+
 /*
  * The final counts of the segment at @path (its writer closing it, or gone:
  * the caller holds the segment lock), when its epoch file follows it.
@@ -672,23 +692,30 @@ static int store_capture(void *arg)
  */
 void epochs_capture(const char *path)
 {
-	struct store_args a = {NULL, NULL, 0, "", 0, 0};
-	struct statctr_snap_stats st;
 	struct statctr_view *v;
 
 	if (statctr_view_open_owned(path, geteuid(), &v) != 0)
 		return;
-	a.e = v->epochs;
-	if (a.e && lock_file(a.e, EPOCH_LOCK_WRITER_MS) == 0) {
-		if (statctr_snap_retake(v, &v->epoch_snap) == 0) {
-			statctr_snap_stats(v->epoch_snap, &st);
-			a.snap = v->epoch_snap;
-			a.generation = st.generation;
-			guard_run(store_capture, &a, a.e->path);
-		}
-		unlock_file(a.e);
-	}
+	capture_view(v, EPOCH_LOCK_WRITER_MS);
 	statctr_view_close(v);
+}
+
+int statctr_epoch_capture(struct statctr_view *view)
+{
+	struct statctr_seg_info info;
+	struct epochs *e;
+	int err = view_epochs_of(view, &e);
+
+	if (err)
+		return err;
+	statctr_view_info(view, &info);
+	if (info.status == STATCTR_SEG_ACTIVE)
+		return set_error(EBUSY, "%s: its writer (pid %d) still counts", view->path,
+		                 (int)info.creator_pid);
+	if (!view->ctl_writable)
+		return set_error(EACCES, "cannot capture %s: %s is not writable by this process",
+		                 view->path, view->ctl_path);
+	return capture_view(view, EPOCH_LOCK_START_MS);
 }
 
 /* The writer of generation a->generation takes the file over. */

@@ -1279,6 +1279,18 @@ int statctr_snap_epoch_delta(const struct statctr_snap *snap, statctr_id id, uin
 int statctr_snap_epoch_bucket(const struct statctr_snap *snap, statctr_id id, uint32_t b,
                               uint32_t from, uint32_t to, uint64_t *delta);
 
+/**
+ * statctr_epoch_capture() - a reader that sees @view's writer gone (status
+ * "gone" or "closed") adds that generation's final counts, as @view's
+ * mapping still holds them, to the epoch file's carry, so that intervals
+ * across the restart stay exact even if the dead writer's files are removed
+ * before the next writer starts.  At most once per generation, whoever
+ * captures first (the next writer captures too).  Needs the rights a reset
+ * needs.  Returns 0 (also when it was captured already), -EBUSY (the writer
+ * still runs, or the file's lock not had in 500 ms), -EACCES, -ENOENT.
+ */
+int statctr_epoch_capture(struct statctr_view *view);
+
 /* What the agent needs for its interval tables and its schedule. */
 struct statctr_epoch_status {
 	uint32_t keep;        /* epochs the file has room for */

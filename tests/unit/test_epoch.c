@@ -175,7 +175,7 @@ static void segment_without_epochs_says_so(void)
 }
 
 /* A writer generation that adds @n to cell 0 and ends as @how says. */
-enum ending { CLEAN_EXIT, CRASH, CRASH_AND_LOST };
+enum ending { CLEAN_EXIT, CRASH, CRASH_AND_LOST, CRASH_SEEN_BY_READER };
 
 static void generation_child(const char *conf, uint64_t n, bool start_epoch)
 {
@@ -220,7 +220,15 @@ static void run_generation(const char *conf, uint64_t n, bool start_epoch, enum 
 		generation_child(conf, n, start_epoch);
 	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
 	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if (how == CRASH_AND_LOST)
+	if (how == CRASH_SEEN_BY_READER) {
+		/* A reader (the agent) sees the writer gone and captures from its
+		 * mapping; then the files go, and the successor finds none. */
+		CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &v), 0);
+		CU_ASSERT_EQUAL(statctr_epoch_capture(v), 0);
+		CU_ASSERT_EQUAL(statctr_epoch_capture(v), 0); /* once: the second adds nothing */
+		statctr_view_close(v);
+	}
+	if (how == CRASH_AND_LOST || how == CRASH_SEEN_BY_READER)
 		CU_ASSERT_EQUAL(unlink(seg_path), 0);
 }
 
@@ -239,6 +247,7 @@ static void restart(enum ending how)
 	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &s), 0);
 	statctr_add(s, 0, 7);
 	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
+	CU_ASSERT_EQUAL(statctr_epoch_capture(v), -EBUSY); /* its writer still counts */
 	CU_ASSERT_EQUAL(statctr_epoch_start(v, "second", &n), 0);
 	CU_ASSERT_EQUAL(n, 2); /* never reused across restarts */
 	statctr_add(s, 0, 5);
@@ -268,6 +277,11 @@ static void clean_writer_exit_is_captured(void)
 static void crashed_writer_is_captured_by_its_successor(void)
 {
 	restart(CRASH);
+}
+
+static void reader_seeing_the_writer_gone_captures(void)
+{
+	restart(CRASH_SEEN_BY_READER);
 }
 
 static void lost_generation_gives_estale_never_a_wrong_number(void)
@@ -484,6 +498,7 @@ int main(void)
 	    {"clean_writer_exit_is_captured", clean_writer_exit_is_captured},
 	    {"crashed_writer_is_captured_by_its_successor",
 	     crashed_writer_is_captured_by_its_successor},
+	    {"reader_seeing_the_writer_gone_captures", reader_seeing_the_writer_gone_captures},
 	    {"lost_generation_gives_estale_never_a_wrong_number",
 	     lost_generation_gives_estale_never_a_wrong_number},
 	    {"deltas_of_1000_epochs_add_up_exactly_under_two_writers",
