@@ -112,6 +112,8 @@ class SegmentDecl(Structure):
         ("ncells", c_uint32),
         ("line", c_int),
         ("cpu_collapse", c_uint32),
+        ("epoch_keep", c_uint32),
+        ("epoch_interval_s", c_uint32),
     ]
 
 

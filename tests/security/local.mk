@@ -2,7 +2,7 @@
 # model in docs/security.md (a resetter, a local user, a reader, an SNMP
 # client) against real processes and asserts the safe outcome.  They need
 # root to create the parties' users; under CI=true a skip is a failure.
-SECURITY_READER_TESTS = tests/security/planted.sh tests/security/statread.sh
+SECURITY_READER_TESTS = tests/security/planted.sh tests/security/statread.sh tests/security/epochs.sh
 SECURITY_WRITER_TESTS = tests/security/copy_flood.sh tests/security/resetter.sh
 SECURITY_CONFIG_TESTS = tests/security/config.sh tests/security/output.sh tests/security/escape.sh \
 	tests/security/statefiles.sh tests/security/names.sh

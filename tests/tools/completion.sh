@@ -20,9 +20,9 @@ complete_line() {
 	' bash "$bc" "$srcdir/dist/bash-completion/statctl" "$STATCTL" "$@"
 }
 
-check "commands" "check-config exporter-config list mib reset show watch" "$(complete_line "")"
+check "commands" "check-config diff epoch exporter-config list mib reset show watch" "$(complete_line "")"
 check "command prefix" "exporter-config" "$(complete_line ex)"
-check "show's long options" "--any-owner --buckets --config --format --help --output --raw --slots" "$(complete_line show --)"
+check "show's long options" "--any-owner --buckets --config --epoch --format --help --output --raw --since --slots" "$(complete_line show --)"
 check "list's long options" "--any-owner --config --format --help" "$(complete_line list --)"
 check "formats" "json prometheus text" "$(complete_line show -f "")"
 check "exporter-config options" "-o" "$(complete_line exporter-config -o)"
@@ -30,6 +30,7 @@ check "the segment" "$segment" "$(complete_line show "stctl_compl_")"
 check "its tables" "flowStats ifStats stages totals vfStats" "$(complete_line show "$segment" "")"
 check "rows of a table, quoted for the shell" 'eth0 eth3 eth\"1 eth\\2' \
 	"$(complete_line reset "$segment" ifStats "")"
+check "epoch verbs" "list start" "$(complete_line epoch "")"
 check "rows by prefix" 'eth0' "$(complete_line reset "$segment" ifStats eth0)"
 check "columns of a table" "drops queueDepth rxOctets rxPackets speed txOctets txPackets" \
 	"$(complete_line reset "$segment" ifStats eth0 "")"
