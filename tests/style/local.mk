@@ -21,3 +21,7 @@ dist_check_SCRIPTS += tests/style/hist_nolock.sh
 TESTS += tests/style/cpu_nolock.sh
 dist_check_SCRIPTS += tests/style/cpu_nolock.sh
 EXTRA_DIST += tests/style/disasm.sh
+
+# libstatctr.so exports exactly lib/libstatctr.map's symbols, in its nodes.
+TESTS += tests/style/symver.sh
+dist_check_SCRIPTS += tests/style/symver.sh
