@@ -167,7 +167,6 @@ uint32_t table_nslots(const struct table_view *tv); /* writer slots, the shared 
 /* Slot @s's name in @buf: a writer slot's number, "shared", "cpuN" or "cpuA-B". */
 const char *table_slot_name(const struct table_view *tv, uint32_t s, char buf[16]);
 uint64_t table_slot_value(const struct table_view *tv, uint32_t slot, uint32_t row, uint32_t col);
-const char *kind_name(enum statctr_kind kind);
 
 /*
  * A histogram cell's distribution: since its reset (the library applies
@@ -267,9 +266,6 @@ void prom_help_text(FILE *out, const char *s);
 char *text_escape(const char *s);
 void text_vprint(FILE *out, const char *fmt, va_list ap);
 void text_print(FILE *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
-
-/* cmd_config.c: frees what load_all() filled in (struct mib_settings: mib/gen.h). */
-void mib_settings_free(struct mib_settings *s);
 
 /*
  * cmd_config.c: a command "CMD FILE [-o OUT]" that writes what it generates
