@@ -25,3 +25,7 @@ EXTRA_DIST += tests/style/disasm.sh
 # libstatctr.so exports exactly lib/libstatctr.map's symbols, in its nodes.
 TESTS += tests/style/symver.sh
 dist_check_SCRIPTS += tests/style/symver.sh
+
+# Includes across folders follow the layers: lib <- mib <- {agent, tools}, common below both.
+TESTS += tests/style/layers.sh
+dist_check_SCRIPTS += tests/style/layers.sh
