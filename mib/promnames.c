@@ -15,7 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *prom_name_part(char *out, size_t size, const char *s)
+/*
+ * A name part: "rxPackets" -> "rx_packets", "if-stats.v2" -> "if_stats_v2".
+ * Only [a-z0-9_] come out, never two '_' in a row; at most @size - 1 bytes
+ * (cut short: names come from segment files too).  Returns @out.
+ */
+static char *prom_name_part(char *out, size_t size, const char *s)
 {
 	bool after_word = false; /* last output was a lowercase letter or digit */
 	bool pending = false;    /* an '_' is due before the next character */

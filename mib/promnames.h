@@ -42,12 +42,6 @@ struct prom_column {
 	char names[PROM_MAX_NAMES][PROM_NAME_MAX];
 };
 
-/*
- * A name part: "rxPackets" -> "rx_packets", "if-stats.v2" -> "if_stats_v2".
- * Only [a-z0-9_] come out, never two '_' in a row; at most @size - 1 bytes
- * (cut short: names come from segment files too).  Returns @out.
- */
-char *prom_name_part(char *out, size_t size, const char *s);
 
 /*
  * Fills @pc with the names of column @column of table @table of segment

@@ -56,7 +56,6 @@ struct common_opts {
 /* statctl.c: messages to stderr, prefixed "statctl: ". */
 void error_msg(const char *fmt, ...) PRINTF_LIKE(1, 2);
 int usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
-int parse_format(const char *arg, enum out_format *fmt);
 bool parse_u32(const char *arg, uint32_t *out);
 
 int cmd_list(const struct common_opts *common, int argc, char **argv);
@@ -222,7 +221,6 @@ extern const struct renderer render_json;
 extern const struct renderer render_prom;
 const struct renderer *renderer_for(enum out_format format);
 
-int source_open(struct source *src, const char *config, const char *segment);
 /*
  * SEGMENT, or every segment found (discover_segments(), at most
  * MAX_SOURCES) when it is NULL.  A found segment that cannot be opened is
@@ -235,7 +233,6 @@ int sources_open(const struct common_opts *opts, const char *segment, bool slots
                  struct source **srcsp, size_t *np);
 void sources_close(struct source *srcs, size_t n);
 int source_snap(struct source *src); /* keeps the previous snapshot in prev */
-void source_close(struct source *src);
 /* Renders the tables of @srcs (all, or only @table) to @out. */
 int walk_render(FILE *out, const struct renderer *r, const struct walk_opts *opts,
                 struct source *srcs, size_t nsrcs, const char *table);

@@ -44,7 +44,7 @@ const struct renderer *renderer_for(enum out_format format)
 	return &render_text;
 }
 
-int source_open(struct source *src, const char *config, const char *segment)
+static int source_open(struct source *src, const char *config, const char *segment)
 {
 	memset(src, 0, sizeof(*src));
 	src->label = segment;
@@ -75,7 +75,7 @@ int source_snap(struct source *src)
 	return 0;
 }
 
-void source_close(struct source *src)
+static void source_close(struct source *src)
 {
 	if (src->prev != NULL)
 		statctr_snap_free(src->prev);
