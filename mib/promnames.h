@@ -42,7 +42,6 @@ struct prom_column {
 	char names[PROM_MAX_NAMES][PROM_NAME_MAX];
 };
 
-
 /*
  * Fills @pc with the names of column @column of table @table of segment
  * @segment.  Returns NULL, or why its family may not have that name: a
