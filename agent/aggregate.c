@@ -55,7 +55,9 @@
 #include <time.h>
 #include <unistd.h>
 
-struct seg_state {
+/* What the pass knows of one declared segment: its mapping, its spare
+ * snapshot and its reset budget. */
+struct seg_watch {
 	const struct statctr_segment_decl *decl;
 	struct statctr_view *view; /* NULL while the segment is absent or unreadable */
 	bool compatible;           /* the mapped layout matches decl */
@@ -92,8 +94,8 @@ enum reset_state { RESET_IDLE, RESET_PENDING, RESET_RUNNING, RESET_DONE };
 
 struct reset_request {
 	enum reset_state state;
-	enum reset_state abandoned_in; /* RESET_IDLE: agg_reset() is waiting */
-	struct agg_reset *v;           /* malloc()ed; the thread frees it */
+	bool abandoned; /* agg_reset() stopped waiting while RUNNING: the thread logs the outcome */
+	struct agg_reset *v; /* malloc()ed; the thread frees it */
 	uint32_t n;
 	int err;
 	char msg[512];
@@ -114,7 +116,7 @@ struct aggregator {
 	const struct statctr_config *cfg;
 	uid_t owner;      /* required owner of the files, (uid_t)-1: any */
 	bool slot_values; /* full snapshots (else sums only): agg_open() */
-	struct seg_state *segs;
+	struct seg_watch *segs;
 	/* The aggregation thread's (the creator's before agg_start()). */
 	struct agg_stats stats;
 	struct published *building; /* the pass in progress, NULL between passes */
@@ -226,7 +228,7 @@ void agg_flush_log(struct aggregator *agg)
  */
 
 /* @detail comes from the library or the agent; always a %s argument, never a format. */
-static void log_error_once(struct aggregator *agg, struct seg_state *st, int err, const char *what,
+static void log_error_once(struct aggregator *agg, struct seg_watch *st, int err, const char *what,
                            const char *detail)
 {
 	if (st->last_error == err)
@@ -280,7 +282,7 @@ static bool layout_matches(const struct statctr_view *view, const struct statctr
 	return true;
 }
 
-static void note_generation(struct aggregator *agg, struct seg_state *st, const char *how)
+static void note_generation(struct aggregator *agg, struct seg_watch *st, const char *how)
 {
 	struct statctr_seg_info info;
 
@@ -301,7 +303,7 @@ static void note_generation(struct aggregator *agg, struct seg_state *st, const 
 	        st->compatible ? "" : ": layout differs from the configuration, not served");
 }
 
-static void detach(struct aggregator *agg, struct seg_state *st, const char *why)
+static void detach(struct aggregator *agg, struct seg_watch *st, const char *why)
 {
 	statctr_view_close(st->view);
 	st->view = NULL;
@@ -310,7 +312,7 @@ static void detach(struct aggregator *agg, struct seg_state *st, const char *why
 }
 
 /* The mapping no longer holds a valid segment: drop it; the next pass reopens. */
-static void drop(struct aggregator *agg, struct seg_state *st, int err, const char *why,
+static void drop(struct aggregator *agg, struct seg_watch *st, int err, const char *why,
                  const char *detail)
 {
 	log_error_once(agg, st, err, why, detail);
@@ -318,7 +320,7 @@ static void drop(struct aggregator *agg, struct seg_state *st, int err, const ch
 	st->view = NULL;
 }
 
-static enum presence open_view(struct aggregator *agg, struct seg_state *st)
+static enum presence open_view(struct aggregator *agg, struct seg_watch *st)
 {
 	int err = statctr_view_open_owned(st->decl->path, agg->owner, &st->view);
 
@@ -342,7 +344,7 @@ static enum presence open_view(struct aggregator *agg, struct seg_state *st)
  * file truncated or overwritten in place: such a view is dropped, and the
  * next pass reopens whatever valid segment the path holds by then.
  */
-static enum presence attach(struct aggregator *agg, struct seg_state *st)
+static enum presence attach(struct aggregator *agg, struct seg_watch *st)
 {
 	int err;
 
@@ -369,7 +371,7 @@ static enum agg_status status_of(enum statctr_seg_status s)
 	return s == STATCTR_SEG_GONE ? AGG_WRITER_GONE : AGG_ACTIVE;
 }
 
-static void take(struct aggregator *agg, struct seg_state *st, struct agg_segment *out)
+static void take(struct aggregator *agg, struct seg_watch *st, struct agg_segment *out)
 {
 	struct statctr_snap *snap = st->spare;
 	struct statctr_snap_stats ss;
@@ -397,7 +399,7 @@ static void take(struct aggregator *agg, struct seg_state *st, struct agg_segmen
 	out->busy_slots = ss.busy_slots + ss.dead_torn_slots;
 }
 
-static void pass_segment(struct aggregator *agg, struct seg_state *st, struct agg_segment *out)
+static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct agg_segment *out)
 {
 	struct statctr_seg_info info;
 	enum presence presence = attach(agg, st);
@@ -457,7 +459,7 @@ static bool refers_to(const struct published *p, uint32_t n, uint32_t seg,
  */
 static void give_back(struct aggregator *agg, uint32_t seg, const struct statctr_snap *snap)
 {
-	struct seg_state *st = &agg->segs[seg];
+	struct seg_watch *st = &agg->segs[seg];
 
 	if (!snap || refers_to(agg->building, agg->built, seg, snap))
 		return;
@@ -620,7 +622,7 @@ static uint32_t merge_ranges(const struct agg_reset *v, uint32_t n, struct statc
 static int reset_segment(struct aggregator *agg, const struct agg_reset *v, uint32_t n,
                          struct statctr_range *ranges, char *msg, size_t size)
 {
-	struct seg_state *st = &agg->segs[v[0].seg];
+	struct seg_watch *st = &agg->segs[v[0].seg];
 	uint64_t start = clock_ns(CLOCK_MONOTONIC), cost;
 	uint32_t m = merge_ranges(v, n, ranges);
 	int err;
@@ -685,19 +687,19 @@ static void log_abandoned(struct aggregator *agg, uint32_t n, int err, const cha
 static void finish_reset(struct aggregator *agg, int err, const char *msg)
 {
 	struct reset_request *rq = &agg->reset;
-	enum reset_state abandoned_in;
+	bool abandoned;
 	uint32_t n = rq->n;
 
 	pthread_mutex_lock(&agg->lock);
 	rq->err = err;
 	snprintf(rq->msg, sizeof(rq->msg), "%s", msg);
-	abandoned_in = rq->abandoned_in;
-	rq->state = abandoned_in == RESET_IDLE ? RESET_DONE : RESET_IDLE;
+	abandoned = rq->abandoned;
+	rq->state = abandoned ? RESET_IDLE : RESET_DONE;
 	free(rq->v);
 	rq->v = NULL;
 	pthread_cond_broadcast(&agg->done);
 	pthread_mutex_unlock(&agg->lock);
-	if (abandoned_in == RESET_RUNNING)
+	if (abandoned)
 		log_abandoned(agg, n, err, msg);
 }
 
@@ -735,7 +737,7 @@ static int reset_outcome(struct reset_request *rq)
 		                    "busy)",
 		                    rq->n, AGG_RESET_WAIT_MS);
 	case RESET_RUNNING:
-		rq->abandoned_in = RESET_RUNNING;
+		rq->abandoned = true;
 		return agent_seterr(EINPROGRESS,
 		                    "%u resets still running after %d ms; their outcome will be "
 		                    "logged",
@@ -756,7 +758,7 @@ static double at_most(double v, double max)
  * as many, and its budget at a fifth of the time elapsed, up to
  * AGG_RESET_BUDGET_MS.
  */
-static void refill(struct seg_state *st, uint64_t now)
+static void refill(struct seg_watch *st, uint64_t now)
 {
 	double s = (double)(now - st->refill_ns) / 1e9;
 
@@ -773,7 +775,7 @@ static void refill(struct seg_state *st, uint64_t now)
 int agg_reset_admit(struct aggregator *agg, uint32_t seg)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	struct seg_state *st;
+	struct seg_watch *st;
 	bool ok;
 
 	if (seg >= agg->cfg->nsegments)

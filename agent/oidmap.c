@@ -316,7 +316,7 @@ static bool level_ge(const struct search *s, unsigned level, uint64_t v, uint32_
 {
 	switch (s->col->space) {
 	case MIB_SPACE_AGENT:
-		return range_ge(0, 0, v, out);
+		return range_ge(MIB_SCALAR_INSTANCE, MIB_SCALAR_INSTANCE, v, out);
 	case MIB_SPACE_SEGMENT:
 		return seg_ge(s, v, false, out);
 	case SPACE_ROW:

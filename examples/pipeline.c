@@ -183,7 +183,7 @@ static int churn_add(struct churn *ch, struct statctr_slot *slot, unsigned k)
 	}
 	statctr_txn_begin(slot);
 	for (uint32_t c = 0; c < ch->decl->ncolumns; c++)
-		if (ch->decl->columns[c].kind == STATCTR_GAUGE)
+		if (ch->decl->columns[c].kind == STATCTR_KIND_GAUGE)
 			statctr_gauge_add(slot, churn_cell(ch, ch->row[k], c), (int64_t)ch->gen[k]);
 	statctr_txn_end(slot);
 	printf("add %s row %" PRIu32 " gen %" PRIu64 "\n", name, ch->row[k], ch->gen[k]);
@@ -197,7 +197,7 @@ static void churn_count(const struct churn *ch, struct statctr_slot *slot)
 	for (unsigned k = 0; k < ch->nrows; k++) {
 		statctr_txn_begin(slot);
 		for (uint32_t c = 0; c < ch->decl->ncolumns; c++)
-			if (ch->decl->columns[c].kind == STATCTR_COUNTER)
+			if (ch->decl->columns[c].kind == STATCTR_KIND_COUNTER)
 				statctr_add(slot, churn_cell(ch, ch->row[k], c), ch->gen[k]);
 		statctr_txn_end(slot);
 	}

@@ -31,9 +31,9 @@ static void print_cell(const struct statctr_view *view, const struct statctr_sna
 		printf("%s.%s.%s ", table.name, column.name, row_name);
 	else
 		printf("%s.%s.%" PRIu32 " ", table.name, column.name, r);
-	if (column.kind == STATCTR_GAUGE)
+	if (column.kind == STATCTR_KIND_GAUGE)
 		printf("%" PRId64 "\n", statctr_snap_gauge(snap, id));
-	else if (column.kind == STATCTR_HISTOGRAM)
+	else if (column.kind == STATCTR_KIND_HISTOGRAM)
 		printf("%" PRIu64 "\n", statctr_snap_hist_count(snap, id));
 	else
 		printf("%" PRIu64 "\n", statctr_snap_counter(snap, id));

@@ -121,7 +121,7 @@ int conf_get_buckets(const char *path, const struct config_setting_t *column,
 {
 	const config_setting_t *buckets = config_setting_get_member(column, "buckets");
 
-	if (col->kind != STATCTR_HISTOGRAM) {
+	if (col->kind != STATCTR_KIND_HISTOGRAM) {
 		if (buckets)
 			return conf_fail(path, column, "buckets",
 			                 "only a column of kind \"histogram\" has buckets");
@@ -139,7 +139,7 @@ uint64_t conf_hist_cells(const struct statctr_table_decl *t)
 	uint32_t c;
 
 	for (c = 0; c < t->ncolumns; c++)
-		if (t->columns[c].kind == STATCTR_HISTOGRAM)
+		if (t->columns[c].kind == STATCTR_KIND_HISTOGRAM)
 			cells += (uint64_t)t->nrows * hist_block_cells(t->columns[c].nbuckets);
 	return cells;
 }

@@ -157,6 +157,19 @@ static int parse_rows(const char *path, const config_setting_t *table, struct st
 	}
 }
 
+static const char *const kind_names[] = {
+    [STATCTR_KIND_COUNTER] = "counter",
+    [STATCTR_KIND_GAUGE] = "gauge",
+    [STATCTR_KIND_HISTOGRAM] = "histogram",
+};
+
+const char *statctr_kind_name(enum statctr_kind kind)
+{
+	if ((unsigned)kind >= sizeof(kind_names) / sizeof(kind_names[0]))
+		return NULL;
+	return kind_names[kind];
+}
+
 static int parse_kind(const char *path, const config_setting_t *column, enum statctr_kind *kindp)
 {
 	const config_setting_t *s;
@@ -167,18 +180,16 @@ static int parse_kind(const char *path, const config_setting_t *column, enum sta
 	if (err)
 		return err;
 	kind = config_setting_get_string(s);
-	if (strcmp(kind, "counter") == 0)
-		*kindp = STATCTR_COUNTER;
-	else if (strcmp(kind, "gauge") == 0)
-		*kindp = STATCTR_GAUGE;
-	else if (strcmp(kind, "histogram") == 0)
-		*kindp = STATCTR_HISTOGRAM;
-	else
-		return conf_fail(path, column, "kind",
-		                 "unknown kind \"%s\" (expected \"counter\", \"gauge\" or "
-		                 "\"histogram\")",
-		                 kind);
-	return 0;
+	for (unsigned k = STATCTR_KIND_COUNTER; k <= STATCTR_KIND_HISTOGRAM; k++) {
+		if (strcmp(kind, kind_names[k]) == 0) {
+			*kindp = (enum statctr_kind)k;
+			return 0;
+		}
+	}
+	return conf_fail(path, column, "kind",
+	                 "unknown kind \"%s\" (expected \"counter\", \"gauge\" or "
+	                 "\"histogram\")",
+	                 kind);
 }
 
 static int parse_column(const char *path, const config_setting_t *s,

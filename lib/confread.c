@@ -168,7 +168,8 @@ int conf_copy_string(const char *s, const char **copyp)
 	return *copyp ? 0 : conf_no_memory();
 }
 
-bool conf_is_name(const char *s)
+/* A letter, then letters, digits, '_' or '-'; 1..STATCTR_MAX_NAME. */
+static bool conf_is_name(const char *s)
 {
 	size_t len = strlen(s);
 

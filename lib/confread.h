@@ -32,8 +32,6 @@ int conf_check_keys(const char *path, const config_setting_t *group, const char 
 int conf_member(const char *path, const config_setting_t *group, const char *name, int type,
                 bool required, const config_setting_t **sp);
 int conf_copy_string(const char *s, const char **copyp);
-/* A letter, then letters, digits, '_' or '-'; 1..STATCTR_MAX_NAME. */
-bool conf_is_name(const char *s);
 int conf_get_name(const char *path, const config_setting_t *group, const char *key,
                   const char **namep);
 /* @text is printable ASCII of at most @max bytes. */

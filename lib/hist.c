@@ -135,7 +135,7 @@ static int pool_take(struct statctr_seg *seg)
 	for (c = 0; c < m->hdr->ncolumns; c++) {
 		const struct seg_column *col = &m->columns[c];
 
-		if (col->kind != STATCTR_HISTOGRAM)
+		if (col->kind != STATCTR_KIND_HISTOGRAM)
 			continue;
 		n = range_of(col->nbuckets);
 		at = pool_find(half_of(col->nbuckets));
@@ -164,8 +164,8 @@ static uint64_t descriptor(const struct statctr_seg *seg, const struct seg_colum
 {
 	/* block < ncells <= 2^24 (meta.c checked it): its byte offset fits 32
 	 * bits.  The key's low byte is half (pool_find()). */
-	return (uint64_t)block * sizeof(uint64_t) |
-	       (uint64_t)seg->hist_pool[col - seg->meta.columns] << STATCTR_HIST_KEY_SHIFT;
+	return statctr_hist_desc((uint32_t)(block * sizeof(uint64_t)),
+	                         seg->hist_pool[col - seg->meta.columns]);
 }
 
 /* Every writer slot's descriptor of every histogram id; the shared slot's stay 0. */

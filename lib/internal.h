@@ -110,7 +110,7 @@ int meta_lookup(const struct meta *m, const char *table, const char *column, uin
                 statctr_id *idp);
 /* Index of table @name, or -ENOENT with a message. */
 int meta_table_index(const struct meta *m, const char *name, uint32_t *tp);
-const struct slot_header *meta_slot(const struct meta *m, uint32_t s);
+const struct statctr_slot *meta_slot(const struct meta *m, uint32_t s);
 const struct seg_rowdir *meta_rowdir(const struct meta *m, uint32_t entry);
 const _Atomic uint64_t *meta_bases(const struct meta *m);
 /* The column record of histogram @id (with *@blockp its bucket block), or
@@ -200,7 +200,11 @@ struct statctr_seg {
 
 _Static_assert(offsetof(struct statctr_seg, cpu) == 0, "statctr_cpu_add() casts the handle");
 
-struct statctr_slot *seg_slot_header(struct statctr_seg *seg, uint32_t s);
+/* Slot @s's header line in @seg's mapping (nslots: the shared slot; then the CPU slots). */
+static inline struct statctr_slot *seg_slot_header(struct statctr_seg *seg, uint32_t s)
+{
+	return (void *)(seg->base + seg->layout.slots_off + (uint64_t)s * seg->layout.stride);
+}
 
 /*
  * cpuslot.c: CPU slots, writer side.  cpu_possible() is the CPU count a

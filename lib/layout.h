@@ -120,7 +120,6 @@ static inline uint32_t hist_block_cells(uint32_t nbuckets)
 }
 
 /* A slot's header line is struct statctr_slot (statctr.h); its cells follow. */
-#define slot_header statctr_slot
 
 /* A CPU slot's header line (docs/segment-format.md, "CPU slots"). */
 struct cpu_slot_header {

@@ -13,7 +13,10 @@ lib_LTLIBRARIES += lib/libstatctr.la
 include_HEADERS += lib/statctr.h
 lib_libstatctr_la_SOURCES = lib/statctr.h
 lib_libstatctr_la_LIBADD = lib/libstatctr_core.la $(LIBCONFIG_LIBS)
-lib_libstatctr_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^statctr_'
+# The exported symbols and their versions: lib/libstatctr.map (docs/abi.md).
+lib_libstatctr_la_LDFLAGS = -version-info 0:0:0 -Wl,--version-script=$(srcdir)/lib/libstatctr.map
+lib_libstatctr_la_DEPENDENCIES = lib/libstatctr_core.la $(srcdir)/lib/libstatctr.map
+EXTRA_DIST += lib/libstatctr.map
 
 # -export-symbols-regex shapes only the shared object: libtool puts the
 # convenience library's objects into lib/.libs/libstatctr.a as they are,

@@ -248,7 +248,7 @@ static int check_buckets(const struct meta *m, uint32_t c, uint64_t bound, const
 	if (col->reserved != 0)
 		return set_error(EPROTO, "%s: column record %u: reserved 0x%x not 0", path, c,
 		                 col->reserved);
-	if (col->kind != STATCTR_HISTOGRAM) {
+	if (col->kind != STATCTR_KIND_HISTOGRAM) {
 		if (col->nbuckets != 0 || col->first_bound != 0 || col->first_block != 0)
 			return set_error(
 			    EPROTO,
@@ -293,8 +293,8 @@ static int check_columns(const struct meta *m, const char *path)
 		    !string_ok(m, col->units, 0, STATCTR_MAX_TEXT))
 			return set_error(EPROTO, "%s: column record %u: bad description or units",
 			                 path, c);
-		if (col->kind != STATCTR_COUNTER && col->kind != STATCTR_GAUGE &&
-		    col->kind != STATCTR_HISTOGRAM)
+		if (col->kind != STATCTR_KIND_COUNTER && col->kind != STATCTR_KIND_GAUGE &&
+		    col->kind != STATCTR_KIND_HISTOGRAM)
 			return set_error(EPROTO, "%s: column record %u has kind %u", path, c,
 			                 col->kind);
 		err = check_buckets(m, c, bound, path);
@@ -469,7 +469,8 @@ static int map_histograms(struct meta *m, const char *path)
 		next += (uint64_t)m->tables[t].nrows * m->tables[t].ncolumns;
 	for (t = 0; t < m->hdr->ntables; t++)
 		for (c = 0; c < m->tables[t].ncolumns; c++) {
-			if (m->columns[m->tables[t].first_column + c].kind != STATCTR_HISTOGRAM)
+			if (m->columns[m->tables[t].first_column + c].kind !=
+			    STATCTR_KIND_HISTOGRAM)
 				continue;
 			err = map_blocks(m, &m->tables[t], c, &next, path);
 			if (err)
@@ -688,7 +689,7 @@ const char *meta_string(const struct meta *m, uint32_t off)
 	return m->strings + off;
 }
 
-const struct slot_header *meta_slot(const struct meta *m, uint32_t s)
+const struct statctr_slot *meta_slot(const struct meta *m, uint32_t s)
 {
 	return (const void *)(m->base + m->hdr->slots_off + (uint64_t)s * m->hdr->slot_stride);
 }

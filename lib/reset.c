@@ -55,7 +55,7 @@ static void reset_id(struct statctr_view *v, _Atomic uint64_t *baseline, _Atomic
 			reset_cell(baseline, disc, snap, block + b, now);
 		return;
 	}
-	if (statctr_view_cell_kind(v, id) == STATCTR_COUNTER)
+	if (statctr_view_cell_kind(v, id) == STATCTR_KIND_COUNTER)
 		reset_cell(baseline, disc, snap, id, now);
 }
 
@@ -104,7 +104,7 @@ static void apply_to_snapshot(struct statctr_view *v, struct statctr_snap *snap,
 			if (col)
 				for (b = 0; b < hist_block_cells(col->nbuckets); b++)
 					snap_note_reset(snap, block + b, now);
-			else if (statctr_view_cell_kind(v, id) == STATCTR_COUNTER)
+			else if (statctr_view_cell_kind(v, id) == STATCTR_KIND_COUNTER)
 				snap_note_reset(snap, id, now);
 		}
 	}

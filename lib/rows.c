@@ -287,8 +287,9 @@ static int remove_locked(struct statctr_seg *seg, struct rows *rt, const char *t
 	if (r >= rt->nrows || !rt->names[r])
 		return set_error(ENOENT, "table %s has no present row %u", table, r);
 	rt->gen[r]++;
-	/* Pairs with the acquire loads of gen in read_entry() and
-	 * check_entries() (snapshot.c): the row is absent from here on. */
+	/* Pairs with the acquire load of gen in read_entry() and the acquire
+	 * fence before check_rowdir()'s reload of it (snapshot.c): the row is
+	 * absent from here on. */
 	atomic_store_explicit(&rowdir_entry(seg, rt, r)->gen, rt->gen[r], memory_order_release);
 	bucket_delete(rt, (uint32_t)(bucket_of(rt, rt->names[r]) - rt->buckets));
 	free(rt->names[r]);

@@ -100,7 +100,7 @@ static void write_column(uint8_t *base, const struct plan *p, const struct statc
 	out->description = put_string(strings, used, decl->description);
 	out->units = put_string(strings, used, decl->units);
 	out->kind = decl->kind;
-	if (decl->kind != STATCTR_HISTOGRAM)
+	if (decl->kind != STATCTR_KIND_HISTOGRAM)
 		return;
 	out->nbuckets = decl->nbuckets;
 	out->first_bound = *bound;
@@ -614,9 +614,4 @@ int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const c
                        uint32_t row, statctr_id *idp)
 {
 	return meta_lookup(&seg->meta, table, column, row, idp);
-}
-
-struct slot_header *seg_slot_header(struct statctr_seg *seg, uint32_t s)
-{
-	return (void *)(seg->base + seg->layout.slots_off + (uint64_t)s * seg->layout.stride);
 }

@@ -94,7 +94,7 @@ static bool owner_gone(const struct statctr_seg *seg, const struct statctr_slot 
  * Its partial updates are final; close that transaction so the new owner's
  * transactions keep odd meaning "open".
  */
-static void close_torn_transaction(struct slot_header *sh)
+static void close_torn_transaction(struct statctr_slot *sh)
 {
 	uint64_t seq = atomic_load_explicit(&sh->seq, memory_order_relaxed);
 
@@ -107,7 +107,7 @@ static void close_torn_transaction(struct slot_header *sh)
 /* Tries to make the calling thread the owner of slot s. */
 static bool claim(struct statctr_seg *seg, uint32_t s, pid_t me, uint64_t my_start)
 {
-	struct slot_header *sh = seg_slot_header(seg, s);
+	struct statctr_slot *sh = seg_slot_header(seg, s);
 	/* Pairs with the release store in statctr_slot_release(), as the CAS. */
 	uint32_t tid = atomic_load_explicit(&sh->owner_tid, memory_order_acquire);
 

@@ -988,7 +988,7 @@ uint64_t statctr_snap_hist_sum(const struct statctr_snap *snap, statctr_id id)
 static uint64_t value_bits(const struct statctr_snap *snap, statctr_id id)
 {
 	switch (snap->meta->cell_kind[id]) {
-	case STATCTR_GAUGE:
+	case STATCTR_KIND_GAUGE:
 		return (uint64_t)statctr_snap_gauge(snap, id);
 	case STATCTR_KIND_HISTOGRAM:
 		return statctr_snap_hist_count(snap, id);

@@ -175,12 +175,22 @@ struct statctr_view; /* reader side: a read-only mapping of a segment */
 struct statctr_snap; /* a snapshot taken from a view, summed over slots */
 
 enum statctr_kind {
-	STATCTR_COUNTER = 1,        /* u64, wraps mod 2^64, resettable */
-	STATCTR_GAUGE = 2,          /* signed level: sum of per-slot deltas */
+	STATCTR_KIND_COUNTER = 1,   /* u64, wraps mod 2^64, resettable */
+	STATCTR_KIND_GAUGE = 2,     /* signed level: sum of per-slot deltas */
 	STATCTR_KIND_HISTOGRAM = 3, /* buckets and a sum; see "Histograms" below */
 };
 
-/* The histogram kind by the name its issue gave it (a macro: #ifdef works). */
+/**
+ * statctr_kind_name() - the configuration's name of @kind: "counter",
+ * "gauge" or "histogram" (the one vocabulary of the config file, statctl
+ * and the agent); NULL for a value that is no kind.  Pure; thread-safe.
+ */
+const char *statctr_kind_name(enum statctr_kind kind);
+
+/* Deprecated names of the kinds (the same values; macros, so #ifdef works):
+ * kept for programs written against 0.x, removed in a later release. */
+#define STATCTR_COUNTER   STATCTR_KIND_COUNTER
+#define STATCTR_GAUGE     STATCTR_KIND_GAUGE
 #define STATCTR_HISTOGRAM STATCTR_KIND_HISTOGRAM
 
 /**
@@ -589,6 +599,39 @@ static inline void statctr_txn_end(struct statctr_slot *slot)
 #define STATCTR_HIST_POOL      131072u /* padded bounds per writer process: a 17-bit key */
 #define STATCTR_HIST_KEY_SHIFT 47      /* bits 47..63: the key */
 
+/* The descriptor of a block at byte offset @block_off whose bounds are at
+ * pool index @key (lib/hist.c writes it; statctr_hist_record() reads it). */
+static inline uint64_t statctr_hist_desc(uint32_t block_off, uint64_t key)
+{
+	return (uint64_t)block_off | key << STATCTR_HIST_KEY_SHIFT;
+}
+
+/* The key of descriptor @desc: its bounds' index in statctr_hist_pool. */
+static inline uint64_t statctr_hist_desc_key(uint64_t desc)
+{
+	return desc >> STATCTR_HIST_KEY_SHIFT;
+}
+
+/* The byte offset of descriptor @desc's block from the slot's first cell. */
+static inline uint32_t statctr_hist_desc_block(uint64_t desc)
+{
+	return (uint32_t)desc;
+}
+
+/* The search's first step of key @key: its low byte (lib/hist.c's pool_find()
+ * places bounds so); 0 records nothing. */
+static inline uint32_t statctr_hist_key_half(uint64_t key)
+{
+	return (uint8_t)key;
+}
+
+/*
+ * STATCTR_OPTIMIZER_HIDE_VAR() - makes the compiler forget what it knows of
+ * @var's value (it must sit in a register) without emitting an instruction,
+ * as Linux's OPTIMIZER_HIDE_VAR().
+ */
+#define STATCTR_OPTIMIZER_HIDE_VAR(var) __asm__("" : "+r"(var))
+
 /* The padded bounds of this process's writer histograms (lib/hist.c): each
  * histogram's bounds, then UINT64_MAX up to 2 x half entries.  The slack
  * keeps any 17-bit key plus any 8-bit half's search inside the array. */
@@ -649,23 +692,24 @@ static inline __attribute__((always_inline)) void statctr_hist_record(struct sta
                                                                       statctr_id id, uint64_t value)
 {
 	uint64_t desc = atomic_load_explicit(&slot->cells[id], memory_order_relaxed);
-	uint64_t key = desc >> STATCTR_HIST_KEY_SHIFT, guess = statctr_hist_guess;
+	uint64_t key = statctr_hist_desc_key(desc), guess = statctr_hist_guess;
 	const uint64_t *bounds = &statctr_hist_pool[guess];
-	uint32_t half = (uint8_t)guess; /* lib/hist.c chose the key so */
+	uint32_t half = statctr_hist_key_half(guess);
 	/* The block's cells by one pointer: the sum at [0], bucket b at [1 + b]. */
-	_Atomic(uint64_t) *block = (_Atomic(uint64_t) *)((char *)slot->cells + (uint32_t)desc);
+	_Atomic(uint64_t) *block =
+	    (_Atomic(uint64_t) *)((char *)slot->cells + statctr_hist_desc_block(desc));
 	uint64_t seq, b;
 
 	/* Hides where bounds and half come from, so that the compiler can
 	 * neither rebuild them from the descriptor's key once it knows the two
 	 * keys equal (that would put the descriptor's load back in front of the
-	 * search) nor fold the pool's address into every probe of the search.
-	 * Emits nothing (Linux's OPTIMIZER_HIDE_VAR). */
-	__asm__("" : "+r"(bounds), "+r"(half));
+	 * search) nor fold the pool's address into every probe of the search. */
+	STATCTR_OPTIMIZER_HIDE_VAR(bounds);
+	STATCTR_OPTIMIZER_HIDE_VAR(half);
 	if (__builtin_expect(key != guess, 0)) {
 		statctr_hist_guess = key;
 		bounds = &statctr_hist_pool[key];
-		half = (uint8_t)key;
+		half = statctr_hist_key_half(key);
 	}
 	if (__builtin_expect(half == 0, 0))
 		return;

@@ -553,7 +553,7 @@ struct owner {
 static int load_owner(void *arg)
 {
 	struct owner *o = arg;
-	const struct slot_header *sh = meta_slot(o->meta, o->slot);
+	const struct statctr_slot *sh = meta_slot(o->meta, o->slot);
 
 	/* Pairs with the release store of owner_tid in statctr_slot_release()
 	 * (slot.c): a slot seen free shows its last owner's final counts,

@@ -51,9 +51,9 @@ static void find_kinds(struct gen *g)
 
 				/* A histogram's count, sum and buckets are Counter64s. */
 				g->has_counter |=
-				    kind == STATCTR_COUNTER || kind == STATCTR_HISTOGRAM;
-				g->has_gauge |= kind == STATCTR_GAUGE;
-				g->has_histogram |= kind == STATCTR_HISTOGRAM;
+				    kind == STATCTR_KIND_COUNTER || kind == STATCTR_KIND_HISTOGRAM;
+				g->has_gauge |= kind == STATCTR_KIND_GAUGE;
+				g->has_histogram |= kind == STATCTR_KIND_HISTOGRAM;
 			}
 }
 
@@ -233,7 +233,7 @@ static void emit_sequence(struct gen *g, const struct statctr_table_decl *t,
 	fprintf(g->out, "    %s TimeStamp,\n    %s StatctrResetAction", n->disc, n->reset);
 	for (uint32_t c = 0; c < t->ncolumns; c++)
 		fprintf(g->out, ",\n    %s %s", n->columns[c],
-		        t->columns[c].kind == STATCTR_GAUGE ? "Gauge32" : "Counter64");
+		        t->columns[c].kind == STATCTR_KIND_GAUGE ? "Gauge32" : "Counter64");
 	fputs("\n}\n\n", g->out);
 }
 
@@ -321,12 +321,12 @@ static void emit_column(struct gen *g, const struct statctr_table_decl *t,
                         const struct mib_table_names *n, uint32_t c)
 {
 	const struct statctr_column_decl *col = &t->columns[c];
-	bool gauge = col->kind == STATCTR_GAUGE;
+	bool gauge = col->kind == STATCTR_KIND_GAUGE;
 	struct object o = {n->columns[c], gauge ? "Gauge32" : "Counter64", "read-only", col->units,
 	                   n->entry,      MIB_DATA_FIRST_VALUE + c};
 	const char *desc = col->description[0] ? col->description : col->name;
 
-	if (col->kind == STATCTR_HISTOGRAM)
+	if (col->kind == STATCTR_KIND_HISTOGRAM)
 		o.units = "";
 	emit_object_head(g, &o);
 	if (gauge)
@@ -334,7 +334,7 @@ static void emit_column(struct gen *g, const struct statctr_table_decl *t,
 		                 "%s\nGauge %s: a level, latched at 0 when negative and at "
 		                 "4294967295 when greater.",
 		                 desc, col->name);
-	else if (col->kind == STATCTR_HISTOGRAM)
+	else if (col->kind == STATCTR_KIND_HISTOGRAM)
 		emit_description(g,
 		                 "%s\nHistogram %s: the number of values recorded (its count, "
 		                 "as %s). Its buckets are in %s. Discontinuities in its value "
@@ -493,12 +493,12 @@ static void emit_histograms(struct gen *g, const struct statctr_segment_decl *se
 	fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %" PRIu32 " }\n", n->hist_node,
 	        sn->hist_node, td->oid);
 	for (uint32_t c = 0; c < td->ncolumns; c++)
-		if (td->columns[c].kind == STATCTR_HISTOGRAM)
+		if (td->columns[c].kind == STATCTR_KIND_HISTOGRAM)
 			fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %" PRIu32 " }\n",
 			        n->hists[c].node, n->hist_node, MIB_DATA_FIRST_VALUE + c);
 	fputc('\n', g->out);
 	for (uint32_t c = 0; c < td->ncolumns; c++) {
-		if (td->columns[c].kind != STATCTR_HISTOGRAM)
+		if (td->columns[c].kind != STATCTR_KIND_HISTOGRAM)
 			continue;
 		emit_bucket_table(g, td, n, c);
 		emit_bucket_columns(g, td, n, c);
@@ -563,7 +563,7 @@ static void emit_group(struct gen *g, const struct statctr_table_decl *t,
 	for (uint32_t c = 0; c < t->ncolumns; c++)
 		fprintf(g->out, ",\n              %s", n->columns[c]);
 	for (uint32_t c = 0; n->hists && c < t->ncolumns; c++)
-		if (t->columns[c].kind == STATCTR_HISTOGRAM)
+		if (t->columns[c].kind == STATCTR_KIND_HISTOGRAM)
 			fprintf(g->out,
 			        ",\n              %s,\n              %s,\n              %s,\n"
 			        "              %s",
@@ -637,4 +637,12 @@ int mib_generate(FILE *out, const struct statctr_config *cfg, const struct mib_s
 	}
 	mib_module_names_free(&g.names, cfg);
 	return err;
+}
+
+void mib_settings_free(struct mib_settings *set)
+{
+	free(set->module);
+	free(set->root_oid);
+	set->module = NULL;
+	set->root_oid = NULL;
 }

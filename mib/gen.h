@@ -17,6 +17,9 @@ struct mib_settings {
 	char *root_oid; /* root_oid, canonical dotted text */
 };
 
+/* mib_settings_free() - frees what @set holds (not @set) and clears it. */
+void mib_settings_free(struct mib_settings *set);
+
 /*
  * mib_generate() - write the module for @cfg to @out, dated @revision_time
  * (seconds since the epoch).  Returns 0 or -ENOMEM; output depends only on

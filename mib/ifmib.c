@@ -17,8 +17,8 @@ const uint32_t ifmib_ifx_entry[] = {1, 3, 6, 1, 2, 1, 31, 1, 1, 1};
 
 #define IF  IFMIB_IF_TABLE
 #define IFX IFMIB_IFX_TABLE
-#define C   STATCTR_COUNTER
-#define G   STATCTR_GAUGE
+#define C   STATCTR_KIND_COUNTER
+#define G   STATCTR_KIND_GAUGE
 
 #define IFMIB_OBJECT(name, entry, column, syntax, value, mappable, kind, source)                   \
 	{name, syntax, entry, column, IFV_##value, mappable, kind, source},
@@ -82,11 +82,6 @@ static const config_setting_t *column_setting(const config_setting_t *table, uin
 	return member_of(cols ? config_setting_get_elem(cols, c) : NULL, "ifmib");
 }
 
-static const char *kind_name(enum statctr_kind kind)
-{
-	return kind == STATCTR_GAUGE ? "gauge" : "counter";
-}
-
 static int check_column(const struct statctr_config *cfg, const config_setting_t *ts,
                         const struct statctr_table_decl *t, uint32_t c)
 {
@@ -108,8 +103,8 @@ static int check_column(const struct statctr_config *cfg, const config_setting_t
 		    col->ifmib);
 	if (ifmib_objects[i].kind != col->kind)
 		return statctr_config_error(cfg, at, EINVAL, "%s needs a %s column, %s is a %s",
-		                            col->ifmib, kind_name(ifmib_objects[i].kind), col->name,
-		                            kind_name(col->kind));
+		                            col->ifmib, statctr_kind_name(ifmib_objects[i].kind),
+		                            col->name, statctr_kind_name(col->kind));
 	first = ifmib_mapped(t, col->ifmib);
 	if (first != (int)c)
 		return statctr_config_error(cfg, at, EINVAL, "%s is mapped twice (also column %s)",

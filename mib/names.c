@@ -269,7 +269,7 @@ static bool hist_names_init(struct mib_names *reg, const char *seg, const char *
 static bool has_histogram(const struct statctr_table_decl *t)
 {
 	for (uint32_t c = 0; c < t->ncolumns; c++)
-		if (t->columns[c].kind == STATCTR_HISTOGRAM)
+		if (t->columns[c].kind == STATCTR_KIND_HISTOGRAM)
 			return true;
 	return false;
 }
@@ -294,7 +294,7 @@ static bool seg_hist_names_init(struct mib_names *reg, const struct statctr_segm
 			return false;
 		for (uint32_t c = 0; c < td->ncolumns; c++) {
 			reg->owner = &td->columns[c];
-			if (td->columns[c].kind == STATCTR_HISTOGRAM &&
+			if (td->columns[c].kind == STATCTR_KIND_HISTOGRAM &&
 			    !hist_names_init(reg, seg->name, td->name, td->columns[c].name,
 			                     &tn->hists[c]))
 				return false;

@@ -15,7 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *prom_name_part(char *out, size_t size, const char *s)
+/*
+ * A name part: "rxPackets" -> "rx_packets", "if-stats.v2" -> "if_stats_v2".
+ * Only [a-z0-9_] come out, never two '_' in a row; at most @size - 1 bytes
+ * (cut short: names come from segment files too).  Returns @out.
+ */
+static char *prom_name_part(char *out, size_t size, const char *s)
 {
 	bool after_word = false; /* last output was a lowercase letter or digit */
 	bool pending = false;    /* an '_' is due before the next character */
@@ -62,12 +67,12 @@ const char *prom_column_names(struct prom_column *pc, const char *segment, const
 {
 	char seg[PROM_NAME_MAX / 4], tab[PROM_NAME_MAX / 4], col[PROM_NAME_MAX / 4];
 	char base[PROM_NAME_MAX - 16];
-	const char *total = kind == STATCTR_COUNTER ? "_total" : "";
+	const char *total = kind == STATCTR_KIND_COUNTER ? "_total" : "";
 
 	snprintf(base, sizeof(base), "statctr_%s_%s_%s", prom_name_part(seg, sizeof(seg), segment),
 	         prom_name_part(tab, sizeof(tab), table), prom_name_part(col, sizeof(col), column));
 	snprintf(pc->names[PROM_FAMILY], PROM_NAME_MAX, "%s%s", base, total);
-	if (kind != STATCTR_HISTOGRAM) {
+	if (kind != STATCTR_KIND_HISTOGRAM) {
 		snprintf(pc->names[PROM_BY_SLOT], PROM_NAME_MAX, "%s_by_slot%s", base, total);
 		pc->n = 2;
 		if (kind == STATCTR_COUNTER)
@@ -78,12 +83,13 @@ const char *prom_column_names(struct prom_column *pc, const char *segment, const
 		snprintf(pc->names[PROM_COUNT], PROM_NAME_MAX, "%s_count", base);
 		pc->n = 4;
 	}
-	if (kind == STATCTR_COUNTER || reserved_suffix(base) == NULL)
+	if (kind == STATCTR_KIND_COUNTER || reserved_suffix(base) == NULL)
 		return NULL;
-	return kind == STATCTR_GAUGE ? "a gauge's name may not end in _total, _bucket, _sum or "
-	                               "_count (the format keeps them for counters and histograms)"
-	                             : "a histogram's name may not end in _total, _bucket, _sum or "
-	                               "_count (the format keeps them for its series)";
+	return kind == STATCTR_KIND_GAUGE
+	           ? "a gauge's name may not end in _total, _bucket, _sum or "
+	             "_count (the format keeps them for counters and histograms)"
+	           : "a histogram's name may not end in _total, _bucket, _sum or "
+	             "_count (the format keeps them for its series)";
 }
 
 /* ---- check-config ------------------------------------------------------ */

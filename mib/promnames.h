@@ -46,13 +46,6 @@ struct prom_column {
 };
 
 /*
- * A name part: "rxPackets" -> "rx_packets", "if-stats.v2" -> "if_stats_v2".
- * Only [a-z0-9_] come out, never two '_' in a row; at most @size - 1 bytes
- * (cut short: names come from segment files too).  Returns @out.
- */
-char *prom_name_part(char *out, size_t size, const char *s);
-
-/*
  * Fills @pc with the names of column @column of table @table of segment
  * @segment.  Returns NULL, or why its family may not have that name: a
  * gauge's or a histogram's ending in "_total", "_bucket", "_sum" or

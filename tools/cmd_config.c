@@ -47,14 +47,6 @@ static int load_all(const char *path, struct statctr_config **cfgp, struct mib_s
 	return EXIT_OK;
 }
 
-void mib_settings_free(struct mib_settings *set)
-{
-	free(set->module);
-	free(set->root_oid);
-	set->module = NULL;
-	set->root_oid = NULL;
-}
-
 static int one_file_arg(struct cmd_parser *p, int argc, char **argv, const char **filep)
 {
 	if (optind >= argc)

@@ -66,7 +66,7 @@ static void for_each_table(FILE *f, const struct exporter_job *job, table_fn *fn
 static const struct mib_hist_names *hist_names(const struct statctr_table_decl *td,
                                                const struct mib_table_names *n, uint32_t c)
 {
-	if (td->columns[c].kind != STATCTR_HISTOGRAM || n->hists == NULL)
+	if (td->columns[c].kind != STATCTR_KIND_HISTOGRAM || n->hists == NULL)
 		return NULL;
 	return &n->hists[c];
 }

@@ -66,8 +66,8 @@ static int find_column(const struct statctr_view *view, uint32_t t, uint32_t nco
 	for (uint32_t c = 0; c < ncolumns; c++) {
 		if (statctr_view_column(view, t, c, &info) == 0 && strcmp(info.name, arg) == 0) {
 			*colp = c;
-			return info.kind == STATCTR_GAUGE ? -EINVAL
-			                                  : 0; /* counters and histograms */
+			return info.kind == STATCTR_KIND_GAUGE ? -EINVAL
+			                                       : 0; /* counters and histograms */
 		}
 	}
 	return -ENOENT;

@@ -132,11 +132,6 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	return job.status;
 }
 
-const char *list_status(const struct list_item *item)
-{
-	return item->present ? status_name(item->info.status) : "absent";
-}
-
 static int list_one(struct list_item *item, const struct seg_entry *entry,
                     struct statctr_view **viewp)
 {

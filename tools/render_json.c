@@ -110,7 +110,7 @@ static void json_columns(FILE *out, const struct table_view *tv)
 
 		fputs(c ? ",{" : "{", out);
 		json_kv_str(out, "name", col->name, false);
-		json_kv_str(out, "kind", kind_name(col->kind), true);
+		json_kv_str(out, "kind", statctr_kind_name(col->kind), true);
 		json_kv_str(out, "units", col->units, true);
 		json_kv_str(out, "description", col->description, true);
 		json_bounds(out, tv, c);
@@ -129,7 +129,7 @@ enum row_field {
 
 static void json_number(FILE *out, enum statctr_kind kind, uint64_t counter, int64_t gauge)
 {
-	if (kind == STATCTR_GAUGE)
+	if (kind == STATCTR_KIND_GAUGE)
 		fprintf(out, "%" PRId64, gauge);
 	else
 		fprintf(out, "%" PRIu64, counter);
@@ -211,7 +211,7 @@ static void json_row_slots(FILE *out, const struct table_view *tv, uint32_t row)
 
 	fputs(",\"slots\":{", out);
 	for (uint32_t c = 0; c < tv->info.ncolumns; c++) {
-		if (tv->columns[c].kind == STATCTR_HISTOGRAM)
+		if (tv->columns[c].kind == STATCTR_KIND_HISTOGRAM)
 			continue;
 		fputs(first ? "" : ",", out);
 		first = false;

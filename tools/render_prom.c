@@ -101,7 +101,7 @@ static void family_header(FILE *out, const struct table_view *tv, uint32_t col, 
 		prom_help_text(out, info->units);
 		fputc(')', out);
 	}
-	fprintf(out, "\n# TYPE %s %s\n", name, type ? type : kind_name(info->kind));
+	fprintf(out, "\n# TYPE %s %s\n", name, type ? type : statctr_kind_name(info->kind));
 }
 
 static void sample_start(FILE *out, const struct table_view *tv, uint32_t row, const char *name)
@@ -119,7 +119,7 @@ static void sample_start(FILE *out, const struct table_view *tv, uint32_t row, c
 
 static void print_value(FILE *out, enum statctr_kind kind, uint64_t counter, int64_t gauge)
 {
-	if (kind == STATCTR_GAUGE)
+	if (kind == STATCTR_KIND_GAUGE)
 		fprintf(out, " %" PRId64 "\n", gauge);
 	else
 		fprintf(out, " %" PRIu64 "\n", counter);
@@ -224,7 +224,7 @@ static void prom_table(FILE *out, const struct table_view *tv)
 	for (uint32_t c = 0; c < tv->info.ncolumns; c++) {
 		if (!claim_column(tv, c, &pc))
 			continue;
-		if (tv->columns[c].kind == STATCTR_HISTOGRAM) {
+		if (tv->columns[c].kind == STATCTR_KIND_HISTOGRAM) {
 			hist_family(out, tv, c, &pc); /* no per-slot counts: render_json.c */
 			continue;
 		}

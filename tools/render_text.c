@@ -118,7 +118,7 @@ static void grid_print(FILE *out, struct grid *g, int limit)
 
 static void set_value(struct grid *g, uint32_t col, const struct cell *c)
 {
-	if (c->kind == STATCTR_GAUGE)
+	if (c->kind == STATCTR_KIND_GAUGE)
 		grid_set(g, col, "%" PRId64, c->gauge);
 	else
 		grid_set(g, col, "%" PRIu64, c->counter);
@@ -128,9 +128,9 @@ static void set_value(struct grid *g, uint32_t col, const struct cell *c)
  * spread over the bucket block: no per-slot value to show. */
 static void set_slot_value(struct grid *g, uint32_t col, enum statctr_kind kind, uint64_t v)
 {
-	if (kind == STATCTR_HISTOGRAM)
+	if (kind == STATCTR_KIND_HISTOGRAM)
 		grid_set(g, col, "-");
-	else if (kind == STATCTR_GAUGE)
+	else if (kind == STATCTR_KIND_GAUGE)
 		grid_set(g, col, "%" PRId64, (int64_t)v);
 	else
 		grid_set(g, col, "%" PRIu64, v);
@@ -321,7 +321,7 @@ static void text_table(FILE *out, const struct table_view *tv)
 	grid_print(out, &g, tv->opts->width);
 	grid_free(&g);
 	for (uint32_t c = 0; c < tv->info.ncolumns; c++) {
-		if (tv->columns[c].kind != STATCTR_HISTOGRAM)
+		if (tv->columns[c].kind != STATCTR_KIND_HISTOGRAM)
 			continue;
 		hist_summary(out, tv, c);
 		if (tv->opts->buckets)
@@ -393,7 +393,7 @@ static void set_delta(struct grid *g, const struct cell *c)
 		grid_set(g, 3, "-");
 		return;
 	}
-	if (c->kind == STATCTR_GAUGE)
+	if (c->kind == STATCTR_KIND_GAUGE)
 		grid_set(g, 2, "%+" PRId64, c->gauge_delta);
 	else
 		grid_set(g, 2, "%" PRIu64, c->counter_delta);
@@ -403,7 +403,7 @@ static void set_delta(struct grid *g, const struct cell *c)
 static bool has_histogram(const struct table_view *tv)
 {
 	for (uint32_t c = 0; c < tv->info.ncolumns; c++)
-		if (tv->columns[c].kind == STATCTR_HISTOGRAM)
+		if (tv->columns[c].kind == STATCTR_KIND_HISTOGRAM)
 			return true;
 	return false;
 }
@@ -450,7 +450,7 @@ static void long_table(FILE *out, const struct table_view *tv)
 			         tv->columns[c].name);
 			set_value(&g, 1, &cell);
 			set_delta(&g, &cell);
-			if (cell.kind == STATCTR_HISTOGRAM)
+			if (cell.kind == STATCTR_KIND_HISTOGRAM)
 				set_live_distribution(&g, tv, r, c);
 		}
 	}

@@ -72,7 +72,7 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int parse_format(const char *arg, enum out_format *fmt)
+static int parse_format(const char *arg, enum out_format *fmt)
 {
 	if (strcmp(arg, "text") == 0)
 		*fmt = FORMAT_TEXT;

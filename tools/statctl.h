@@ -56,7 +56,6 @@ struct common_opts {
 /* statctl.c: messages to stderr, prefixed "statctl: ". */
 void error_msg(const char *fmt, ...) PRINTF_LIKE(1, 2);
 int usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
-int parse_format(const char *arg, enum out_format *fmt);
 bool parse_u32(const char *arg, uint32_t *out);
 
 int cmd_list(const struct common_opts *common, int argc, char **argv);
@@ -185,7 +184,6 @@ uint32_t table_nslots(const struct table_view *tv); /* writer slots, the shared 
 /* Slot @s's name in @buf: a writer slot's number, "shared", "cpuN" or "cpuA-B". */
 const char *table_slot_name(const struct table_view *tv, uint32_t s, char buf[16]);
 uint64_t table_slot_value(const struct table_view *tv, uint32_t slot, uint32_t row, uint32_t col);
-const char *kind_name(enum statctr_kind kind);
 
 /*
  * A histogram cell's distribution: since its reset (the library applies
@@ -241,7 +239,6 @@ extern const struct renderer render_json;
 extern const struct renderer render_prom;
 const struct renderer *renderer_for(enum out_format format);
 
-int source_open(struct source *src, const char *config, const char *segment);
 /*
  * SEGMENT, or every segment found (discover_segments(), at most
  * MAX_SOURCES) when it is NULL.  A found segment that cannot be opened is
@@ -254,7 +251,6 @@ int sources_open(const struct common_opts *opts, const char *segment, bool slots
                  struct source **srcsp, size_t *np);
 void sources_close(struct source *srcs, size_t n);
 int source_snap(struct source *src); /* keeps the previous snapshot in prev */
-void source_close(struct source *src);
 /* Renders the tables of @srcs (all, or only @table) to @out. */
 int walk_render(FILE *out, const struct renderer *r, const struct walk_opts *opts,
                 struct source *srcs, size_t nsrcs, const char *table);
@@ -285,9 +281,6 @@ void prom_help_text(FILE *out, const char *s);
 char *text_escape(const char *s);
 void text_vprint(FILE *out, const char *fmt, va_list ap);
 void text_print(FILE *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
-
-/* cmd_config.c: frees what load_all() filled in (struct mib_settings: mib/gen.h). */
-void mib_settings_free(struct mib_settings *s);
 
 /*
  * cmd_config.c: a command "CMD FILE [-o OUT]" that writes what it generates

@@ -13,13 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *kind_name(enum statctr_kind kind)
-{
-	if (kind == STATCTR_HISTOGRAM)
-		return "histogram";
-	return kind == STATCTR_GAUGE ? "gauge" : "counter";
-}
-
 /* The one status vocabulary of the library, statctl, the MIB and the docs
  * (docs/statctl.md, "Segment status"); list_status() adds "absent". */
 const char *status_name(enum statctr_seg_status status)
@@ -37,6 +30,11 @@ const char *status_name(enum statctr_seg_status status)
 	return "unknown";
 }
 
+const char *list_status(const struct list_item *item)
+{
+	return item->present ? status_name(item->info.status) : "absent";
+}
+
 const struct renderer *renderer_for(enum out_format format)
 {
 	if (format == FORMAT_JSON)
@@ -46,7 +44,7 @@ const struct renderer *renderer_for(enum out_format format)
 	return &render_text;
 }
 
-int source_open(struct source *src, const char *config, const char *segment)
+static int source_open(struct source *src, const char *config, const char *segment)
 {
 	memset(src, 0, sizeof(*src));
 	src->label = segment;
@@ -77,7 +75,7 @@ int source_snap(struct source *src)
 	return 0;
 }
 
-void source_close(struct source *src)
+static void source_close(struct source *src)
 {
 	if (src->prev != NULL)
 		statctr_snap_free(src->prev);
@@ -195,7 +193,7 @@ static statctr_id cell_id(const struct table_view *tv, uint32_t row, uint32_t co
 static uint64_t counter_value(const struct statctr_snap *snap, statctr_id id,
                               enum statctr_kind kind, bool raw)
 {
-	if (kind == STATCTR_HISTOGRAM)
+	if (kind == STATCTR_KIND_HISTOGRAM)
 		return statctr_snap_hist_count(snap, id);
 	return raw ? statctr_snap_counter_raw(snap, id) : statctr_snap_counter(snap, id);
 }
@@ -230,7 +228,7 @@ static void fill_delta(const struct table_view *tv, uint32_t row, statctr_id id,
 	c->has_delta = comparable(tv, row, id);
 	if (!c->has_delta)
 		return;
-	if (c->kind == STATCTR_GAUGE) {
+	if (c->kind == STATCTR_KIND_GAUGE) {
 		c->gauge_delta =
 		    (int64_t)((uint64_t)c->gauge - (uint64_t)statctr_snap_gauge(prev, id));
 		c->rate = (double)c->gauge_delta / tv->interval_s;
@@ -248,7 +246,7 @@ void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct 
 	memset(out, 0, sizeof(*out));
 	out->kind = tv->columns[col].kind;
 	out->disc_ns = statctr_snap_discontinuity(snap, id);
-	if (out->kind == STATCTR_GAUGE)
+	if (out->kind == STATCTR_KIND_GAUGE)
 		out->gauge = statctr_snap_gauge(snap, id);
 	else if (out->kind == STATCTR_COUNTER && tv->src->epoch_from != 0)
 		out->counter = epoch_count(tv->src, id);
@@ -269,7 +267,7 @@ bool table_hist(const struct table_view *tv, uint32_t row, uint32_t col, struct 
 {
 	statctr_id id = cell_id(tv, row, col);
 
-	if (tv->columns[col].kind != STATCTR_HISTOGRAM)
+	if (tv->columns[col].kind != STATCTR_KIND_HISTOGRAM)
 		return false;
 	out->nbuckets = statctr_view_hist_buckets(tv->src->view, id, &out->bounds);
 	if (out->nbuckets == 0 || out->nbuckets > STATCTR_MAX_BUCKETS)

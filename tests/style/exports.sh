@@ -20,7 +20,12 @@ command -v nm >/dev/null || skip "nm not found (Debian: apt-get install binutils
 # public API is there (a stripped or empty library would pass otherwise).
 check() {
 	local label=$1 opt=$2 file=$3 names foreign
-	names=$(nm "$opt" --defined-only "$file" | awk 'NF == 3 { print $3 }' | sort -u)
+	# A version node of lib/libstatctr.map is an absolute symbol (A) of its
+	# own name, and names carry their node (@@STATCTR_0.1): symver.sh checks
+	# both; here only the names count.
+	names=$(nm "$opt" --defined-only "$file" |
+		awk 'NF == 3 && !($2 == "A" && $3 ~ /^STATCTR_[0-9.]+$/) { sub(/@.*/, "", $3); print $3 }' |
+		sort -u)
 	foreign=$(grep -v '^statctr_' <<<"$names" || true)
 	if [ -n "$foreign" ]; then
 		fail "$label exports names outside statctr_*: $(tr '\n' ' ' <<<"$foreign")"

@@ -25,3 +25,11 @@ EXTRA_DIST += tests/style/disasm.sh
 # docs/design.md and docs/agent.md have a module-table row for every source file.
 TESTS += tests/style/modules.sh
 dist_check_SCRIPTS += tests/style/modules.sh
+
+# libstatctr.so exports exactly lib/libstatctr.map's symbols, in its nodes.
+TESTS += tests/style/symver.sh
+dist_check_SCRIPTS += tests/style/symver.sh
+
+# Includes across folders follow the layers: lib <- mib <- {agent, tools}, common below both.
+TESTS += tests/style/layers.sh
+dist_check_SCRIPTS += tests/style/layers.sh
