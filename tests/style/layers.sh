@@ -50,5 +50,5 @@ for from in $folders; do
 	done
 done
 [ "$checked" -gt 0 ] || fail "no include found under $top_srcdir (wrong top_srcdir?)"
-[ "$failures" -eq 0 ] && echo "ok: $checked quoted includes across lib, mib, common, agent, tools follow the layers"
+[ "$test_failures" -eq 0 ] && echo "ok: $checked quoted includes across lib, mib, common, agent, tools follow the layers"
 style_finish
