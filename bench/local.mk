@@ -6,7 +6,7 @@
 # benchmark compares it, else it says "skipped".
 BENCH_BINS = bench/bench_update bench/bench_snapshot bench/bench_memory \
 	bench/bench_agent bench/bench_snmpget bench/bench_snmpwalk bench/ref_subagent \
-	bench/bench_rows bench/bench_hist
+	bench/bench_rows bench/bench_hist bench/bench_epoch
 noinst_PROGRAMS += $(BENCH_BINS)
 BENCH_HARNESS = bench/harness.h bench/harness.c
 # -static: link libstatctr into the program (no libtool wrapper script, so
@@ -21,6 +21,9 @@ bench_bench_snapshot_LDADD = lib/libstatctr.la -lm
 bench_bench_rows_SOURCES = bench/bench_rows.c $(BENCH_HARNESS)
 bench_bench_rows_LDFLAGS = $(BENCH_STATIC)
 bench_bench_rows_LDADD = lib/libstatctr.la -lm
+bench_bench_epoch_SOURCES = bench/bench_epoch.c $(BENCH_HARNESS)
+bench_bench_epoch_LDFLAGS = $(BENCH_STATIC)
+bench_bench_epoch_LDADD = lib/libstatctr.la -lm
 bench_bench_hist_SOURCES = bench/bench_hist.c $(BENCH_HARNESS)
 bench_bench_hist_LDFLAGS = $(BENCH_STATIC)
 bench_bench_hist_LDADD = lib/libstatctr.la -lm

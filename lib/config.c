@@ -28,9 +28,11 @@
 #define DEFAULT_CTL_MODE 0660
 
 static const char *const root_keys[] = {"segments", "agent", NULL};
-static const char *const segment_keys[] = {"name",     "path",  "slots",  "oid",       "mode",
-                                           "ctl_mode", "group", "tables", "cpu_slots", NULL};
+static const char *const segment_keys[] = {"name",      "path",     "slots", "oid",
+                                           "mode",      "ctl_mode", "group", "tables",
+                                           "cpu_slots", "epochs",   NULL};
 static const char *const cpu_slots_keys[] = {"collapse", NULL};
+static const char *const epochs_keys[] = {"keep", "interval_s", NULL};
 /* IF-MIB settings (standard, ifindex_base, ifType, ...): lib/confifmib.c. */
 static const char *const table_keys[] = {"name",    "oid",      "description",  "rows",
                                          "columns", "standard", "ifindex_base", "ifType",
@@ -407,6 +409,34 @@ static int parse_cpu_slots(const char *path, const config_setting_t *segment,
 	return err;
 }
 
+/*
+ * `epochs = { keep = K; interval_s = S; };` (docs/epochs.md): K epochs kept,
+ * an interval epoch every S seconds (the agent's schedule; 0: none).
+ */
+static int parse_epochs(const char *path, const config_setting_t *segment,
+                        struct statctr_segment_decl *seg)
+{
+	const config_setting_t *e = config_setting_get_member(segment, "epochs");
+	int err;
+
+	seg->epoch_keep = 0;
+	seg->epoch_interval_s = 0;
+	if (!e)
+		return 0;
+	if (config_setting_type(e) != CONFIG_TYPE_GROUP)
+		return conf_fail(path, segment, "epochs", "expected a group, not %s",
+		                 conf_type_name(config_setting_type(e)));
+	err = conf_check_keys(path, e, epochs_keys);
+	if (!err && !config_setting_get_member(e, "keep"))
+		err = conf_fail(path, e, "keep", "missing (required)");
+	if (!err)
+		err = conf_get_uint(path, e, "keep", 1, STATCTR_MAX_EPOCHS, &seg->epoch_keep);
+	if (!err)
+		err = conf_get_uint(path, e, "interval_s", 1, STATCTR_MAX_EPOCH_INTERVAL_S,
+		                    &seg->epoch_interval_s);
+	return err;
+}
+
 static int parse_segment(const char *path, const config_setting_t *s, uint32_t index,
                          struct statctr_segment_decl *seg)
 {
@@ -451,6 +481,9 @@ static int parse_segment(const char *path, const config_setting_t *s, uint32_t i
 	if (err)
 		return err;
 	err = parse_group(path, s, seg);
+	if (err)
+		return err;
+	err = parse_epochs(path, s, seg);
 	if (err)
 		return err;
 	return parse_tables(path, s, seg);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #define STATCTR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
@@ -188,6 +189,7 @@ struct statctr_seg {
 	struct ctl_header *ctl;       /* read-write mapping of the control file, ctl_layout.size */
 	struct copy_budget *budget;   /* nslots entries */
 	struct meta meta;
+	uint32_t epoch_keep; /* the declaration's: captures at destroy when > 0 */
 	struct rows **rows;  /* per table: its row state when dynamic, else NULL (rows.c) */
 	uint32_t *hist_pool; /* per column record: its bounds' index in statctr_hist_pool
 	                      * (hist.c), or NO_HIST (not a histogram); NULL: none */
@@ -242,7 +244,9 @@ struct statctr_view {
 	 * (snapshot.c groups the slots that have not moved since). */
 	uint64_t *read_seq;
 	struct meta *meta;
-	bool sums_only; /* snapshots keep no slot values (statctr_view_set_sums_only()) */
+	bool sums_only;        /* snapshots keep no slot values (statctr_view_set_sums_only()) */
+	struct epochs *epochs; /* the validated epoch file, or NULL (epoch.c) */
+	struct statctr_snap *epoch_snap; /* retaken by statctr_epoch_start() */
 };
 
 int view_ctl_lock(struct statctr_view *view, int byte, unsigned wait_ms);
@@ -256,5 +260,34 @@ void view_ctl_unlock(struct statctr_view *view, int byte);
  * became @id's baseline at time @now, reads as after that reset.
  */
 void snap_note_reset(struct statctr_snap *snap, statctr_id id, uint64_t now);
+/* snapshot.c, for epoch.c: the metadata and the epoch file a snapshot was taken with. */
+const struct meta *snap_meta(const struct statctr_snap *snap);
+struct epochs *snap_epochs(const struct statctr_snap *snap);
+const uint64_t *snap_sums(const struct statctr_snap *snap); /* ncells raw totals */
+
+/*
+ * view.c, for epoch.c: the open-time checks every shared file passes
+ * (docs/segment-format.md, "Opening").
+ */
+int view_open_nofollow(const char *path, int flags, int *fdp);
+int view_check_stat(const struct statctr_view *v, const char *path, int fd, struct stat *st);
+
+/* segment.c, for epoch.c: a new moded, fully allocated, mapped temporary file. */
+int create_mapped(const char *path, uint64_t size, mode_t mode, const char *group, char **tmp_path,
+                  uint8_t **basep);
+
+/*
+ * epoch.c (docs/epochs.md).  epochs_open() validates and maps @v's epoch
+ * file (v->epochs; NULL with a message when there is none usable); a
+ * snapshot keeps a reference to the one it was taken with.  The writer
+ * side: epochs_capture() of the dead predecessor before build and of its
+ * own segment in destroy (final counts), epochs_adopt() after the rename.
+ */
+struct epochs;
+int epochs_open(struct statctr_view *v);
+struct epochs *epochs_ref(struct epochs *e);
+void epochs_unref(struct epochs *e);
+void epochs_capture(const char *path);
+int epochs_adopt(const char *path, const struct statctr_segment_decl *d);
 
 #endif /* STATCTR_INTERNAL_H */

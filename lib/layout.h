@@ -276,4 +276,65 @@ static inline struct ctl_layout ctl_layout_for(uint32_t nslots, uint32_t ncells)
 	return c;
 }
 
+/*
+ * The epoch file, <segment path>.epochs (docs/epochs.md).  The first line
+ * of the header is written once before the rename; the second is live,
+ * stored by starters and captures under the file's lock and read by
+ * readers under seq.
+ */
+#define EPOCH_MAGIC       "STCTREPO"
+#define EPOCH_VERSION     1u
+#define EPOCH_RECORD_SIZE 128u
+
+struct epoch_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	uint64_t file_size;
+	uint32_t keep;
+	uint32_t ncells;
+	uint64_t layout_hash;
+	uint8_t reserved1[24];
+	_Atomic uint64_t seq; /* odd while a start or a capture stores */
+	_Atomic uint32_t next_number;
+	_Atomic uint32_t nkept;
+	_Atomic uint32_t oldest; /* ring index of the oldest kept epoch */
+	_Atomic uint32_t era;
+	_Atomic uint64_t generation; /* the generation the carry precedes; 0: none live */
+	_Atomic uint32_t carried;    /* 1: the carry may hold non-zero totals; 0: all zero */
+	uint8_t reserved2[156];
+};
+
+struct epoch_record {
+	_Atomic uint32_t number; /* 0: empty */
+	_Atomic uint32_t era;
+	_Atomic uint64_t start_ns;
+	_Atomic uint64_t generation;
+	uint8_t reserved[40];
+	_Atomic uint64_t name[8]; /* NUL-terminated printable ASCII, as 8-byte words */
+};
+
+_Static_assert(sizeof(struct epoch_header) == HEADER_SIZE, "epoch header is 256 bytes");
+_Static_assert(offsetof(struct epoch_header, seq) == 64, "epoch seq at 64");
+_Static_assert(offsetof(struct epoch_header, generation) == 88, "epoch generation at 88");
+_Static_assert(sizeof(struct epoch_record) == EPOCH_RECORD_SIZE, "epoch record is 128 bytes");
+_Static_assert(offsetof(struct epoch_record, name) == 64, "epoch name at 64");
+
+struct epoch_layout {
+	uint64_t records_off, carry_off, stride, bases_off, size;
+};
+
+/* Every offset of the epoch file, from the header's keep and the segment's ncells. */
+static inline struct epoch_layout epoch_layout_for(uint32_t keep, uint32_t ncells)
+{
+	struct epoch_layout l;
+
+	l.records_off = HEADER_SIZE;
+	l.carry_off = l.records_off + (uint64_t)keep * EPOCH_RECORD_SIZE;
+	l.stride = round_up_line((uint64_t)ncells * 8);
+	l.bases_off = l.carry_off + l.stride;
+	l.size = l.bases_off + (uint64_t)keep * l.stride;
+	return l;
+}
+
 #endif /* STATCTR_LAYOUT_H */

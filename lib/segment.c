@@ -226,8 +226,8 @@ static int group_id(const char *group, gid_t *gidp)
  * touches later can never fault for want of tmpfs space.  On success
  * *tmp_path holds its name (caller frees).
  */
-static int create_mapped(const char *path, uint64_t size, mode_t mode, const char *group,
-                         char **tmp_path, uint8_t **basep)
+int create_mapped(const char *path, uint64_t size, mode_t mode, const char *group, char **tmp_path,
+                  uint8_t **basep)
 {
 	char *tmp = NULL;
 	gid_t gid;
@@ -492,10 +492,17 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 	err = lock_segment(seg);
 	if (!err)
 		err = check_replaceable(seg->path);
+	if (!err && d->epoch_keep > 0)
+		epochs_capture(seg->path); /* the dead predecessor's final counts */
 	if (!err)
 		err = build(seg, d);
 	if (err)
 		goto fail;
+	seg->epoch_keep = d->epoch_keep;
+	if (d->epoch_keep > 0 && (err = epochs_adopt(seg->path, d)) != 0) {
+		statctr_seg_destroy(seg);
+		goto out;
+	}
 	*segp = seg;
 	goto out;
 fail:
@@ -519,6 +526,8 @@ void statctr_seg_destroy(struct statctr_seg *seg)
 	 * sees closed and then snapshots gets every count stored before this
 	 * call (slot users finished before it, see statctr.h). */
 	atomic_store_explicit(&h->state, SEG_STATE_CLOSED, memory_order_release);
+	if (seg->epoch_keep > 0)
+		epochs_capture(seg->path); /* a clean exit: its final counts */
 	unlink_if_ours(seg->path, &seg->id);
 	unlink_if_ours(seg->ctl_path, &seg->ctl_id);
 	unlink_lock(seg);

@@ -113,7 +113,8 @@ struct statctr_snap {
 	uint64_t *row_gen;  /* the incarnation present in the snapshot, 0: absent */
 	uint64_t *added_ns; /* its add time */
 	char (*row_names)[STATCTR_MAX_ROWNAME + 1];
-	uint64_t *base; /* per cell: its incarnation base (cells of present rows) */
+	uint64_t *base;        /* per cell: its incarnation base (cells of present rows) */
+	struct epochs *epochs; /* a reference to the view's epoch file then, or NULL */
 };
 
 /* The reader's per-snapshot working state. */
@@ -829,6 +830,8 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap)
 	snap->created_ns = view->meta->hdr->created_ns;
 	snap->stats.flags = snap->slot_values ? 0 : STATCTR_SNAP_SUMS_ONLY;
 	snap->stats.generation = view->meta->hdr->generation;
+	epochs_unref(snap->epochs);
+	snap->epochs = epochs_ref(view->epochs);
 	snap->stats.taken_ns = realtime_ns();
 	snap->stats.nslots = snap->nslots;
 	snap->stats.ncells = snap->ncells;
@@ -876,6 +879,7 @@ void statctr_snap_free(struct statctr_snap *snap)
 		return;
 	snap_release_buffers(snap);
 	meta_unref(snap->meta);
+	epochs_unref(snap->epochs);
 	free(snap);
 }
 
@@ -888,6 +892,21 @@ void snap_note_reset(struct statctr_snap *snap, statctr_id id, uint64_t now)
 {
 	snap->baseline[id] = snap->sum[id];
 	snap->disc[id] = now;
+}
+
+const struct meta *snap_meta(const struct statctr_snap *snap)
+{
+	return snap->meta;
+}
+
+struct epochs *snap_epochs(const struct statctr_snap *snap)
+{
+	return snap->epochs;
+}
+
+const uint64_t *snap_sums(const struct statctr_snap *snap)
+{
+	return snap->sum;
 }
 
 uint64_t statctr_snap_counter_raw(const struct statctr_snap *snap, statctr_id id)

@@ -271,6 +271,10 @@ struct statctr_segment_decl {
 	                  * nrows x (nbuckets + 2) per histogram column */
 	int line;
 	uint32_t cpu_collapse; /* cpu_slots: CPUs per CPU slot; 0: no CPU slots */
+	/* epochs (docs/epochs.md): epochs kept, 0: none; the agent's interval
+	 * epoch period in seconds, 0: none. */
+	uint32_t epoch_keep;
+	uint32_t epoch_interval_s;
 };
 
 struct statctr_config {
@@ -1212,6 +1216,84 @@ int statctr_reset_ranges(struct statctr_view *view, const struct statctr_range *
 
 /** statctr_reset() - reset one counter: statctr_reset_range(view, id, 1). */
 int statctr_reset(struct statctr_view *view, statctr_id id);
+
+/*
+ * Epochs (docs/epochs.md): named points in time whose lifetime raw totals
+ * are kept in <segment path>.epochs, so that the counts between two of them
+ * (or between one and a snapshot) are exact across resets and across
+ * writer restarts whose final counts were captured.  Starting one stores
+ * nothing in writer memory or the control file: no value that
+ * statctr_snap_counter() returns and no discontinuity time moves.
+ */
+#define STATCTR_MAX_EPOCHS           1024u  /* keep: 1..1024 */
+#define STATCTR_MAX_EPOCH_INTERVAL_S 86400u /* interval_s: 1..86400 */
+#define STATCTR_MAX_EPOCH_NAME       63u
+
+struct statctr_epoch {
+	uint32_t number;   /* 1, 2, ... for the life of the segment name; never reused,
+	                      also across writer restarts */
+	uint64_t start_ns; /* CLOCK_REALTIME when its base was taken */
+	char name[64];     /* printable ASCII; scheduled intervals get a generated name */
+};
+
+/**
+ * statctr_epoch_start() - start an epoch: one consistent snapshot's raw
+ * totals become its base.  It changes no value that statctr_snap_counter()
+ * returns and no discontinuity time.  Needs the rights a reset needs.
+ * Serialised with other starts by the epoch file's lock.
+ *
+ * Returns 0 (*@numberp, when not NULL, is its number), -EACCES (the control
+ * or epoch file not writable), -EINVAL (@name not 1..63 printable ASCII
+ * bytes), -EBUSY (the epoch file's lock not had in 500 ms), -ENOENT (the
+ * segment declares no epochs), -ESTALE (the epoch file follows another
+ * generation than @view: refresh it), or what statctr_snap_retake() does.
+ */
+int statctr_epoch_start(struct statctr_view *view, const char *name, uint32_t *numberp);
+
+/**
+ * statctr_view_epochs() - the epochs kept, oldest first: writes at most
+ * @max to @out, returns how many are kept (0 also when the segment has no
+ * usable epoch file; statctr_errmsg() then says why).
+ */
+uint32_t statctr_view_epochs(struct statctr_view *view, struct statctr_epoch *out, uint32_t max);
+
+/**
+ * statctr_snap_epoch_delta() - counts of counter @id from the start of epoch
+ * @from to the start of epoch @to, or to this snapshot when @to is 0.  A
+ * histogram's id gives its sum, a cell of its bucket block that bucket.
+ *
+ * Returns 0 (exact), -ENOENT (an epoch not kept, or no epochs), -ESTALE (the
+ * interval spans a writer restart whose final counts were not captured:
+ * never a silently wrong number), -EINVAL (@id out of range or a gauge),
+ * -EBUSY (epoch starts kept the file changing through 1000 reads).
+ */
+int statctr_snap_epoch_delta(const struct statctr_snap *snap, statctr_id id, uint32_t from,
+                             uint32_t to, uint64_t *delta);
+
+/**
+ * statctr_snap_epoch_bucket() - statctr_snap_epoch_delta() of bucket @b
+ * (0..nbuckets; nbuckets: +Inf) of histogram @id: its per-epoch count.
+ * Returns as statctr_snap_epoch_delta(); -EINVAL when @id is not a
+ * histogram's or @b is out of range.
+ */
+int statctr_snap_epoch_bucket(const struct statctr_snap *snap, statctr_id id, uint32_t b,
+                              uint32_t from, uint32_t to, uint64_t *delta);
+
+/* What the agent needs for its interval tables and its schedule. */
+struct statctr_epoch_status {
+	uint32_t keep;        /* epochs the file has room for */
+	uint32_t nkept;       /* epochs kept */
+	uint32_t next_number; /* the number the next start gets */
+	uint32_t era;         /* +1 each time a generation's final counts were lost */
+	int current;          /* 1: the file follows the view's generation (deltas to
+	                       * now are served), 0: not (yet) */
+};
+
+/**
+ * statctr_view_epoch_status() - the state of @view's epoch file.  Returns 0,
+ * -ENOENT (no epochs), or -EBUSY as statctr_snap_epoch_delta().
+ */
+int statctr_view_epoch_status(struct statctr_view *view, struct statctr_epoch_status *status);
 
 #ifdef __cplusplus
 }

@@ -40,7 +40,7 @@ static char *segment_path(const char *segment)
 }
 
 /* Opens @path without blocking (FIFO, device) and without following a link. */
-static int open_nofollow(const char *path, int flags, int *fdp)
+int view_open_nofollow(const char *path, int flags, int *fdp)
 {
 	int fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 
@@ -70,7 +70,7 @@ static int check_owner(const struct statctr_view *v, const char *path, uid_t uid
  * header, and every byte allocated, so that reading it faults in nothing
  * the file's creator did not pay for.
  */
-static int check_stat(const struct statctr_view *v, const char *path, int fd, struct stat *st)
+int view_check_stat(const struct statctr_view *v, const char *path, int fd, struct stat *st)
 {
 	int err;
 
@@ -163,10 +163,10 @@ static int open_ctl(struct statctr_view *v)
 	int err;
 
 	v->ctl_writable = true;
-	err = open_nofollow(v->ctl_path, O_RDWR, &v->ctl_fd);
+	err = view_open_nofollow(v->ctl_path, O_RDWR, &v->ctl_fd);
 	if (err == -EACCES || err == -EROFS || err == -EPERM) {
 		v->ctl_writable = false;
-		err = open_nofollow(v->ctl_path, O_RDONLY, &v->ctl_fd);
+		err = view_open_nofollow(v->ctl_path, O_RDONLY, &v->ctl_fd);
 	}
 	return err;
 }
@@ -180,7 +180,7 @@ static int map_ctl_checked(struct statctr_view *v)
 	int err = open_ctl(v);
 
 	if (!err)
-		err = check_stat(v, v->ctl_path, v->ctl_fd, &st);
+		err = view_check_stat(v, v->ctl_path, v->ctl_fd, &st);
 	if (!err)
 		err = meta_pread(v->ctl_fd, &hdr, sizeof(hdr), 0, v->ctl_path);
 	if (!err)
@@ -215,12 +215,12 @@ static int open_segment(struct statctr_view *v)
 {
 	struct stat st;
 	void *base;
-	int err = open_nofollow(v->path, O_RDONLY, &v->fd);
+	int err = view_open_nofollow(v->path, O_RDONLY, &v->fd);
 
 	if (err == -ENOENT)
 		return set_error(ENOENT, "no segment %s", v->path);
 	if (!err)
-		err = check_stat(v, v->path, v->fd, &st);
+		err = view_check_stat(v, v->path, v->fd, &st);
 	if (!err)
 		err = meta_read(&v->meta, v->fd, (uint64_t)st.st_size, v->path);
 	if (err)
@@ -243,11 +243,17 @@ static int open_once(struct statctr_view *v)
 {
 	int err = open_segment(v);
 
+	if (!err)
+		epochs_open(v); /* none usable: the epoch calls say why */
 	return err ? err : map_ctl(v);
 }
 
 static void close_mappings(struct statctr_view *v)
 {
+	statctr_snap_free(v->epoch_snap);
+	v->epoch_snap = NULL;
+	epochs_unref(v->epochs);
+	v->epochs = NULL;
 	unmap_ctl(v);
 	if (v->base)
 		munmap((void *)v->base, v->size);

@@ -26,11 +26,14 @@
  * its family: statctr_<segment>_<table>_<column>, each part snake-cased
  * by prom_name_part(), "_total" after a counter's.  Then a counter's or a
  * gauge's per-slot family (show --slots: <family>_by_slot, "_total" after
- * a counter's), or a histogram's series (<family>_bucket, _sum, _count).
+ * a counter's), a counter's OpenMetrics-style <base>_created (its
+ * discontinuity time), or a histogram's series (<family>_bucket, _sum,
+ * _count).
  */
 enum prom_name_index {
 	PROM_FAMILY = 0,
 	PROM_BY_SLOT = 1,
+	PROM_CREATED = 2, /* counters: <base>_created, the discontinuity time */
 	PROM_BUCKET = 1,
 	PROM_SUM = 2,
 	PROM_COUNT = 3,

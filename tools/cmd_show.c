@@ -18,7 +18,10 @@ static const char show_help[] =
     "  -b, --buckets        text: each histogram's buckets too (count, cumulative)\n"
     "  -o, --output=FILE    write to FILE instead of stdout, atomically (a new file in\n"
     "                       FILE's directory, fsync()ed, renamed over FILE): for\n"
-    "                       node_exporter's textfile collector\n" ANY_OWNER_HELP
+    "                       node_exporter's textfile collector\n"
+    "      --since=E        counters: the counts since the start of epoch E\n"
+    "      --epoch=N        counters: the counts of epoch N's interval (to the next\n"
+    "                       epoch, or to now for the latest)\n" ANY_OWNER_HELP
     "\nSEGMENT is a name (/dev/shm/statctr.NAME, or as CONFIG declares it) or a path;\n"
     "without it every segment found is shown (with -c, the configuration's).  A\n"
     "segment that cannot be read is reported and the rest shown (FILE replaced,\n"
@@ -68,6 +71,8 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	    {"raw", no_argument, NULL, 'r'},
 	    {"buckets", no_argument, NULL, 'b'},
 	    {"output", required_argument, NULL, 'o'},
+	    {"since", required_argument, NULL, 'S'},
+	    {"epoch", required_argument, NULL, 'E'},
 	    ANY_OWNER_OPTION,
 	    {NULL, 0, NULL, 0},
 	};
@@ -80,12 +85,19 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	struct walk_opts wopts = {.raw = false, .slots = false, .buckets = false, .width = 0};
 	struct show_job job = {.wopts = &wopts, .table = NULL};
 	const char *out = NULL;
+	uint32_t epoch = 0;
+	bool to_next = false;
 	int c;
 
 	while ((c = cmd_getopt(&p, argc, argv)) != -1) {
 		if (c == '?')
 			return p.status;
-		if (c == 's')
+		if (c == 'S' || c == 'E') {
+			if (epoch != 0 || !parse_u32(optarg, &epoch) || epoch == 0)
+				return usage_error("show", "--since and --epoch take one epoch "
+				                           "number (1 or more), once");
+			to_next = c == 'E';
+		} else if (c == 's')
 			wopts.slots = true;
 		else if (c == 'r')
 			wopts.raw = true;
@@ -100,6 +112,9 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	                          &job.srcs, &job.nsrcs);
 	if (snap_all(job.srcs, job.nsrcs) != EXIT_OK)
 		job.status = EXIT_FAIL;
+	for (size_t i = 0; epoch != 0 && i < job.nsrcs; i++)
+		if (job.srcs[i].snap && epoch_select(&job.srcs[i], epoch, to_next) < 0)
+			job.status = EXIT_FAIL;
 	job.r = renderer_for(opts.format);
 	job.table = optind + 1 < argc ? argv[optind + 1] : NULL;
 	/*

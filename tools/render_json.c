@@ -74,6 +74,7 @@ static void json_segment_begin(FILE *out, const struct source *src)
 	json_kv_u64(out, "dead_torn_slots", src->stats.dead_torn_slots, true);
 	json_kv_u64(out, "writer_flags", info->writer_flags, true);
 	json_segment_slots(out, src);
+	epochs_json(out, src->view);
 	fputs(",\"tables\":[", out);
 	first_table = true;
 }

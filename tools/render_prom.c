@@ -84,8 +84,9 @@ static bool claim_column(const struct table_view *tv, uint32_t col, struct prom_
 	return true;
 }
 
+/* @type: the family's TYPE, or NULL for the column's kind. */
 static void family_header(FILE *out, const struct table_view *tv, uint32_t col, const char *name,
-                          const char *help_prefix)
+                          const char *help_prefix, const char *type)
 {
 	const struct statctr_column_info *info = &tv->columns[col];
 
@@ -100,7 +101,7 @@ static void family_header(FILE *out, const struct table_view *tv, uint32_t col, 
 		prom_help_text(out, info->units);
 		fputc(')', out);
 	}
-	fprintf(out, "\n# TYPE %s %s\n", name, kind_name(info->kind));
+	fprintf(out, "\n# TYPE %s %s\n", name, type ? type : kind_name(info->kind));
 }
 
 static void sample_start(FILE *out, const struct table_view *tv, uint32_t row, const char *name)
@@ -129,7 +130,7 @@ static void column_family(FILE *out, const struct table_view *tv, uint32_t col,
 {
 	struct cell cell;
 
-	family_header(out, tv, col, pc->names[PROM_FAMILY], "");
+	family_header(out, tv, col, pc->names[PROM_FAMILY], "", NULL);
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
 		if (!table_row_present(tv, r))
 			continue;
@@ -137,6 +138,28 @@ static void column_family(FILE *out, const struct table_view *tv, uint32_t col,
 		sample_start(out, tv, r, pc->names[PROM_FAMILY]);
 		fputc('}', out);
 		print_value(out, cell.kind, cell.counter, cell.gauge);
+	}
+}
+
+/*
+ * A counter's discontinuity time, OpenMetrics' <name>_created, as a gauge
+ * family of its own (the 0.0.4 text format has no _created series): an
+ * ingestor tells a reset (a new time) from a wrap (the same time).
+ */
+static void created_family(FILE *out, const struct table_view *tv, uint32_t col,
+                           const struct prom_column *pc)
+{
+	struct cell cell;
+
+	family_header(out, tv, col, pc->names[PROM_CREATED],
+	              "Discontinuity time, seconds since the epoch: ", "gauge");
+	for (uint32_t r = 0; r < tv->info.nrows; r++) {
+		if (!table_row_present(tv, r))
+			continue;
+		table_cell(tv, r, col, &cell);
+		sample_start(out, tv, r, pc->names[PROM_CREATED]);
+		fprintf(out, "} %" PRIu64 ".%09" PRIu64 "\n", cell.disc_ns / 1000000000u,
+		        cell.disc_ns % 1000000000u);
 	}
 }
 
@@ -149,7 +172,7 @@ static void hist_family(FILE *out, const struct table_view *tv, uint32_t col,
 {
 	struct hist h;
 
-	family_header(out, tv, col, pc->names[PROM_FAMILY], "");
+	family_header(out, tv, col, pc->names[PROM_FAMILY], "", NULL);
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
 		uint64_t cumulative = 0;
 
@@ -179,7 +202,7 @@ static void slot_family(FILE *out, const struct table_view *tv, uint32_t col,
 	char name[16];
 
 	family_header(out, tv, col, pc->names[PROM_BY_SLOT],
-	              "Raw per-slot values (resets ignored): ");
+	              "Raw per-slot values (resets ignored): ", NULL);
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
 		if (!table_row_present(tv, r))
 			continue;
@@ -206,6 +229,8 @@ static void prom_table(FILE *out, const struct table_view *tv)
 			continue;
 		}
 		column_family(out, tv, c, &pc);
+		if (tv->columns[c].kind == STATCTR_COUNTER)
+			created_family(out, tv, c, &pc);
 		if (tv->opts->slots)
 			slot_family(out, tv, c, &pc);
 	}

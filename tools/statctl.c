@@ -28,12 +28,16 @@ struct command {
 
 static const struct command commands[] = {
     {"list", "list [-c CONFIG]", "list segments with their writer and state", cmd_list},
-    {"show", "show [--slots] [--raw] [-o FILE] [SEGMENT [TABLE]]", "print tables of counters",
-     cmd_show},
+    {"show", "show [--slots] [--raw] [--since E | --epoch N] [-o FILE] [SEGMENT [TABLE]]",
+     "print tables of counters", cmd_show},
     {"watch", "watch [-i SECONDS] [-n COUNT] [SEGMENT [TABLE]]", "live view with deltas and rates",
      cmd_watch},
     {"reset", "reset SEGMENT [TABLE [ROW [COLUMN]]]", "reset counters through baselines",
      cmd_reset},
+    {"epoch", "epoch list [SEGMENT] | epoch start NAME [SEGMENT]",
+     "list or start epochs (points whose counts are kept)", cmd_epoch},
+    {"diff", "diff [-t RATIO] [-a] E1 E2 [SEGMENT [TABLE]]",
+     "compare the counts of two epochs' intervals per cell", cmd_diff},
     {"check-config", "check-config FILE", "validate a configuration file", cmd_check_config},
     {"mib", "mib FILE [-o OUT]", "generate the SMIv2 MIB module of a configuration", cmd_mib},
     {"exporter-config", "exporter-config FILE [-o OUT]",

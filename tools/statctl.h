@@ -66,6 +66,21 @@ int cmd_reset(const struct common_opts *common, int argc, char **argv);
 int cmd_check_config(const struct common_opts *common, int argc, char **argv);
 int cmd_mib(const struct common_opts *common, int argc, char **argv);
 int cmd_exporter_config(const struct common_opts *common, int argc, char **argv);
+/* cmd_epoch.c: epoch list|start, diff, and show's --since/--epoch. */
+int cmd_epoch(const struct common_opts *common, int argc, char **argv);
+int cmd_diff(const struct common_opts *common, int argc, char **argv);
+struct source;
+/*
+ * The interval of @src's epoch @number: from it to the next kept epoch, or
+ * to the snapshot when it is the latest (@to_next), or from it to the
+ * snapshot; sets src->epoch_from/epoch_to and checks that the counts are
+ * served (the error printed, the source failed, -errno, when not).
+ */
+int epoch_select(struct source *src, uint32_t number, bool to_next);
+/* A counter's count over @src's selected interval; 0 and a message when refused. */
+uint64_t epoch_count(const struct source *src, statctr_id id);
+/* JSON: the "epochs" array of a segment (empty without epochs). */
+void epochs_json(FILE *out, struct statctr_view *view);
 
 /*
  * statctl.c: what @fill writes goes to stdout, or with -o to @path through
@@ -122,6 +137,9 @@ struct source {
 	struct statctr_snap *prev; /* watch: the previous snapshot, or NULL */
 	struct statctr_seg_info info;
 	struct statctr_snap_stats stats;
+	/* show --since/--epoch: counters count from epoch epoch_from to
+	 * epoch_to (0: the snapshot); epoch_from 0: off (cmd_epoch.c). */
+	uint32_t epoch_from, epoch_to;
 };
 
 struct walk_opts {

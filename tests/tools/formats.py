@@ -207,6 +207,12 @@ def parse_prom(path):
                 die("prom: %s lacks label %s" % (name, key))
         if "slot" in labels:
             continue
+        if (name.endswith("_created") and expo.type.get(name) == "gauge" and
+                expo.type.get(name[:-len("_created")] + "_total") == "counter"):
+            # A counter's discontinuity time (OpenMetrics' _created), not a cell.
+            if not re.fullmatch(r"[0-9]+\.[0-9]{9}", value):
+                die("prom: malformed %s sample %r" % (name, value))
+            continue
         family = expo.family_of(name)
         if family != name:
             if name == family + "_count":

@@ -5,6 +5,7 @@ UNIT_TESTS = \
 	tests/unit/test_writer \
 	tests/unit/test_snapshot \
 	tests/unit/test_reset \
+	tests/unit/test_epoch \
 	tests/unit/test_corrupt \
 	tests/unit/test_stress \
 	tests/unit/test_hostile \
@@ -33,6 +34,9 @@ tests_unit_test_snapshot_LDADD = $(UNIT_LDADD)
 tests_unit_test_reset_SOURCES = tests/unit/test_reset.c tests/unit/testutil.h
 tests_unit_test_reset_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_reset_LDADD = $(UNIT_LDADD)
+tests_unit_test_epoch_SOURCES = tests/unit/test_epoch.c tests/unit/testutil.h
+tests_unit_test_epoch_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_epoch_LDADD = $(UNIT_LDADD)
 tests_unit_test_corrupt_SOURCES = tests/unit/test_corrupt.c tests/unit/testutil.h
 tests_unit_test_corrupt_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_corrupt_LDADD = $(UNIT_LDADD)

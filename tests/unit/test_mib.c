@@ -757,11 +757,15 @@ static void prom_names_by_kind(void)
 
 	CU_ASSERT_PTR_NULL(
 	    prom_column_names(&pc, "data-plane", "ifStats", "rxPackets", STATCTR_COUNTER));
-	CU_ASSERT_EQUAL(pc.n, 2);
+	CU_ASSERT_EQUAL(pc.n, 3);
 	CU_ASSERT_STRING_EQUAL(pc.names[PROM_FAMILY],
 	                       "statctr_data_plane_if_stats_rx_packets_total");
 	CU_ASSERT_STRING_EQUAL(pc.names[PROM_BY_SLOT],
 	                       "statctr_data_plane_if_stats_rx_packets_by_slot_total");
+	CU_ASSERT_STRING_EQUAL(pc.names[PROM_CREATED],
+	                       "statctr_data_plane_if_stats_rx_packets_created");
+	CU_ASSERT_PTR_NULL(prom_column_names(&pc, "s", "t", "level", STATCTR_GAUGE));
+	CU_ASSERT_EQUAL(pc.n, 2);
 	CU_ASSERT_PTR_NULL(prom_column_names(&pc, "s", "t", "lat", STATCTR_HISTOGRAM));
 	CU_ASSERT_EQUAL(pc.n, 4);
 	CU_ASSERT_STRING_EQUAL(pc.names[PROM_COUNT], "statctr_s_t_lat_count");

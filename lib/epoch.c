@@ -1,0 +1,799 @@
+/*
+ * epoch.c - epochs: named points in time kept as lifetime raw totals
+ * (docs/epochs.md, the format and the protocol).
+ *
+ * Owns the epoch file <segment path>.epochs: its validation and mapping for
+ * readers, epoch starts, the intervals between epochs, and the writer's
+ * create/adopt and the captures of a generation's final counts.  Offsets
+ * come from epoch_layout_for() of the validated keep and the segment's
+ * ncells, never from the file; every live index is bounded before use.
+ * Never stores to a segment or a control file: an epoch start changes no
+ * value and no discontinuity time that a reader serves.
+ *
+ * Stores (starts, captures, adopt) hold the OFD lock on byte 0 of the file
+ * and bracket their stores with an odd and the next even seq; loads go
+ * through read_stable(), which retries while seq is odd or moved.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EPOCH_LOCK_START_MS  500
+#define EPOCH_LOCK_WRITER_MS 2000
+#define EPOCH_READ_TRIES     1000
+
+struct epochs {
+	_Atomic uint32_t refs; /* the view and its snapshots */
+	int fd;
+	bool writable;
+	uint8_t *base;
+	struct epoch_layout layout;
+	uint32_t keep, ncells;
+	char *path;
+};
+
+/* A consistent copy of the live header fields. */
+struct live {
+	uint32_t next_number, nkept, oldest, era;
+	uint64_t generation;
+};
+
+static struct epoch_header *hdr_of(const struct epochs *e)
+{
+	return (struct epoch_header *)e->base;
+}
+
+static struct epoch_record *record_at(const struct epochs *e, uint32_t i)
+{
+	return (struct epoch_record *)(e->base + e->layout.records_off +
+	                               (uint64_t)i * EPOCH_RECORD_SIZE);
+}
+
+static _Atomic uint64_t *carry_of(const struct epochs *e)
+{
+	return (_Atomic uint64_t *)(e->base + e->layout.carry_off);
+}
+
+static _Atomic uint64_t *bases_at(const struct epochs *e, uint32_t i)
+{
+	return (_Atomic uint64_t *)(e->base + e->layout.bases_off + (uint64_t)i * e->layout.stride);
+}
+
+/* FNV-1a 64 of the segment's validated metadata: what the cells mean. */
+static uint64_t layout_hash(const struct meta *m)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (uint64_t i = HEADER_SIZE; i < m->hdr->rowdir_off; i++)
+		h = (h ^ m->copy[i]) * 1099511628211ull;
+	return h;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- readers: open and validate ---- */
+
+struct epochs *epochs_ref(struct epochs *e)
+{
+	if (e)
+		atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+	return e;
+}
+
+void epochs_unref(struct epochs *e)
+{
+	/* Acquire-release: the last owner sees every other owner's use done. */
+	if (!e || atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	if (e->base)
+		munmap(e->base, e->layout.size);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->path);
+	free(e);
+}
+
+/* The private header against the segment @m and the file's size. */
+static int check_header(const struct epochs *e, const struct epoch_header *h, const struct meta *m,
+                        uint64_t size)
+{
+	struct epoch_layout l;
+
+	if (memcmp(h->magic, EPOCH_MAGIC, 8) != 0 || h->version != EPOCH_VERSION ||
+	    h->header_size != HEADER_SIZE)
+		return set_error(EPROTO, "%s: not a version-%u epoch file", e->path, EPOCH_VERSION);
+	if (h->keep < 1 || h->keep > STATCTR_MAX_EPOCHS)
+		return set_error(EPROTO, "%s: keep is %u, not 1..%u", e->path, h->keep,
+		                 STATCTR_MAX_EPOCHS);
+	if (h->ncells != m->hdr->ncells)
+		return set_error(EPROTO, "%s: %u cells, the segment has %u", e->path, h->ncells,
+		                 m->hdr->ncells);
+	if (h->layout_hash != layout_hash(m))
+		return set_error(EPROTO, "%s: was made for another layout of the segment", e->path);
+	l = epoch_layout_for(h->keep, h->ncells);
+	if (h->file_size != l.size || size != l.size)
+		return set_error(EPROTO, "%s: %llu bytes (file_size %llu), the layout says %llu",
+		                 e->path, (unsigned long long)size,
+		                 (unsigned long long)h->file_size, (unsigned long long)l.size);
+	return 0;
+}
+
+/* Opens as the control file is opened: read-write when we may. */
+static int open_file(struct statctr_view *v, struct epochs *e, struct epoch_header *h)
+{
+	struct stat st;
+	int err;
+
+	e->writable = true;
+	err = view_open_nofollow(e->path, O_RDWR, &e->fd);
+	if (err == -EACCES || err == -EROFS || err == -EPERM) {
+		e->writable = false;
+		err = view_open_nofollow(e->path, O_RDONLY, &e->fd);
+	}
+	if (!err)
+		err = view_check_stat(v, e->path, e->fd, &st);
+	if (!err)
+		err = meta_pread(e->fd, h, sizeof(*h), 0, e->path);
+	if (!err)
+		err = check_header(e, h, v->meta, (uint64_t)st.st_size);
+	return err;
+}
+
+int epochs_open(struct statctr_view *v)
+{
+	struct epoch_header h;
+	struct epochs *e = calloc(1, sizeof(*e));
+	int err;
+
+	epochs_unref(v->epochs);
+	v->epochs = NULL;
+	if (!e)
+		return set_error(ENOMEM, "out of memory");
+	e->fd = -1;
+	atomic_init(&e->refs, 1);
+	if (asprintf(&e->path, "%s.epochs", v->path) < 0) {
+		free(e);
+		return set_error(ENOMEM, "out of memory");
+	}
+	err = open_file(v, e, &h);
+	if (!err) {
+		void *base;
+
+		e->keep = h.keep;
+		e->ncells = h.ncells;
+		e->layout = epoch_layout_for(h.keep, h.ncells);
+		base = mmap(NULL, e->layout.size, e->writable ? PROT_READ | PROT_WRITE : PROT_READ,
+		            MAP_SHARED, e->fd, 0);
+		if (base == MAP_FAILED)
+			err = set_error(errno, "cannot map %s: %s", e->path, strerror(errno));
+		else
+			e->base = base;
+	}
+	if (err == -ENOENT)
+		err = set_error(ENOENT, "segment %s declares no epochs (no %s)", v->path, e->path);
+	if (err) {
+		epochs_unref(e);
+		return err;
+	}
+	v->epochs = e;
+	return 0;
+}
+
+/* ---- readers: consistent loads ---- */
+
+static struct live load_live(const struct epochs *e)
+{
+	const struct epoch_header *h = hdr_of(e);
+	struct live l;
+
+	l.next_number = atomic_load_explicit(&h->next_number, memory_order_relaxed);
+	l.nkept = atomic_load_explicit(&h->nkept, memory_order_relaxed);
+	l.oldest = atomic_load_explicit(&h->oldest, memory_order_relaxed);
+	l.era = atomic_load_explicit(&h->era, memory_order_relaxed);
+	l.generation = atomic_load_explicit(&h->generation, memory_order_relaxed);
+	return l;
+}
+
+/*
+ * Runs @fn (loads only, its result returned only from a stable read) until
+ * seq is even and unchanged around it.  Inside guard_run(): -ESTALE when
+ * the file was truncated under us.
+ */
+struct stable_args {
+	const struct epochs *e;
+	int (*fn)(const struct epochs *e, const struct live *l, void *arg);
+	void *arg;
+};
+
+static int stable_loop(void *arg)
+{
+	const struct stable_args *a = arg;
+	const struct epoch_header *h = hdr_of(a->e);
+
+	for (int tries = 0; tries < EPOCH_READ_TRIES; tries++) {
+		/* Pairs with the release store of the even seq in store_end(). */
+		uint64_t seq = atomic_load_explicit(&h->seq, memory_order_acquire);
+		struct live l;
+		int rc;
+
+		if (seq & 1) {
+			pause_ms(1);
+			continue;
+		}
+		l = load_live(a->e);
+		rc = l.nkept <= a->e->keep && l.oldest < a->e->keep ? a->fn(a->e, &l, a->arg)
+		                                                    : -EPROTO;
+		/* Orders the loads above before the second load of seq: pairs
+		 * with the release fence after the odd seq in store_begin(). */
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&h->seq, memory_order_relaxed) == seq)
+			return rc;
+	}
+	return -EBUSY;
+}
+
+static int read_stable(const struct epochs *e,
+                       int (*fn)(const struct epochs *e, const struct live *l, void *arg),
+                       void *arg)
+{
+	struct stable_args a = {e, fn, arg};
+	int rc = guard_run(stable_loop, &a, e->path);
+
+	if (rc == -EBUSY)
+		return set_error(EBUSY, "%s: epoch starts kept it changing", e->path);
+	if (rc == -EPROTO)
+		return set_error(EPROTO, "%s: corrupt header or epoch record", e->path);
+	return rc;
+}
+
+/* The ring index of epoch @number, or -ENOENT. */
+static int find_epoch(const struct epochs *e, const struct live *l, uint32_t number,
+                      uint32_t *indexp)
+{
+	for (uint32_t k = 0; k < l->nkept; k++) {
+		uint32_t i = (l->oldest + k) % e->keep;
+
+		if (atomic_load_explicit(&record_at(e, i)->number, memory_order_relaxed) ==
+		    number) {
+			*indexp = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Record @i into @out; -EPROTO for a name that is not printable text. */
+static int copy_record(const struct epochs *e, uint32_t i, struct statctr_epoch *out)
+{
+	const struct epoch_record *r = record_at(e, i);
+	uint64_t words[8];
+	size_t len;
+
+	for (int w = 0; w < 8; w++)
+		words[w] = atomic_load_explicit(&r->name[w], memory_order_relaxed);
+	out->number = atomic_load_explicit(&r->number, memory_order_relaxed);
+	out->start_ns = atomic_load_explicit(&r->start_ns, memory_order_relaxed);
+	memcpy(out->name, words, sizeof(out->name));
+	len = strnlen(out->name, sizeof(out->name));
+	if (len == 0 || len >= sizeof(out->name))
+		return -EPROTO;
+	for (size_t c = 0; c < len; c++)
+		if (!text_byte_ok((unsigned char)out->name[c]))
+			return -EPROTO;
+	return 0;
+}
+
+struct list_args {
+	struct statctr_epoch *out;
+	uint32_t max, nkept;
+};
+
+static int list_epochs(const struct epochs *e, const struct live *l, void *arg)
+{
+	struct list_args *a = arg;
+
+	a->nkept = l->nkept;
+	for (uint32_t k = 0; k < l->nkept && k < a->max; k++) {
+		int rc = copy_record(e, (l->oldest + k) % e->keep, &a->out[k]);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* @view's epochs, opened again when it had none (one may have been created since). */
+static int view_epochs_of(struct statctr_view *view, struct epochs **ep)
+{
+	int err = view->epochs ? 0 : epochs_open(view);
+
+	*ep = view->epochs;
+	return err;
+}
+
+uint32_t statctr_view_epochs(struct statctr_view *view, struct statctr_epoch *out, uint32_t max)
+{
+	struct list_args a = {out, max, 0};
+	struct epochs *e;
+
+	if (view_epochs_of(view, &e) != 0 || read_stable(e, list_epochs, &a) != 0)
+		return 0;
+	return a.nkept;
+}
+
+struct status_args {
+	struct statctr_epoch_status *status;
+	uint64_t generation; /* the view's */
+};
+
+static int read_status(const struct epochs *e, const struct live *l, void *arg)
+{
+	struct status_args *a = arg;
+
+	a->status->keep = e->keep;
+	a->status->nkept = l->nkept;
+	a->status->next_number = l->next_number;
+	a->status->era = l->era;
+	a->status->current = l->generation == a->generation;
+	return 0;
+}
+
+int statctr_view_epoch_status(struct statctr_view *view, struct statctr_epoch_status *status)
+{
+	struct status_args a = {status, view->meta->hdr->generation};
+	struct epochs *e;
+	int rc = view_epochs_of(view, &e);
+
+	return rc ? rc : read_stable(e, read_status, &a);
+}
+
+struct delta_args {
+	const struct statctr_snap *snap;
+	uint64_t generation; /* the snapshot's */
+	statctr_id cell;
+	uint32_t from, to;
+	uint64_t delta;
+};
+
+/* The lifetime total of the cell at the end of the interval; -EXDEV: another era. */
+static int end_total(const struct epochs *e, const struct live *l, const struct delta_args *a,
+                     uint32_t from_era, uint64_t *totalp)
+{
+	uint32_t i;
+	int rc;
+
+	if (a->to == 0) {
+		if (l->generation != a->generation || from_era != l->era)
+			return -EXDEV;
+		*totalp = atomic_load_explicit(&carry_of(e)[a->cell], memory_order_relaxed) +
+		          statctr_snap_counter_raw(a->snap, a->cell);
+		return 0;
+	}
+	rc = find_epoch(e, l, a->to, &i);
+	if (rc)
+		return rc;
+	if (atomic_load_explicit(&record_at(e, i)->era, memory_order_relaxed) != from_era)
+		return -EXDEV;
+	*totalp = atomic_load_explicit(&bases_at(e, i)[a->cell], memory_order_relaxed);
+	return 0;
+}
+
+static int read_delta(const struct epochs *e, const struct live *l, void *arg)
+{
+	struct delta_args *a = arg;
+	uint64_t end;
+	uint32_t i;
+	int rc = find_epoch(e, l, a->from, &i);
+
+	if (!rc)
+		rc = end_total(e, l, a,
+		               atomic_load_explicit(&record_at(e, i)->era, memory_order_relaxed),
+		               &end);
+	if (!rc)
+		a->delta =
+		    end - atomic_load_explicit(&bases_at(e, i)[a->cell], memory_order_relaxed);
+	return rc;
+}
+
+/* The interval of cell @cell (a value cell, validated by the caller). */
+static int cell_delta(const struct statctr_snap *snap, statctr_id cell, uint32_t from, uint32_t to,
+                      uint64_t *delta)
+{
+	struct statctr_snap_stats st;
+	struct delta_args a = {snap, 0, cell, from, to, 0};
+	struct epochs *e = snap_epochs(snap);
+	int rc;
+
+	if (!e)
+		return set_error(ENOENT, "the snapshot's segment has no usable epoch file");
+	statctr_snap_stats(snap, &st);
+	a.generation = st.generation;
+	rc = read_stable(e, read_delta, &a);
+	if (rc == -ENOENT)
+		return set_error(ENOENT, "%s: epoch %u or %u is not kept", e->path, from, to);
+	if (rc == -EXDEV)
+		return set_error(ESTALE,
+		                 "%s: epochs %u..%u span a writer restart whose final counts were "
+		                 "not captured",
+		                 e->path, from, to);
+	if (!rc)
+		*delta = a.delta;
+	return rc;
+}
+
+int statctr_snap_epoch_delta(const struct statctr_snap *snap, statctr_id id, uint32_t from,
+                             uint32_t to, uint64_t *delta)
+{
+	const struct meta *m = snap_meta(snap);
+
+	if (id >= m->hdr->ncells || m->cell_kind[id] == STATCTR_GAUGE)
+		return set_error(EINVAL, "cell %u: not a counter of the segment (%u cells)", id,
+		                 m->hdr->ncells);
+	return cell_delta(snap, meta_value_cell(m, id), from, to, delta);
+}
+
+int statctr_snap_epoch_bucket(const struct statctr_snap *snap, statctr_id id, uint32_t b,
+                              uint32_t from, uint32_t to, uint64_t *delta)
+{
+	const struct meta *m = snap_meta(snap);
+	uint32_t block;
+	const struct seg_column *col =
+	    id < m->hdr->ncells ? meta_hist_of(m, id, &block) : NULL; /* NULL: not one */
+
+	if (!col || b > col->nbuckets)
+		return set_error(EINVAL, "cell %u bucket %u: not a histogram's bucket", id, b);
+	return cell_delta(snap, block + 1 + b, from, to, delta);
+}
+
+/* ---- stores: under the file's lock, between an odd and the next even seq ---- */
+
+/* Open-file-description lock on byte 0, bounded wait. */
+static int lock_file(const struct epochs *e, unsigned wait_ms)
+{
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+	unsigned waited = 0;
+
+	if (!e->writable)
+		return set_error(EACCES, "%s is not writable by this process", e->path);
+	while (fcntl(e->fd, F_OFD_SETLK, &fl) != 0) {
+		if ((errno != EAGAIN && errno != EACCES) || waited >= wait_ms)
+			return set_error(EBUSY, "%s: held by another epoch start", e->path);
+		pause_ms(1);
+		waited++;
+	}
+	return 0;
+}
+
+static void unlock_file(const struct epochs *e)
+{
+	struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+
+	fcntl(e->fd, F_OFD_SETLK, &fl);
+}
+
+static void store_begin(struct epochs *e)
+{
+	struct epoch_header *h = hdr_of(e);
+	/* An odd value: a predecessor died mid-way; start from the next even. */
+	uint64_t seq = (atomic_load_explicit(&h->seq, memory_order_relaxed) + 1) & ~(uint64_t)1;
+
+	atomic_store_explicit(&h->seq, seq + 1, memory_order_relaxed);
+	/* Orders the odd seq before the stores that follow: pairs with the
+	 * acquire fence in stable_loop(). */
+	atomic_thread_fence(memory_order_release);
+}
+
+static void store_end(struct epochs *e)
+{
+	struct epoch_header *h = hdr_of(e);
+	uint64_t seq = atomic_load_explicit(&h->seq, memory_order_relaxed);
+
+	/* Pairs with the acquire load of seq in stable_loop(): the stores first. */
+	atomic_store_explicit(&h->seq, seq + 1, memory_order_release);
+}
+
+struct store_args {
+	struct epochs *e;
+	const struct statctr_snap *snap;
+	uint64_t generation; /* the snapshot's, or the adopting writer's */
+	const char *name;
+	uint64_t now;
+	uint32_t number;
+};
+
+static int check_live(const struct epochs *e, const struct live *l)
+{
+	return l->nkept <= e->keep && l->oldest < e->keep ? 0 : -EPROTO;
+}
+
+static void store_record(struct epochs *e, uint32_t i, const struct store_args *a, uint32_t era)
+{
+	struct epoch_record *r = record_at(e, i);
+	uint64_t words[8] = {0};
+
+	memcpy(words, a->name, strlen(a->name)); /* <= 63 bytes: checked */
+	atomic_store_explicit(&r->number, a->number, memory_order_relaxed);
+	atomic_store_explicit(&r->era, era, memory_order_relaxed);
+	atomic_store_explicit(&r->start_ns, a->now, memory_order_relaxed);
+	atomic_store_explicit(&r->generation, a->generation, memory_order_relaxed);
+	for (int w = 0; w < 8; w++)
+		atomic_store_explicit(&r->name[w], words[w], memory_order_relaxed);
+}
+
+/* The new epoch's base is the lifetime total of every cell in the snapshot. */
+static int store_start(void *arg)
+{
+	struct store_args *a = arg;
+	struct epochs *e = a->e;
+	struct epoch_header *h = hdr_of(e);
+	struct live l = load_live(e); /* stable: we hold the lock */
+	_Atomic uint64_t *carry = carry_of(e), *base;
+	const uint64_t *sum = snap_sums(a->snap); /* every cell's raw total, histograms' sums too */
+	uint32_t i;
+
+	if (check_live(e, &l))
+		return -EPROTO;
+	if (l.generation != a->generation)
+		return -EXDEV;
+	if (l.next_number == 0 || l.next_number == UINT32_MAX)
+		return -EOVERFLOW;
+	i = (l.oldest + l.nkept) % e->keep;
+	base = bases_at(e, i);
+	a->number = l.next_number;
+	store_begin(e);
+	if (atomic_load_explicit(&h->carried, memory_order_relaxed))
+		for (uint32_t c = 0; c < e->ncells; c++)
+			atomic_store_explicit(
+			    &base[c],
+			    atomic_load_explicit(&carry[c], memory_order_relaxed) + sum[c],
+			    memory_order_relaxed);
+	else /* the common case, no restart yet: one read stream, not two */
+		for (uint32_t c = 0; c < e->ncells; c++)
+			atomic_store_explicit(&base[c], sum[c], memory_order_relaxed);
+	store_record(e, i, a, l.era);
+	if (l.nkept == e->keep)
+		atomic_store_explicit(&h->oldest, (l.oldest + 1) % e->keep, memory_order_relaxed);
+	else
+		atomic_store_explicit(&h->nkept, l.nkept + 1, memory_order_relaxed);
+	atomic_store_explicit(&h->next_number, l.next_number + 1, memory_order_relaxed);
+	store_end(e);
+	return 0;
+}
+
+static int check_name(const char *name)
+{
+	size_t len = name ? strnlen(name, STATCTR_MAX_EPOCH_NAME + 1) : 0;
+
+	if (len == 0 || len > STATCTR_MAX_EPOCH_NAME)
+		return set_error(EINVAL, "an epoch name is 1..%u bytes", STATCTR_MAX_EPOCH_NAME);
+	for (size_t c = 0; c < len; c++)
+		if (!text_byte_ok((unsigned char)name[c]))
+			return set_error(EINVAL,
+			                 "epoch name: byte %zu (0x%02x) is not printable ASCII", c,
+			                 (unsigned char)name[c]);
+	return 0;
+}
+
+static int start_outcome(int rc, const struct epochs *e, const struct store_args *a)
+{
+	if (rc == -EXDEV)
+		return set_error(ESTALE,
+		                 "%s follows another generation of the segment than this view "
+		                 "(%016llx): refresh it",
+		                 e->path, (unsigned long long)a->generation);
+	if (rc == -EPROTO)
+		return set_error(EPROTO, "%s: corrupt header", e->path);
+	if (rc == -EOVERFLOW)
+		return set_error(EOVERFLOW, "%s: epoch numbers exhausted", e->path);
+	return rc;
+}
+
+/* The view's epoch snapshot, sums only whatever the view's mode: all a base needs. */
+static int retake_sums(struct statctr_view *view)
+{
+	bool mode = view->sums_only;
+	int err;
+
+	view->sums_only = true;
+	err = statctr_snap_retake(view, &view->epoch_snap);
+	view->sums_only = mode;
+	return err;
+}
+
+int statctr_epoch_start(struct statctr_view *view, const char *name, uint32_t *numberp)
+{
+	struct store_args a = {NULL, NULL, 0, name, 0, 0};
+	struct statctr_snap_stats st;
+	int err = check_name(name);
+
+	if (!err)
+		err = view_epochs_of(view, &a.e);
+	if (!err && (!view->ctl || !view->ctl_writable))
+		err = set_error(EACCES,
+		                "cannot start an epoch of %s: %s is not writable by this "
+		                "process",
+		                view->path, view->ctl_path);
+	if (!err)
+		err = lock_file(a.e, EPOCH_LOCK_START_MS);
+	if (err)
+		return err;
+	a.now = realtime_ns();
+	err = retake_sums(view);
+	if (!err) {
+		statctr_snap_stats(view->epoch_snap, &st);
+		a.snap = view->epoch_snap;
+		a.generation = st.generation;
+		err = start_outcome(guard_run(store_start, &a, a.e->path), a.e, &a);
+	}
+	unlock_file(a.e);
+	if (!err && numberp)
+		*numberp = a.number;
+	return err;
+}
+
+/* The generation a.generation ends: its final totals join the carry. */
+static int store_capture(void *arg)
+{
+	struct store_args *a = arg;
+	struct epochs *e = a->e;
+	struct live l = load_live(e);
+	_Atomic uint64_t *carry = carry_of(e);
+	const uint64_t *sum = snap_sums(a->snap);
+
+	if (l.generation != a->generation)
+		return 0; /* captured already, or not the generation the carry precedes */
+	store_begin(e);
+	for (uint32_t c = 0; c < e->ncells; c++)
+		atomic_store_explicit(
+		    &carry[c], atomic_load_explicit(&carry[c], memory_order_relaxed) + sum[c],
+		    memory_order_relaxed);
+	atomic_store_explicit(&hdr_of(e)->generation, 0, memory_order_relaxed);
+	atomic_store_explicit(&hdr_of(e)->carried, 1, memory_order_relaxed);
+	store_end(e);
+	return 0;
+}
+
+/*
+ * The final counts of the segment at @path (its writer closing it, or gone:
+ * the caller holds the segment lock), when its epoch file follows it.
+ * Best effort: what is not captured, the next writer's adopt makes -ESTALE.
+ */
+void epochs_capture(const char *path)
+{
+	struct store_args a = {NULL, NULL, 0, "", 0, 0};
+	struct statctr_snap_stats st;
+	struct statctr_view *v;
+
+	if (statctr_view_open_owned(path, geteuid(), &v) != 0)
+		return;
+	a.e = v->epochs;
+	if (a.e && lock_file(a.e, EPOCH_LOCK_WRITER_MS) == 0) {
+		if (statctr_snap_retake(v, &v->epoch_snap) == 0) {
+			statctr_snap_stats(v->epoch_snap, &st);
+			a.snap = v->epoch_snap;
+			a.generation = st.generation;
+			guard_run(store_capture, &a, a.e->path);
+		}
+		unlock_file(a.e);
+	}
+	statctr_view_close(v);
+}
+
+/* The writer of generation a->generation takes the file over. */
+static int store_adopt(void *arg)
+{
+	struct store_args *a = arg;
+	struct epochs *e = a->e;
+	struct epoch_header *h = hdr_of(e);
+	struct live l = load_live(e);
+
+	if (check_live(e, &l))
+		return -EPROTO;
+	if (l.generation == a->generation)
+		return 0;
+	store_begin(e);
+	if (l.generation != 0) {
+		/* The predecessor's final counts were lost: a new era. */
+		for (uint32_t c = 0; c < e->ncells; c++)
+			atomic_store_explicit(&carry_of(e)[c], 0, memory_order_relaxed);
+		atomic_store_explicit(&h->era, l.era + 1, memory_order_relaxed);
+		atomic_store_explicit(&h->carried, 0, memory_order_relaxed);
+	}
+	atomic_store_explicit(&h->generation, a->generation, memory_order_relaxed);
+	store_end(e);
+	return 0;
+}
+
+/* The next_number of an epoch file of ours at @epath that we cannot keep, else 1. */
+static uint32_t old_next_number(struct statctr_view *v, const char *epath)
+{
+	struct epoch_header h;
+	struct stat st;
+	uint32_t next = 1;
+	int fd;
+
+	if (view_open_nofollow(epath, O_RDONLY, &fd) != 0)
+		return 1;
+	if (view_check_stat(v, epath, fd, &st) == 0 &&
+	    meta_pread(fd, &h, sizeof(h), 0, epath) == 0 && memcmp(h.magic, EPOCH_MAGIC, 8) == 0) {
+		next = atomic_load_explicit(&h.next_number, memory_order_relaxed);
+		if (next == 0 || next == UINT32_MAX)
+			next = 1;
+	}
+	close(fd);
+	return next;
+}
+
+/* A new epoch file for @v's segment as @d declares it, renamed into place. */
+static int create_file(struct statctr_view *v, const struct statctr_segment_decl *d)
+{
+	struct epoch_layout l = epoch_layout_for(d->epoch_keep, v->meta->hdr->ncells);
+	struct epoch_header *h;
+	char *epath = NULL, *tmp = NULL;
+	uint8_t *base;
+	int err;
+
+	if (asprintf(&epath, "%s.epochs", v->path) < 0)
+		return set_error(ENOMEM, "out of memory");
+	err = create_mapped(epath, l.size, d->ctl_mode, d->group, &tmp, &base);
+	if (!err) {
+		h = (struct epoch_header *)base;
+		memcpy(h->magic, EPOCH_MAGIC, 8);
+		h->version = EPOCH_VERSION;
+		h->header_size = HEADER_SIZE;
+		h->file_size = l.size;
+		h->keep = d->epoch_keep;
+		h->ncells = v->meta->hdr->ncells;
+		h->layout_hash = layout_hash(v->meta);
+		atomic_store_explicit(&h->next_number, old_next_number(v, epath),
+		                      memory_order_relaxed);
+		munmap(base, l.size);
+		if (rename(tmp, epath) != 0)
+			err = set_error(errno, "cannot rename %s into place: %s", epath,
+			                strerror(errno));
+	}
+	if (err && tmp)
+		unlink(tmp);
+	free(tmp);
+	free(epath);
+	return err;
+}
+
+int epochs_adopt(const char *path, const struct statctr_segment_decl *d)
+{
+	struct store_args a = {NULL, NULL, 0, "", 0, 0};
+	struct statctr_view *v;
+	int err = statctr_view_open_owned(path, geteuid(), &v);
+
+	if (err)
+		return err;
+	if (!v->epochs || v->epochs->keep != d->epoch_keep) {
+		err = create_file(v, d);
+		if (!err)
+			err = epochs_open(v);
+	}
+	a.e = v->epochs;
+	a.generation = v->meta->hdr->generation;
+	if (!err)
+		err = lock_file(a.e, EPOCH_LOCK_WRITER_MS);
+	if (!err) {
+		err = guard_run(store_adopt, &a, a.e->path);
+		if (err == -EPROTO)
+			err = set_error(EPROTO, "%s: corrupt header", a.e->path);
+		unlock_file(a.e);
+	}
+	statctr_view_close(v);
+	return err;
+}

@@ -1,0 +1,498 @@
+/*
+ * test_epoch.c - epochs: exact intervals across resets and writer restarts,
+ * bounded history, and epoch files refused as segments are.
+ */
+#include "internal.h"
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define EPOCHS(keep) "epochs = { keep = " #keep "; interval_s = 900; };"
+
+static const char *seg_path;
+
+static const char *epoch_path(void)
+{
+	static char path[400];
+
+	snprintf(path, sizeof(path), "%s.epochs", seg_path);
+	return path;
+}
+
+/* Each case starts without an epoch file: numbers from 1. */
+static const char *epoch_conf(const char *epochs)
+{
+	const char *conf = tu_config_ex(2, epochs, TU_SIMPLE_TABLE(4), &seg_path);
+
+	unlink(epoch_path());
+	return conf;
+}
+
+static uint64_t delta_of(struct statctr_view *v, statctr_id id, uint32_t from, uint32_t to, int *rc)
+{
+	struct statctr_snap *snap;
+	uint64_t d = 0;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(v, &snap), 0);
+	*rc = statctr_snap_epoch_delta(snap, id, from, to, &d);
+	statctr_snap_free(snap);
+	return d;
+}
+
+static void config_exposes_keep_and_interval_and_refuses_bad_values(void)
+{
+	struct statctr_config *cfg;
+	static const char *const bad[] = {
+	    "epochs = { keep = 0; };",
+	    "epochs = { keep = 1025; };",
+	    "epochs = { interval_s = 5; };",
+	    "epochs = { keep = 2; interval_s = 0; };",
+	    "epochs = { keep = 2; every = 3; };",
+	    "epochs = 4;",
+	};
+
+	CU_ASSERT_EQUAL_FATAL(statctr_config_load(epoch_conf(EPOCHS(96)), &cfg), 0);
+	CU_ASSERT_EQUAL(cfg->segments[0].epoch_keep, 96);
+	CU_ASSERT_EQUAL(cfg->segments[0].epoch_interval_s, 900);
+	statctr_config_free(cfg);
+	CU_ASSERT_EQUAL_FATAL(statctr_config_load(epoch_conf(""), &cfg), 0);
+	CU_ASSERT_EQUAL(cfg->segments[0].epoch_keep, 0);
+	statctr_config_free(cfg);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CU_ASSERT_EQUAL(statctr_config_load(epoch_conf(bad[i]), &cfg), -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "seg.conf:"));
+	}
+}
+
+static void start_changes_no_value_and_deltas_are_exact_across_resets(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	struct statctr_slot *s;
+	struct statctr_snap *snap;
+	struct statctr_epoch e[4];
+	uint32_t n1, n2;
+	uint64_t disc, value;
+	int rc;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(epoch_conf(EPOCHS(4)), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &s), 0);
+	statctr_add(s, 0, 10);
+	CU_ASSERT_EQUAL(statctr_reset(v, 0), 0);
+	statctr_add(s, 0, 3);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(v, &snap), 0);
+	value = statctr_snap_counter(snap, 0);
+	disc = statctr_snap_discontinuity(snap, 0);
+	statctr_snap_free(snap);
+	CU_ASSERT_EQUAL(statctr_epoch_start(v, "since noon", &n1), 0);
+	CU_ASSERT_EQUAL(n1, 1);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(v, &snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_counter(snap, 0), value);
+	CU_ASSERT_EQUAL(statctr_snap_discontinuity(snap, 0), disc);
+	statctr_snap_free(snap);
+	statctr_add(s, 0, 7);
+	CU_ASSERT_EQUAL(statctr_reset(v, 0), 0); /* a reset inside the interval */
+	statctr_add(s, 0, 5);
+	CU_ASSERT_EQUAL(statctr_epoch_start(v, "after", &n2), 0);
+	CU_ASSERT_EQUAL(n2, 2);
+	statctr_add(s, 0, 100);
+	CU_ASSERT_EQUAL(delta_of(v, 0, 1, 2, &rc), 12);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(delta_of(v, 0, 2, 0, &rc), 100);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(delta_of(v, 0, 1, 0, &rc), 112);
+	CU_ASSERT_EQUAL(delta_of(v, 3, 1, 0, &rc), 0);
+	CU_ASSERT_EQUAL(rc, 0);
+	delta_of(v, 2, 1, 0, &rc); /* a gauge */
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	delta_of(v, 0, 7, 0, &rc);
+	CU_ASSERT_EQUAL(rc, -ENOENT);
+	CU_ASSERT_EQUAL(statctr_view_epochs(v, e, 4), 2);
+	CU_ASSERT_STRING_EQUAL(e[0].name, "since noon");
+	CU_ASSERT_EQUAL(e[1].number, 2);
+	CU_ASSERT(e[1].start_ns >= e[0].start_ns && e[0].start_ns > 0);
+	statctr_view_close(v);
+	statctr_seg_destroy(seg);
+}
+
+static void keep_drops_the_oldest_and_numbers_go_on(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	struct statctr_epoch e[8];
+	struct statctr_epoch_status st;
+	uint32_t n = 0;
+	int rc;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(epoch_conf(EPOCHS(3)), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(statctr_epoch_start(v, "e", &n), 0);
+	CU_ASSERT_EQUAL(n, 5);
+	CU_ASSERT_EQUAL(statctr_view_epochs(v, e, 8), 3);
+	CU_ASSERT_EQUAL(e[0].number, 3);
+	CU_ASSERT_EQUAL(e[2].number, 5);
+	CU_ASSERT_EQUAL(statctr_view_epochs(v, e, 1), 3); /* writes one, says three */
+	delta_of(v, 0, 2, 0, &rc);
+	CU_ASSERT_EQUAL(rc, -ENOENT);
+	CU_ASSERT_EQUAL(statctr_view_epoch_status(v, &st), 0);
+	CU_ASSERT_EQUAL(st.keep, 3);
+	CU_ASSERT_EQUAL(st.nkept, 3);
+	CU_ASSERT_EQUAL(st.next_number, 6);
+	CU_ASSERT_EQUAL(st.current, 1);
+	/* Names: 1..63 printable bytes. */
+	CU_ASSERT_EQUAL(statctr_epoch_start(v, "", NULL), -EINVAL);
+	CU_ASSERT_EQUAL(statctr_epoch_start(v, "bell\a", NULL), -EINVAL);
+	CU_ASSERT_EQUAL(
+	    statctr_epoch_start(
+	        v, "0123456789012345678901234567890123456789012345678901234567890123", NULL),
+	    -EINVAL);
+	statctr_view_close(v);
+	statctr_seg_destroy(seg);
+}
+
+static void segment_without_epochs_says_so(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	int rc;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(epoch_conf(""), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
+	CU_ASSERT_EQUAL(statctr_epoch_start(v, "x", NULL), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "declares no epochs"));
+	CU_ASSERT_EQUAL(statctr_view_epochs(v, NULL, 0), 0);
+	delta_of(v, 0, 1, 0, &rc);
+	CU_ASSERT_EQUAL(rc, -ENOENT);
+	statctr_view_close(v);
+	statctr_seg_destroy(seg);
+}
+
+/* A writer generation that adds @n to cell 0 and ends as @how says. */
+enum ending { CLEAN_EXIT, CRASH, CRASH_AND_LOST };
+
+static void generation_child(const char *conf, uint64_t n, bool start_epoch)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	struct statctr_slot *s;
+
+	if (statctr_seg_create(conf, "seg", &seg) != 0 || statctr_slot_acquire(seg, &s) != 0)
+		_exit(1);
+	if (start_epoch) {
+		if (statctr_view_open(seg_path, &v) != 0 || statctr_epoch_start(v, "e", NULL) != 0)
+			_exit(2);
+		statctr_view_close(v);
+	}
+	statctr_add(s, 0, n);
+	_exit(0); /* no destroy: a crash, as far as the files tell */
+}
+
+static void run_generation(const char *conf, uint64_t n, bool start_epoch, enum ending how)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	struct statctr_slot *s;
+	int status;
+	pid_t pid;
+
+	if (how == CLEAN_EXIT) {
+		CU_ASSERT_EQUAL_FATAL(statctr_seg_create(conf, "seg", &seg), 0);
+		CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &s), 0);
+		if (start_epoch) {
+			CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &v), 0);
+			CU_ASSERT_EQUAL(statctr_epoch_start(v, "e", NULL), 0);
+			statctr_view_close(v);
+		}
+		statctr_add(s, 0, n);
+		statctr_slot_release(s);
+		statctr_seg_destroy(seg);
+		return;
+	}
+	pid = fork();
+	if (pid == 0)
+		generation_child(conf, n, start_epoch);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (how == CRASH_AND_LOST)
+		CU_ASSERT_EQUAL(unlink(seg_path), 0);
+}
+
+/* Epoch 1 in a first generation that adds 10, a second adds 7, then 5 more. */
+static void restart(enum ending how)
+{
+	const char *conf = epoch_conf(EPOCHS(8));
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	struct statctr_slot *s;
+	uint32_t n;
+	int rc;
+
+	run_generation(conf, 10, true, how);
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(conf, "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &s), 0);
+	statctr_add(s, 0, 7);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
+	CU_ASSERT_EQUAL(statctr_epoch_start(v, "second", &n), 0);
+	CU_ASSERT_EQUAL(n, 2); /* never reused across restarts */
+	statctr_add(s, 0, 5);
+	CU_ASSERT_EQUAL(delta_of(v, 0, 2, 0, &rc), 5);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (how == CRASH_AND_LOST) {
+		delta_of(v, 0, 1, 0, &rc);
+		CU_ASSERT_EQUAL(rc, -ESTALE);
+		delta_of(v, 0, 1, 2, &rc);
+		CU_ASSERT_EQUAL(rc, -ESTALE);
+	} else {
+		CU_ASSERT_EQUAL(delta_of(v, 0, 1, 0, &rc), 22);
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_EQUAL(delta_of(v, 0, 1, 2, &rc), 17);
+		CU_ASSERT_EQUAL(rc, 0);
+	}
+	statctr_view_close(v);
+	statctr_seg_destroy(seg);
+	unlink(epoch_path());
+}
+
+static void clean_writer_exit_is_captured(void)
+{
+	restart(CLEAN_EXIT);
+}
+
+static void crashed_writer_is_captured_by_its_successor(void)
+{
+	restart(CRASH);
+}
+
+static void lost_generation_gives_estale_never_a_wrong_number(void)
+{
+	restart(CRASH_AND_LOST);
+}
+
+/* ---- the exactness run ---- */
+
+#define EXACT_EPOCHS 1000u
+#define EXACT_CELLS  4u
+
+struct txn_writer {
+	struct statctr_seg *seg;
+	_Atomic bool *stop;
+	uint64_t added[EXACT_CELLS];
+};
+
+static void *txn_loop(void *arg)
+{
+	struct txn_writer *w = arg;
+	struct statctr_slot *s;
+
+	if (statctr_slot_acquire(w->seg, &s) != 0)
+		return NULL;
+	while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
+		statctr_txn_begin(s);
+		for (statctr_id c = 0; c < EXACT_CELLS; c++)
+			statctr_add(s, c * 3, c + 1); /* the pkts column of rows 0..3 */
+		statctr_txn_end(s);
+		for (uint32_t c = 0; c < EXACT_CELLS; c++)
+			w->added[c] += c + 1;
+	}
+	statctr_slot_release(s);
+	return NULL;
+}
+
+static void deltas_of_1000_epochs_add_up_exactly_under_two_writers(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	struct statctr_snap *snap, *before;
+	struct txn_writer w[2];
+	_Atomic bool stop = false;
+	pthread_t th[2];
+	uint32_t n, first = 0;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(epoch_conf(EPOCHS(1024)), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_epoch_start(v, "first", &first), 0); /* raw totals 0 */
+	for (int i = 0; i < 2; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].seg = seg;
+		w[i].stop = &stop;
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, txn_loop, &w[i]), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(v, &before), 0);
+	for (uint32_t i = 1; i < EXACT_EPOCHS; i++) {
+		CU_ASSERT_EQUAL_FATAL(statctr_epoch_start(v, "interval", &n), 0);
+		if (i % 100 == 0) /* resets in between change no epoch count */
+			CU_ASSERT_EQUAL(statctr_reset(v, 3), 0);
+	}
+	atomic_store(&stop, true);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	CU_ASSERT_EQUAL(n, first + EXACT_EPOCHS - 1);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(v, &snap), 0);
+	for (uint32_t c = 0; c < EXACT_CELLS; c++) {
+		uint64_t sum = 0, d = 0, whole = 0;
+
+		for (uint32_t e = first; e < n; e++) {
+			CU_ASSERT_EQUAL_FATAL(statctr_snap_epoch_delta(snap, c * 3, e, e + 1, &d),
+			                      0);
+			sum += d;
+		}
+		CU_ASSERT_EQUAL(statctr_snap_epoch_delta(snap, c * 3, n, 0, &d), 0);
+		sum += d;
+		CU_ASSERT_EQUAL(statctr_snap_epoch_delta(snap, c * 3, first, 0, &whole), 0);
+		CU_ASSERT_EQUAL(sum, whole);
+		CU_ASSERT_EQUAL(whole, statctr_snap_counter_raw(snap, c * 3));
+		CU_ASSERT_EQUAL(whole, w[0].added[c] + w[1].added[c]);
+		if (c != 1) /* no reset but cell 3: 1000 epoch starts moved no disc */
+			CU_ASSERT_EQUAL(statctr_snap_discontinuity(snap, c * 3),
+			                statctr_snap_discontinuity(before, c * 3));
+	}
+	printf("\n  exactness: %u epochs, %llu transactions\n", n - first + 1,
+	       (unsigned long long)(w[0].added[0] + w[1].added[0]));
+	statctr_snap_free(before);
+	statctr_snap_free(snap);
+	statctr_view_close(v);
+	statctr_seg_destroy(seg);
+	unlink(epoch_path());
+}
+
+static void histogram_buckets_per_epoch(void)
+{
+	const char *conf = tu_config_ex(
+	    2, EPOCHS(4),
+	    "{ name = \"h\"; rows = 1; columns = ( { name = \"lat\"; kind = \"histogram\"; "
+	    "buckets = [ 10, 100 ]; } ); }",
+	    &seg_path);
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	struct statctr_slot *s;
+	struct statctr_snap *snap;
+	uint64_t d[4] = {0}, sum = 0;
+
+	unlink(epoch_path());
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(conf, "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &s), 0);
+	statctr_hist_record(s, 0, 5);
+	CU_ASSERT_EQUAL(statctr_epoch_start(v, "h", NULL), 0);
+	statctr_hist_record(s, 0, 50);
+	statctr_hist_record(s, 0, 500);
+	statctr_hist_record(s, 0, 501);
+	CU_ASSERT_EQUAL(statctr_reset(v, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(v, &snap), 0);
+	for (uint32_t b = 0; b < 3; b++)
+		CU_ASSERT_EQUAL(statctr_snap_epoch_bucket(snap, 0, b, 1, 0, &d[b]), 0);
+	CU_ASSERT_EQUAL(d[0], 0);
+	CU_ASSERT_EQUAL(d[1], 1);
+	CU_ASSERT_EQUAL(d[2], 2);
+	CU_ASSERT_EQUAL(statctr_snap_epoch_delta(snap, 0, 1, 0, &sum), 0); /* the sum */
+	CU_ASSERT_EQUAL(sum, 1051);
+	CU_ASSERT_EQUAL(statctr_snap_epoch_bucket(snap, 0, 3, 1, 0, &d[3]), -EINVAL);
+	statctr_snap_free(snap);
+	statctr_view_close(v);
+	statctr_seg_destroy(seg);
+}
+
+/* ---- crafted epoch files ---- */
+
+static int refused_with(const char *why)
+{
+	struct statctr_view *v;
+	int rc;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_view_open(seg_path, &v), 0);
+	rc = statctr_epoch_start(v, "x", NULL);
+	if (!strstr(statctr_errmsg(), why))
+		printf("\n  message: %s (wanted %s)\n", statctr_errmsg(), why);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), why));
+	CU_ASSERT_EQUAL(statctr_view_epochs(v, NULL, 0), 0);
+	statctr_view_close(v);
+	return rc;
+}
+
+static void copy_file(const char *from, const char *to, off_t patch_at, uint32_t patch)
+{
+	char cmd[1200];
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	if (patch_at >= 0) {
+		int fd = open(to, O_WRONLY);
+
+		CU_ASSERT_EQUAL(pwrite(fd, &patch, sizeof(patch), patch_at), sizeof(patch));
+		close(fd);
+	}
+}
+
+static void crafted_epoch_files_are_refused_as_segments_are(void)
+{
+	struct statctr_seg *seg;
+	char saved[420], cmd[1200];
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(epoch_conf(EPOCHS(4)), "seg", &seg), 0);
+	snprintf(saved, sizeof(saved), "%s.saved", epoch_path());
+	CU_ASSERT_EQUAL_FATAL(rename(epoch_path(), saved), 0);
+
+	CU_ASSERT_EQUAL(symlink(saved, epoch_path()), 0);
+	CU_ASSERT_EQUAL(refused_with("symbolic link"), -ELOOP);
+	unlink(epoch_path());
+
+	CU_ASSERT_EQUAL(mkfifo(epoch_path(), 0600), 0);
+	CU_ASSERT_EQUAL(refused_with("not a regular file"), -EPROTO);
+	unlink(epoch_path());
+
+	fd = open(epoch_path(), O_CREAT | O_WRONLY, 0600);
+	CU_ASSERT(fd >= 0 && ftruncate(fd, 1 << 20) == 0);
+	close(fd);
+	CU_ASSERT_EQUAL(refused_with("sparse"), -EPROTO);
+	unlink(epoch_path());
+
+	copy_file(saved, epoch_path(), 24, 1000); /* keep: the size no longer fits */
+	CU_ASSERT_EQUAL(refused_with("the layout says"), -EPROTO);
+	copy_file(saved, epoch_path(), 28, 13); /* ncells */
+	CU_ASSERT_EQUAL(refused_with("cells"), -EPROTO);
+	copy_file(saved, epoch_path(), 0, 0x41414141); /* magic */
+	CU_ASSERT_EQUAL(refused_with("not a version-1 epoch file"), -EPROTO);
+	copy_file(saved, epoch_path(), 32, 1); /* layout_hash */
+	CU_ASSERT_EQUAL(refused_with("another layout"), -EPROTO);
+	copy_file(saved, epoch_path(), 76, 99); /* nkept > keep: read live */
+	CU_ASSERT_EQUAL(refused_with("corrupt"), -EPROTO);
+	copy_file(saved, epoch_path(), -1, 0);
+	chmod(epoch_path(), 0666);
+	CU_ASSERT_EQUAL(refused_with("writable by every user"), -EPERM);
+	snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s'", epoch_path(), saved);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	statctr_seg_destroy(seg);
+}
+
+int main(void)
+{
+	static const struct test_case cases[] = {
+	    {"config_exposes_keep_and_interval_and_refuses_bad_values",
+	     config_exposes_keep_and_interval_and_refuses_bad_values},
+	    {"start_changes_no_value_and_deltas_are_exact_across_resets",
+	     start_changes_no_value_and_deltas_are_exact_across_resets},
+	    {"keep_drops_the_oldest_and_numbers_go_on", keep_drops_the_oldest_and_numbers_go_on},
+	    {"segment_without_epochs_says_so", segment_without_epochs_says_so},
+	    {"clean_writer_exit_is_captured", clean_writer_exit_is_captured},
+	    {"crashed_writer_is_captured_by_its_successor",
+	     crashed_writer_is_captured_by_its_successor},
+	    {"lost_generation_gives_estale_never_a_wrong_number",
+	     lost_generation_gives_estale_never_a_wrong_number},
+	    {"deltas_of_1000_epochs_add_up_exactly_under_two_writers",
+	     deltas_of_1000_epochs_add_up_exactly_under_two_writers},
+	    {"histogram_buckets_per_epoch", histogram_buckets_per_epoch},
+	    {"crafted_epoch_files_are_refused_as_segments_are",
+	     crafted_epoch_files_are_refused_as_segments_are},
+	    {NULL, NULL},
+	};
+
+	return tu_run_both("epoch", cases);
+}
