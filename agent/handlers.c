@@ -2,7 +2,8 @@
  * handlers.c - the STATCTR-MIB backend of the engine (engine.h): the
  * regions of the oidmap (statctrObjects, each declared table, each
  * histogram), their instances (oidmap.c's O(log n) search) and their
- * values, and which SET resets what (setcheck.c checks it).
+ * values, and which SET resets what or starts an epoch (setcheck.c checks
+ * it).
  *
  * Owns the meaning of every STATCTR-MIB object: which published number an
  * instance is.  Never encodes a value itself (encode.c does), never
@@ -81,8 +82,19 @@ static void set_agent_value(const struct handlers *h, const struct agg_result *r
 	}
 }
 
+/* Seconds from the newest epoch's start to the pass at @now_ns (RFC 3705's HCPerfTimeElapsed). */
+static uint64_t epoch_elapsed_s(const struct agg_segment *as, uint64_t now_ns)
+{
+	uint64_t start;
+
+	if (!as->nepochs)
+		return 0;
+	start = as->epochs[as->nepochs - 1].start_ns;
+	return now_ns > start ? (now_ns - start) / 1000000000u : 0;
+}
+
 static void set_segment_value(const struct handlers *h, const struct agg_segment *as, uint16_t what,
-                              netsnmp_variable_list *vb)
+                              uint64_t now_ns, netsnmp_variable_list *vb)
 {
 	switch (what) {
 	case MIB_SEG_NAME:
@@ -115,7 +127,13 @@ static void set_segment_value(const struct handlers *h, const struct agg_segment
 	case MIB_SEG_BUSY:
 		encode_gauge32(vb, as->busy_slots);
 		break;
-	default: /* MIB_SEG_RESET */
+	case MIB_SEG_EPOCH_VALID:
+		encode_gauge32(vb, as->valid_intervals);
+		break;
+	case MIB_SEG_EPOCH_ELAPSED:
+		encode_gauge32(vb, (int64_t)epoch_elapsed_s(as, now_ns));
+		break;
+	default: /* MIB_SEG_RESET, MIB_SEG_EPOCH_START */
 		encode_integer(vb, SETCHECK_IDLE);
 		break;
 	}
@@ -284,6 +302,65 @@ static void set_hist_value(const struct agg_segment *as, const struct oidmap_reg
 	}
 }
 
+/* A row of statctrEpochTable. */
+static void set_epoch_value(const struct agg_segment *as, const struct oidmap_instance *inst,
+                            netsnmp_variable_list *vb)
+{
+	const struct agg_epoch *ep = &as->epochs[inst->epoch];
+
+	switch (inst->col->what) {
+	case MIB_EPOCH_NAME:
+		encode_string(vb, ep->name);
+		break;
+	case MIB_EPOCH_START:
+		encode_timestamp(vb, ep->start_ns);
+		break;
+	case MIB_EPOCH_START_DATE:
+		encode_date(vb, ep->start_ns);
+		break;
+	default: /* MIB_EPOCH_VALID */
+		encode_truth(vb, ep->valid);
+		break;
+	}
+}
+
+/*
+ * Cell @id's count from epoch @e to the next kept one, or to the snapshot
+ * for the newest; a histogram's is the values recorded, its buckets' sum.
+ * 0 when the interval is not valid (statctrEpochValid), or when the epoch
+ * was dropped since the pass (keep) or kept changing (-EBUSY).
+ */
+static uint64_t interval_count(const struct agg_segment *as, uint32_t e, statctr_id id,
+                               const struct statctr_column_decl *col)
+{
+	uint32_t from = as->epochs[e].number;
+	uint32_t to = e + 1 < as->nepochs ? as->epochs[e + 1].number : 0;
+	uint64_t total = 0, delta;
+
+	if (!as->epochs[e].valid)
+		return 0;
+	if (col->kind != STATCTR_HISTOGRAM)
+		return statctr_snap_epoch_delta(as->snap, id, from, to, &delta) == 0 ? delta : 0;
+	for (uint32_t b = 0; b <= col->nbuckets; b++)
+		if (statctr_snap_epoch_bucket(as->snap, id, b, from, to, &delta) == 0)
+			total += delta;
+	return total;
+}
+
+/* A row of an interval table (statctrIntervals). */
+static void set_interval_value(const struct agg_segment *as, const struct oidmap_region *region,
+                               const struct oidmap_instance *inst, netsnmp_variable_list *vb)
+{
+	const struct statctr_column_decl *col =
+	    &as->decl->tables[region->table].columns[inst->col->column];
+
+	if (inst->col->what == W_INTERVAL_VALID)
+		encode_truth(vb, as->epochs[inst->epoch].valid);
+	else
+		encode_counter64(
+		    vb, interval_count(as, inst->epoch, inst->cell + inst->col->column, col));
+}
+
 static void set_value(const struct handlers *h, const struct agg_result *res,
                       const struct oidmap_region *region, const struct oidmap_instance *inst,
                       netsnmp_variable_list *vb)
@@ -293,7 +370,13 @@ static void set_value(const struct handlers *h, const struct agg_result *res,
 		set_agent_value(h, res, inst, vb);
 		break;
 	case MIB_SPACE_SEGMENT:
-		set_segment_value(h, &res->segs[inst->seg], inst->col->what, vb);
+		set_segment_value(h, &res->segs[inst->seg], inst->col->what, res->taken_ns, vb);
+		break;
+	case MIB_SPACE_EPOCH:
+		set_epoch_value(&res->segs[inst->seg], inst, vb);
+		break;
+	case SPACE_INTERVAL:
+		set_interval_value(&res->segs[inst->seg], region, inst, vb);
 		break;
 	case SPACE_ROW:
 		if (inst->col->what == W_HIST_COUNT || inst->col->what == W_HIST_SUM)
@@ -376,8 +459,14 @@ static int set_check(const void *data, const struct agg_result *res,
 	long action;
 	int err = setcheck(hr->region, res, hr->h->set->allow_reset, &v, &inst, &action);
 
-	if (err == SNMP_ERR_NOERROR && action == SETCHECK_RESET)
+	if (err != SNMP_ERR_NOERROR || action != SETCHECK_RESET)
+		return err;
+	if (inst.col->what == MIB_SEG_EPOCH_START) {
+		reset->seg = inst.seg;
+		reset->epoch = true;
+	} else {
 		reset_range(hr, &inst, reset);
+	}
 	return err;
 }
 
