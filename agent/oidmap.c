@@ -19,6 +19,7 @@
 
 #include "oidmap.h"
 #include "agent.h"
+#include "names.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -808,15 +809,6 @@ static struct oidmap_column *hist_columns(uint32_t c)
 	return out;
 }
 
-/* Whether table @td has a column with an interval count: a counter or a histogram. */
-static bool counts(const struct statctr_table_decl *td)
-{
-	for (uint32_t c = 0; c < td->ncolumns; c++)
-		if (td->columns[c].kind != STATCTR_GAUGE)
-			return true;
-	return false;
-}
-
 /* An interval table's columns: valid, then each counter or histogram column's count. */
 static struct oidmap_column *interval_columns(const struct statctr_table_decl *td, size_t *ncols)
 {
@@ -892,12 +884,12 @@ static int build_interval_regions(struct oidmap *map, const uint32_t *root, size
 {
 	const struct statctr_segment_decl *d = &map->cfg->segments[s];
 
-	for (uint32_t t = 0; d->epoch_keep && t < d->ntables; t++) {
+	for (uint32_t t = 0; t < d->ntables; t++) {
 		const oid tail[] = {MIB_ARC_INTERVALS, d->oid, d->tables[t].oid};
 		struct oidmap_region *reg;
 		size_t ncols;
 
-		if (!counts(&d->tables[t]))
+		if (!mib_has_intervals(d, &d->tables[t]))
 			continue;
 		reg = add_region(map, s, t, interval_columns(&d->tables[t], &ncols), 0);
 		if (!reg)
@@ -960,7 +952,7 @@ static size_t count_regions(const struct statctr_config *cfg)
 			const struct statctr_table_decl *td = &cfg->segments[s].tables[t];
 
 			n++;
-			n += cfg->segments[s].epoch_keep && counts(td);
+			n += mib_has_intervals(&cfg->segments[s], td);
 			for (uint32_t c = 0; c < td->ncolumns; c++)
 				n += td->columns[c].kind == STATCTR_HISTOGRAM;
 		}
