@@ -325,6 +325,24 @@ static void set_epoch_value(const struct agg_segment *as, const struct oidmap_in
 }
 
 /*
+ * Bucket @b's count in epoch @e, cumulative (values <= its bound), as the
+ * bucket table's; 0 when the interval is not valid, as interval_count().
+ */
+static uint64_t interval_bucket(const struct agg_segment *as, uint32_t e, statctr_id id, uint32_t b)
+{
+	uint32_t from = as->epochs[e].number;
+	uint32_t to = e + 1 < as->nepochs ? as->epochs[e + 1].number : 0;
+	uint64_t total = 0, delta;
+
+	if (!as->epochs[e].valid)
+		return 0;
+	for (uint32_t k = 0; k <= b; k++)
+		if (statctr_snap_epoch_bucket(as->snap, id, k, from, to, &delta) == 0)
+			total += delta;
+	return total;
+}
+
+/*
  * Cell @id's count from epoch @e to the next kept one, or to the snapshot
  * for the newest; a histogram's is the values recorded, its buckets' sum.
  * 0 when the interval is not valid (statctrEpochValid), or when the epoch
@@ -335,16 +353,13 @@ static uint64_t interval_count(const struct agg_segment *as, uint32_t e, statctr
 {
 	uint32_t from = as->epochs[e].number;
 	uint32_t to = e + 1 < as->nepochs ? as->epochs[e + 1].number : 0;
-	uint64_t total = 0, delta;
+	uint64_t delta;
 
 	if (!as->epochs[e].valid)
 		return 0;
-	if (col->kind != STATCTR_HISTOGRAM)
-		return statctr_snap_epoch_delta(as->snap, id, from, to, &delta) == 0 ? delta : 0;
-	for (uint32_t b = 0; b <= col->nbuckets; b++)
-		if (statctr_snap_epoch_bucket(as->snap, id, b, from, to, &delta) == 0)
-			total += delta;
-	return total;
+	if (col->kind == STATCTR_HISTOGRAM)
+		return interval_bucket(as, e, id, col->nbuckets);
+	return statctr_snap_epoch_delta(as->snap, id, from, to, &delta) == 0 ? delta : 0;
 }
 
 /* A row of an interval table (statctrIntervals). */
@@ -377,6 +392,10 @@ static void set_value(const struct handlers *h, const struct agg_result *res,
 		break;
 	case SPACE_INTERVAL:
 		set_interval_value(&res->segs[inst->seg], region, inst, vb);
+		break;
+	case SPACE_HIST_INTERVAL:
+		encode_counter64(vb, interval_bucket(&res->segs[inst->seg], inst->epoch,
+		                                     inst->cell + inst->col->column, inst->bucket));
 		break;
 	case SPACE_ROW:
 		if (inst->col->what == W_HIST_COUNT || inst->col->what == W_HIST_SUM)

@@ -94,6 +94,7 @@ static unsigned space_levels(unsigned space)
 	case SPACE_INTERVAL:
 		return 2;
 	case MIB_SPACE_SLOT:
+	case SPACE_HIST_INTERVAL:
 		return 3;
 	default:
 		return 1;
@@ -357,6 +358,10 @@ static bool level_ge(const struct search *s, unsigned level, uint64_t v, uint32_
 		return level == 0 ? row_ge(s, v, out) : bucket_ge(s, v, out);
 	case SPACE_INTERVAL:
 		return level == 0 ? epoch_ge(s, s->reg->seg, v, out) : row_ge(s, v, out);
+	case SPACE_HIST_INTERVAL:
+		if (level == 0)
+			return epoch_ge(s, s->reg->seg, v, out);
+		return level == 1 ? row_ge(s, v, out) : bucket_ge(s, v, out);
 	case MIB_SPACE_EPOCH:
 		return level == 0 ? seg_ge(s, v, true, out)
 		                  : epoch_ge(s, seg_conf(s->reg->map, s->idx[0]), v, out);
@@ -412,7 +417,7 @@ static void decode(const struct search *s, struct oidmap_instance *inst)
 		inst->row = s->idx[0] - 1;
 		inst->cell = t->first_cell + inst->row * t->ncolumns;
 		inst->bucket = col->space == SPACE_BUCKET ? s->idx[1] - 1 : 0;
-	} else if (col->space == SPACE_INTERVAL) {
+	} else if (col->space == SPACE_INTERVAL || col->space == SPACE_HIST_INTERVAL) {
 		const struct statctr_table_decl *t =
 		    &map->cfg->segments[s->reg->seg].tables[s->reg->table];
 
@@ -420,6 +425,7 @@ static void decode(const struct search *s, struct oidmap_instance *inst)
 		inst->epoch = epoch_lower_bound(&s->res->segs[inst->seg], s->idx[0]);
 		inst->row = s->idx[1] - 1;
 		inst->cell = t->first_cell + inst->row * t->ncolumns;
+		inst->bucket = col->space == SPACE_HIST_INTERVAL ? s->idx[2] - 1 : 0;
 	} else if (col->space == MIB_SPACE_EPOCH) {
 		inst->seg = seg_conf(map, s->idx[0]);
 		inst->epoch = epoch_lower_bound(&s->res->segs[inst->seg], s->idx[1]);
@@ -781,24 +787,31 @@ static struct oidmap_column *data_columns(const struct statctr_table_decl *td)
 	return cols;
 }
 
-/* A histogram's bucket and summary tables: R.4.S.T.(10+c) is the region's root. */
-static struct oidmap_column *hist_columns(uint32_t c)
+/*
+ * A histogram's bucket and summary tables, and with @epochs its interval
+ * bucket table: R.4.S.T.(10+c) is the region's root.  @n: how many.
+ */
+static struct oidmap_column *hist_columns(uint32_t c, bool epochs, size_t *n)
 {
 	static const struct {
 		oid sub[3];
 		uint8_t space;
 		uint16_t what;
-	} cols[4] = {
+	} cols[5] = {
 	    {{MIB_HIST_BUCKETS, MIB_ARC_ENTRY, MIB_HIST_BUCKET_BOUND}, SPACE_BUCKET, W_HIST_BOUND},
 	    {{MIB_HIST_BUCKETS, MIB_ARC_ENTRY, MIB_HIST_BUCKET_COUNT},
 	     SPACE_BUCKET,
 	     W_HIST_BUCKET_COUNT},
 	    {{MIB_HIST_SUMMARY, MIB_ARC_ENTRY, MIB_HIST_COUNT}, SPACE_ROW, W_HIST_COUNT},
 	    {{MIB_HIST_SUMMARY, MIB_ARC_ENTRY, MIB_HIST_SUM}, SPACE_ROW, W_HIST_SUM},
+	    {{MIB_HIST_INTERVALS, MIB_ARC_ENTRY, MIB_HIST_INTERVAL_COUNT},
+	     SPACE_HIST_INTERVAL,
+	     W_HIST_INTERVAL},
 	};
-	struct oidmap_column *out = calloc(4, sizeof(*out));
+	struct oidmap_column *out = calloc(5, sizeof(*out));
 
-	for (size_t i = 0; out && i < 4; i++)
+	*n = epochs ? 5 : 4;
+	for (size_t i = 0; out && i < *n; i++)
 		out[i] = (struct oidmap_column){{cols[i].sub[0], cols[i].sub[1], cols[i].sub[2]},
 		                                3,
 		                                cols[i].space,
@@ -865,12 +878,14 @@ static int build_hist_regions(struct oidmap *map, const uint32_t *root, size_t r
 	for (uint32_t c = 0; c < td->ncolumns; c++) {
 		const oid tail[] = {MIB_ARC_HISTOGRAMS, d->oid, td->oid, MIB_DATA_FIRST_VALUE + c};
 		struct oidmap_region *reg;
+		size_t ncols;
 
 		if (td->columns[c].kind != STATCTR_HISTOGRAM)
 			continue;
-		reg = add_region(map, s, t, hist_columns(c), 4);
+		reg = add_region(map, s, t, hist_columns(c, d->epoch_keep > 0, &ncols), 0);
 		if (!reg)
 			return agent_seterr(ENOMEM, "out of memory");
+		reg->ncols = ncols;
 		snprintf(reg->name, sizeof(reg->name), "statctr.%.12s.%.12s.%.12s", d->name,
 		         td->name, td->columns[c].name);
 		set_root(reg, root, root_len, tail, 4);

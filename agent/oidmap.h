@@ -56,6 +56,7 @@ enum oidmap_what {
 	W_HIST_SUM,
 	W_INTERVAL_VALID, /* the epoch's interval is exact */
 	W_INTERVAL_COUNT, /* the declared column's count in the epoch's interval */
+	W_HIST_INTERVAL,  /* a bucket's cumulative count in the epoch's interval */
 };
 
 /* Where a column's instances are: one of mib/objects.h's enum mib_space, else one of these. */
@@ -63,6 +64,7 @@ enum oidmap_space {
 	SPACE_ROW = MIB_NSPACES, /* the rows of a declared table (and a histogram's summary) */
 	SPACE_BUCKET,            /* the rows of a declared table x a histogram's buckets */
 	SPACE_INTERVAL,          /* a segment's kept epochs x the rows of a declared table */
+	SPACE_HIST_INTERVAL,     /* kept epochs x rows x a histogram's buckets */
 };
 
 struct oidmap_column {

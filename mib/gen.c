@@ -550,6 +550,37 @@ static bool emit_interval_pair(struct gen *g, const struct statctr_table_decl *t
 	return ok;
 }
 
+/* Histogram column @c's interval bucket table, at its node's MIB_HIST_INTERVALS. */
+static void emit_hist_interval(struct gen *g, const struct statctr_table_decl *t,
+                               const struct mib_table_names *n, uint32_t c)
+{
+	const struct mib_hist_interval_names *hi = &n->iv.hists[c];
+	const struct mib_hist_names *h = &n->hists[c];
+	char text[TEXT_MAX], entry_text[256], clause[256], member[96];
+	const char *const members[] = {member};
+	struct object o = {hi->count, "Counter64", "read-only",
+	                   "",        hi->entry,   MIB_HIST_INTERVAL_COUNT};
+
+	snprintf(text, sizeof(text),
+	         "The buckets of histogram %s of table %s per epoch: one row per kept epoch, row "
+	         "of %s and bucket, each the values recorded in the epoch's interval (as %s) "
+	         "that are less than or equal to the bucket's bound (%s): cumulative, as %s.",
+	         t->columns[c].name, t->name, n->table, n->iv.counts[c], h->bucket_bound,
+	         h->bucket_count);
+	snprintf(entry_text, sizeof(entry_text),
+	         "One bucket of histogram %s of one row of %s in one epoch.", t->columns[c].name,
+	         n->table);
+	snprintf(clause, sizeof(clause), "INDEX       { %s, %s, %s }", n->iv.epoch, n->row_index,
+	         h->bucket_index);
+	snprintf(member, sizeof(member), "%s Counter64", hi->count);
+	emit_table_pair(g, hi->table, hi->entry, h->node, MIB_HIST_INTERVALS, text, entry_text,
+	                clause, members, 1);
+	emit_object(g, &o, NULL,
+	            "The values recorded in the epoch's interval that are less than or equal to "
+	            "the bound; 0 when %s is false(2).",
+	            n->iv.valid);
+}
+
 /* Table @t's interval table at statctrIntervals.S.T: epoch x row, a count per column. */
 /* false: out of memory. */
 static bool emit_intervals(struct gen *g, const struct statctr_segment_decl *seg,
@@ -603,6 +634,9 @@ static bool emit_intervals(struct gen *g, const struct statctr_segment_decl *seg
 		                : "what the counter counted in the interval, as RFC 3705's "
 		                  "HCPerfIntervalCount (past) and HCPerfCurrentCount (newest)");
 	}
+	for (uint32_t c = 0; c < td->ncolumns; c++)
+		if (td->columns[c].kind == STATCTR_HISTOGRAM)
+			emit_hist_interval(g, td, n, c);
 	return true;
 }
 
@@ -682,6 +716,9 @@ static void emit_group(struct gen *g, const struct statctr_table_decl *t,
 		for (uint32_t c = 0; c < t->ncolumns; c++)
 			if (n->iv.counts[c])
 				fprintf(g->out, ",\n              %s", n->iv.counts[c]);
+		for (uint32_t c = 0; c < t->ncolumns; c++)
+			if (n->iv.hists[c].count)
+				fprintf(g->out, ",\n              %s", n->iv.hists[c].count);
 	}
 	fputs(" }\n    STATUS      current\n", g->out);
 	emit_description(g, "The objects of table %s.", t->name);

@@ -312,6 +312,15 @@ bool mib_has_intervals(const struct statctr_segment_decl *seg, const struct stat
 	return false;
 }
 
+static bool hist_interval_names_init(struct mib_names *reg, const char *seg, const char *table,
+                                     const char *column, struct mib_hist_interval_names *h)
+{
+	h->table = mib_name(reg, 4, seg, table, column, "IntervalBucketTable");
+	h->entry = mib_name(reg, 4, seg, table, column, "IntervalBucketEntry");
+	h->count = mib_name(reg, 4, seg, table, column, "IntervalBucketCount");
+	return h->table && h->entry && h->count;
+}
+
 static bool interval_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
                                 const struct statctr_table_decl *td, struct mib_interval_names *iv)
 {
@@ -321,13 +330,18 @@ static bool interval_names_init(struct mib_names *reg, const struct statctr_segm
 	iv->epoch = mib_name(reg, 3, seg->name, td->name, "IntervalEpoch");
 	iv->valid = mib_name(reg, 3, seg->name, td->name, "IntervalValid");
 	iv->counts = calloc(td->ncolumns, sizeof(*iv->counts));
-	if (!iv->table || !iv->entry || !iv->epoch || !iv->valid || !iv->counts)
+	iv->hists = calloc(td->ncolumns, sizeof(*iv->hists));
+	if (!iv->table || !iv->entry || !iv->epoch || !iv->valid || !iv->counts || !iv->hists)
 		return false;
 	for (uint32_t c = 0; c < td->ncolumns; c++) {
 		reg->owner = &td->columns[c];
 		if (td->columns[c].kind != STATCTR_GAUGE &&
 		    !(iv->counts[c] =
 		          mib_name(reg, 4, seg->name, td->name, td->columns[c].name, "Interval")))
+			return false;
+		if (td->columns[c].kind == STATCTR_HISTOGRAM &&
+		    !hist_interval_names_init(reg, seg->name, td->name, td->columns[c].name,
+		                              &iv->hists[c]))
 			return false;
 	}
 	return true;
@@ -394,6 +408,7 @@ void mib_module_names_free(struct mib_module_names *n, const struct statctr_conf
 			free(n->segs[s].tables[t].columns);
 			free(n->segs[s].tables[t].hists);
 			free(n->segs[s].tables[t].iv.counts);
+			free(n->segs[s].tables[t].iv.hists);
 		}
 		free(n->segs[s].tables);
 	}

@@ -61,6 +61,11 @@ struct mib_hist_names {
 struct mib_interval_names {
 	const char *table, *entry, *epoch, *valid;
 	const char **counts; /* one per declared column: NULL for a gauge's */
+	/* One per declared column, all NULL but a histogram's: its interval
+	 * bucket table (statctrHistograms.S.T.(10+i).3). */
+	struct mib_hist_interval_names {
+		const char *table, *entry, *count;
+	} * hists;
 };
 
 /* The descriptors of one declared table in the generated module. */

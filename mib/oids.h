@@ -24,6 +24,10 @@
  *     R.4.S.T.(10+i).2.1.c.(row+1)
  *                            its summary table (AUGMENTS the table's entry):
  *                            MIB_HIST_COUNT, MIB_HIST_SUM
+ *     R.4.S.T.(10+i).3.1.1.e.(row+1).(b+1)
+ *                            in a segment with epochs, its interval bucket
+ *                            table: MIB_HIST_INTERVAL_COUNT, bucket b's count
+ *                            in epoch e
  *   R.5                    statctrIntervals: the declared tables' epochs
  *     R.5.S.T                interval table of table T of segment S (one with
  *                            a counter or histogram column)
@@ -49,11 +53,11 @@
 
 /*
  * SNMP names at most 128 sub-identifiers (RFC 2578, 3.5); the deepest OID
- * below the root is a bucket: R.4.S.T.(10+i).1.1.c.row.bucket, 9 more.  100
- * keeps room to spare for managers with shorter buffers.
+ * below the root is an epoch's bucket: R.4.S.T.(10+i).3.1.1.epoch.row.bucket,
+ * 10 more.  100 keeps room to spare for managers with shorter buffers.
  */
 #define MIB_MAX_OID_ARCS        128
-#define MIB_MAX_ARCS_BELOW_ROOT 9
+#define MIB_MAX_ARCS_BELOW_ROOT 10
 #define MIB_ROOT_MAX_ARCS       100
 _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
                "every served OID fits in 128 sub-identifiers");
@@ -166,6 +170,9 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 #define MIB_HIST_SUMMARY      2 /* the summary table, AUGMENTS { the table's entry } */
 #define MIB_HIST_COUNT        1 /* Counter64: values recorded */
 #define MIB_HIST_SUM          2 /* Counter64: their sum, mod 2^64 */
+/* In a segment with epochs: INDEX { the interval table's epoch, row index, bucket index }. */
+#define MIB_HIST_INTERVALS      3
+#define MIB_HIST_INTERVAL_COUNT 1 /* Counter64: values <= the bound in the epoch (cumulative) */
 
 /*
  * The entry columns of a declared table's interval table under

@@ -41,17 +41,20 @@ show_count() {
 served_epoch() { snmp_get "$EPOCHS.2.1.$1" | grep -qv 'No Such'; }
 
 log "epoch 1 by statctl, epoch 2 by SET, counts added in each"
-fx_ifcmd "add ifStats rxPackets eth0 100" "add flowStats packets 3 7"
+fx_ifcmd "add ifStats rxPackets eth0 100" "add flowStats packets 3 7" \
+	"rec stages latency classify 5"
 statctl epoch start first dataplane | grep -q 'epoch 1 "first" started' ||
 	fail "statctl epoch start did not start epoch 1"
 fx_ifcmd "add ifStats rxPackets eth0 250" "add ifStats txOctets eth1 5000000000" \
-	"add flowStats packets 3 11"
+	"add flowStats packets 3 11" "rec stages latency classify 10" \
+	"rec stages latency classify 20" "rec stages latency classify 1000000"
 snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET statctrSegmentEpochStart start(2) failed"
 [ "$(snmp_value "$SEG.13.1")" = 1 ] || fail "statctrSegmentEpochStart does not read idle(1)"
 fx_wait 5 served_epoch 2 || fail "epoch 2 (the SET's) is not served"
 statctl epoch list dataplane | grep -q 'snmp-[0-9]\{8\}T[0-9]\{6\}Z' ||
 	fail "statctl does not list the SET's epoch: $(statctl epoch list dataplane)"
-fx_ifcmd "add ifStats rxPackets eth0 1000" "add flowStats packets 3 13"
+fx_ifcmd "add ifStats rxPackets eth0 1000" "add flowStats packets 3 13" \
+	"rec stages latency classify 100"
 fx_wait_pass
 
 log "statctrEpochTable: names, start times, validity"
@@ -88,6 +91,20 @@ since=$(show_count ifStats eth0 1 --since 1)
 	fail "the intervals do not add up to --since 1"
 [ "$(snmp_value "$IV.2.1.1")" = 1 ] || fail "interval valid column"
 snmp_get "$IV.15.1.1" | grep -q 'No Such' || fail "a gauge column has an interval count"
+log "histograms: counts and cumulative buckets per epoch (16, 32, ... 524288, +Inf)"
+LAT=$ROOT.5.1.5.1.10       # stages.latency in the interval table of stages (oid 5)
+LATB=$ROOT.4.1.5.10.3.1.1  # its interval bucket table's count column
+check "$LAT.1.2" 3 "epoch 1 latency count of classify"
+check "$LAT.2.2" 1 "epoch 2 latency count of classify"
+check "$LAT.1.1" 0 "epoch 1 latency count of receive"
+check "$LATB.1.2.1" 1 "epoch 1 classify bucket <= 16"
+check "$LATB.1.2.2" 2 "epoch 1 classify bucket <= 32"
+check "$LATB.1.2.16" 2 "epoch 1 classify bucket <= 524288"
+check "$LATB.1.2.17" 3 "epoch 1 classify bucket +Inf"
+check "$LATB.2.2.3" 0 "epoch 2 classify bucket <= 64"
+check "$LATB.2.2.4" 1 "epoch 2 classify bucket <= 128"
+[ "$(snmp_walk "$LATB" | wc -l)" = $((2 * 3 * 17)) ] || fail "not 2 epochs x 3 rows x 17 buckets"
+
 walked=$(snmp_walk "$IV.10" | wc -l)
 [ "$walked" = 8 ] || fail "rxPackets of 2 epochs x 4 rows: $walked instances walked"
 

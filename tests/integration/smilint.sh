@@ -56,7 +56,8 @@ if [ -s "$TMP/lint.out" ]; then
 	cat "$TMP/lint.out" >&2
 	fail "smilint complained about the generated histogram module"
 fi
-long=$(grep -o '^svcRequestsAHistogram[A-Za-z0-9]*BucketTable' "$TMP/gen/STATCTR-SVC-MIB.txt")
+long=$(grep -o '^svcRequestsAHistogram[A-Za-z0-9]*BucketTable' "$TMP/gen/STATCTR-SVC-MIB.txt" |
+	grep -v 'IntervalBucketTable$')
 [ -n "$long" ] && [ "${#long}" -le 64 ] || fail "long bucket table descriptor: '$long'"
 
 log "snmptranslate resolves the layout"
@@ -88,6 +89,8 @@ svcRequestsIntervalValid .5.7.1.1.2
 svcRequestsCallsInterval .5.7.1.1.10
 svcRequestsLatencyInterval .5.7.1.1.11
 svcSessionsWaitInterval .5.7.2.1.10
+svcRequestsLatencyIntervalBucketCount .4.7.1.11.3.1.1
+svcSessionsWaitIntervalBucketCount .4.7.2.10.3.1.1
 EOF
 log "pass"
 exit 0
