@@ -73,11 +73,13 @@ struct seg_state {
 	struct statctr_snap *spare; /* referenced by no result: the next take fills it */
 	bool fresh;                 /* spare was just taken by a reset: take() uses it as is */
 	/* The reset rate limit (agg_reset_admit()), under agg->lock. */
-	double tokens;          /* reset PDUs: AGG_RESET_RATE per second, as many at most */
-	double budget_ms;       /* reset work: AGG_RESET_BUDGET_MS, a fifth of the time refilled */
-	uint64_t refill_ns;     /* CLOCK_MONOTONIC of the last refill; 0: full */
-	struct aggepoch epochs; /* the thread's */
-	size_t epoch_room;      /* offset of its epochs in a result's room */
+	double tokens;      /* reset PDUs: AGG_RESET_RATE per second, as many at most */
+	double budget_ms;   /* reset work: AGG_RESET_BUDGET_MS, a fifth of the time refilled */
+	uint64_t refill_ns; /* CLOCK_MONOTONIC of the last refill; 0: full */
+
+	/* Its epochs (the thread's), and where a result keeps them in its room. */
+	struct aggepoch epochs;
+	size_t epoch_room;
 };
 
 /* What attach() found. */

@@ -325,16 +325,26 @@ static void set_epoch_value(const struct agg_segment *as, const struct oidmap_in
 }
 
 /*
+ * Epoch @e's interval: from its number to the next kept one's, or to the
+ * snapshot (0) for the newest.  false when it is not valid (statctrEpochValid).
+ */
+static bool interval_of(const struct agg_segment *as, uint32_t e, uint32_t *from, uint32_t *to)
+{
+	*from = as->epochs[e].number;
+	*to = e + 1 < as->nepochs ? as->epochs[e + 1].number : 0;
+	return as->epochs[e].valid;
+}
+
+/*
  * Bucket @b's count in epoch @e, cumulative (values <= its bound), as the
  * bucket table's; 0 when the interval is not valid, as interval_count().
  */
 static uint64_t interval_bucket(const struct agg_segment *as, uint32_t e, statctr_id id, uint32_t b)
 {
-	uint32_t from = as->epochs[e].number;
-	uint32_t to = e + 1 < as->nepochs ? as->epochs[e + 1].number : 0;
+	uint32_t from, to;
 	uint64_t total = 0, delta;
 
-	if (!as->epochs[e].valid)
+	if (!interval_of(as, e, &from, &to))
 		return 0;
 	for (uint32_t k = 0; k <= b; k++)
 		if (statctr_snap_epoch_bucket(as->snap, id, k, from, to, &delta) == 0)
@@ -351,11 +361,10 @@ static uint64_t interval_bucket(const struct agg_segment *as, uint32_t e, statct
 static uint64_t interval_count(const struct agg_segment *as, uint32_t e, statctr_id id,
                                const struct statctr_column_decl *col)
 {
-	uint32_t from = as->epochs[e].number;
-	uint32_t to = e + 1 < as->nepochs ? as->epochs[e + 1].number : 0;
+	uint32_t from, to;
 	uint64_t delta;
 
-	if (!as->epochs[e].valid)
+	if (!interval_of(as, e, &from, &to))
 		return 0;
 	if (col->kind == STATCTR_HISTOGRAM)
 		return interval_bucket(as, e, id, col->nbuckets);
