@@ -176,4 +176,19 @@ EOF
 newest=$(statctl -f json epoch list dataplane |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["segments"][0]["epochs"][-1]["number"])')
 fx_wait 5 served_epoch "$newest" || fail "the newest scheduled epoch $newest is not served"
+
+log "snmpd's DisMan Schedule (repeat, as cron) starts epochs by SET"
+fx_agent_stop
+epoch_config ""
+fx_agent
+fx_snmpd_stop
+# The schedule's SETs are snmpd's own queries, as user "epochsched".
+printf '%s\n' "rwuser epochsched noauth" "iquerySecName epochsched" \
+	"repeat 1 $SEG.13.1 = 2" >>"$TMP/snmpd.conf"
+fx_snmpd_start || fail "snmpd did not restart"
+by_schedule() {
+	[ "$(statctl epoch list dataplane | grep ' snmp-' | awk '$2 > '"$newest"' { n++ } END { print n + 0 }')" -ge 2 ]
+}
+fx_wait 20 by_schedule ||
+	fail "snmpd's repeat directive started no two epochs in 20 s: $(statctl epoch list dataplane; tail -5 "$TMP/snmpd.log")"
 test_finish
