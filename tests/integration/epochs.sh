@@ -11,15 +11,17 @@ fx_need snmpget snmpset snmpwalk
 STATCTL=$top_builddir/tools/statctl
 [ -x "$STATCTL" ] || skip "tools/statctl not built"
 
-# dataplane keeps 4 epochs; $1: its epochs group's further settings.
+# dataplane keeps 4 epochs ($1: its epochs group's further settings);
+# dataplane2 (oid 2) declares none.
 epoch_config() {
-	fx_config "interval_ms = 100; allow_reset = true;"
+	fx_config_two "interval_ms = 100; allow_reset = true;"
 	sed -i "s|path = \"$TMP/dataplane\";|& epochs = { keep = 4; $1 };|" "$TMP/statctr.conf"
 	grep -q 'epochs = { keep = 4;' "$TMP/statctr.conf" || fail "no epochs in the configuration"
 }
 epoch_config ""
 fx_snmpd
 fx_ifwriter dataplane
+fx_writer_on dataplane2 -t 1 -n 10
 fx_agent
 fx_wait_pass
 
@@ -118,6 +120,13 @@ fx_expect_set wrongValue "$SEG.13.1" i 3
 snmpset -v2c -c "$COMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$SEG.13.1" i 2 >/dev/null 2>&1 &&
 	fail "the read community started an epoch"
 fx_expect_set notWritable "$EPOCHS.2.1.1" s x
+fx_expect_set inconsistentValue "$SEG.13.2" i 2
+fx_expect_set ok "$SEG.13.2" i 1
+[ "$(snmp_value "$SEG.14.2")" = 0 ] && [ "$(snmp_value "$SEG.15.2")" = 0 ] ||
+	fail "a segment without epochs has valid intervals or time elapsed"
+snmp_get "$ROOT.5.2.1.1.10.1.1" | grep -q 'No Such Object' ||
+	fail "a segment without epochs has interval tables"
+[ -z "$(snmp_walk "$ROOT.1.5.1.2.2")" ] || fail "a segment without epochs has epochs"
 [ "$(snmp_walk "$EPOCHS.2" | wc -l)" = 2 ] || fail "a refused SET started an epoch"
 
 log "a writer crash whose segment is removed: the interval across it is invalid"
