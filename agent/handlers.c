@@ -337,59 +337,84 @@ static bool interval_of(const struct agg_segment *as, uint32_t e, uint32_t *from
 
 /*
  * Bucket @b's count in epoch @e, cumulative (values <= its bound), as the
- * bucket table's; 0 when the interval is not valid, as interval_count().
+ * bucket table's, into *@count: 0 when the interval is not valid.  Returns
+ * 0, or the library's error (the epoch was dropped since the pass, or kept
+ * changing): then there is no value to serve.
  */
-static uint64_t interval_bucket(const struct agg_segment *as, uint32_t e, statctr_id id, uint32_t b)
-{
-	uint32_t from, to;
-	uint64_t total = 0, delta;
-
-	if (!interval_of(as, e, &from, &to))
-		return 0;
-	for (uint32_t k = 0; k <= b; k++)
-		if (statctr_snap_epoch_bucket(as->snap, id, k, from, to, &delta) == 0)
-			total += delta;
-	return total;
-}
-
-/*
- * Cell @id's count from epoch @e to the next kept one, or to the snapshot
- * for the newest; a histogram's is the values recorded, its buckets' sum.
- * 0 when the interval is not valid (statctrEpochValid), or when the epoch
- * was dropped since the pass (keep) or kept changing (-EBUSY).
- */
-static uint64_t interval_count(const struct agg_segment *as, uint32_t e, statctr_id id,
-                               const struct statctr_column_decl *col)
+static int interval_bucket(const struct agg_segment *as, uint32_t e, statctr_id id, uint32_t b,
+                           uint64_t *count)
 {
 	uint32_t from, to;
 	uint64_t delta;
 
+	*count = 0;
+	if (!interval_of(as, e, &from, &to))
+		return 0;
+	for (uint32_t k = 0; k <= b; k++) {
+		int err = statctr_snap_epoch_bucket(as->snap, id, k, from, to, &delta);
+
+		if (err < 0)
+			return err;
+		*count += delta;
+	}
+	return 0;
+}
+
+/*
+ * Cell @id's count from epoch @e to the next kept one, or to the snapshot
+ * for the newest, as interval_bucket(); a histogram's is the values
+ * recorded, its +Inf bucket.
+ */
+static int interval_count(const struct agg_segment *as, uint32_t e, statctr_id id,
+                          const struct statctr_column_decl *col, uint64_t *count)
+{
+	uint32_t from, to;
+
+	*count = 0;
 	if (!interval_of(as, e, &from, &to))
 		return 0;
 	if (col->kind == STATCTR_HISTOGRAM)
-		return interval_bucket(as, e, id, col->nbuckets);
-	return statctr_snap_epoch_delta(as->snap, id, from, to, &delta) == 0 ? delta : 0;
+		return interval_bucket(as, e, id, col->nbuckets, count);
+	return statctr_snap_epoch_delta(as->snap, id, from, to, count);
 }
 
-/* A row of an interval table (statctrIntervals). */
-static void set_interval_value(const struct agg_segment *as, const struct oidmap_region *region,
+/* A row of an interval table (statctrIntervals), or of a histogram's; false: no value. */
+static bool set_interval_value(const struct agg_segment *as, const struct oidmap_region *region,
                                const struct oidmap_instance *inst, netsnmp_variable_list *vb)
 {
 	const struct statctr_column_decl *col =
 	    &as->decl->tables[region->table].columns[inst->col->column];
+	statctr_id id = inst->cell + inst->col->column;
+	uint64_t count;
+	int err;
 
-	if (inst->col->what == W_INTERVAL_VALID)
+	if (inst->col->what == W_INTERVAL_VALID) {
 		encode_truth(vb, as->epochs[inst->epoch].valid);
+		return true;
+	}
+	if (inst->col->what == W_HIST_INTERVAL)
+		err = interval_bucket(as, inst->epoch, id, inst->bucket, &count);
 	else
-		encode_counter64(
-		    vb, interval_count(as, inst->epoch, inst->cell + inst->col->column, col));
+		err = interval_count(as, inst->epoch, id, col, &count);
+	if (err < 0)
+		return false;
+	encode_counter64(vb, count);
+	return true;
 }
 
-static void set_value(const struct handlers *h, const struct agg_result *res,
+/*
+ * @inst's value into @vb; false when it has none now: an interval whose
+ * epoch the library dropped since the pass (noSuchInstance, skipped by
+ * GETNEXT), never a wrong count.
+ */
+static bool set_value(const struct handlers *h, const struct agg_result *res,
                       const struct oidmap_region *region, const struct oidmap_instance *inst,
                       netsnmp_variable_list *vb)
 {
 	switch (inst->col->space) {
+	case SPACE_INTERVAL:
+	case SPACE_HIST_INTERVAL:
+		return set_interval_value(&res->segs[inst->seg], region, inst, vb);
 	case MIB_SPACE_AGENT:
 		set_agent_value(h, res, inst, vb);
 		break;
@@ -398,13 +423,6 @@ static void set_value(const struct handlers *h, const struct agg_result *res,
 		break;
 	case MIB_SPACE_EPOCH:
 		set_epoch_value(&res->segs[inst->seg], inst, vb);
-		break;
-	case SPACE_INTERVAL:
-		set_interval_value(&res->segs[inst->seg], region, inst, vb);
-		break;
-	case SPACE_HIST_INTERVAL:
-		encode_counter64(vb, interval_bucket(&res->segs[inst->seg], inst->epoch,
-		                                     inst->cell + inst->col->column, inst->bucket));
 		break;
 	case SPACE_ROW:
 		if (inst->col->what == W_HIST_COUNT || inst->col->what == W_HIST_SUM)
@@ -419,6 +437,7 @@ static void set_value(const struct handlers *h, const struct agg_result *res,
 		set_cell_value(h, &res->segs[inst->seg], inst, vb);
 		break;
 	}
+	return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -435,10 +454,9 @@ static int get(const void *data, const struct agg_result *res, netsnmp_variable_
 	const struct handlers_region *hr = data;
 	struct oidmap_instance inst;
 
-	if (oidmap_get(hr->region, res, vb->name, vb->name_length, &inst)) {
-		set_value(hr->h, res, hr->region, &inst, vb);
-		return SNMP_ERR_NOERROR;
-	}
+	if (oidmap_get(hr->region, res, vb->name, vb->name_length, &inst))
+		return set_value(hr->h, res, hr->region, &inst, vb) ? SNMP_ERR_NOERROR
+		                                                    : SNMP_NOSUCHINSTANCE;
 	if (oidmap_is_column(hr->region, vb->name, vb->name_length))
 		return SNMP_NOSUCHINSTANCE;
 	return SNMP_NOSUCHOBJECT;
@@ -450,14 +468,21 @@ static bool next(const void *data, const struct agg_result *res, netsnmp_variabl
 	const struct handlers_region *hr = data;
 	struct oidmap_instance inst;
 	oid name[MAX_OID_LEN];
-	size_t len;
+	const oid *after = vb->name;
+	size_t len, after_len = vb->name_length;
 
-	if (!oidmap_next(hr->region, res, vb->name, vb->name_length, inclusive, &inst))
-		return false;
-	len = oidmap_instance_oid(hr->region, &inst, name);
-	snmp_set_var_objid(vb, name, len);
-	set_value(hr->h, res, hr->region, &inst, vb);
-	return true;
+	/* An instance without a value now is skipped (set_value()). */
+	while (oidmap_next(hr->region, res, after, after_len, inclusive, &inst)) {
+		len = oidmap_instance_oid(hr->region, &inst, name);
+		if (set_value(hr->h, res, hr->region, &inst, vb)) {
+			snmp_set_var_objid(vb, name, len);
+			return true;
+		}
+		after = name;
+		after_len = len;
+		inclusive = false;
+	}
+	return false;
 }
 
 /* The counters a reset instance covers. */

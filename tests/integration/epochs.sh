@@ -12,9 +12,9 @@ STATCTL=$top_builddir/tools/statctl
 [ -x "$STATCTL" ] || skip "tools/statctl not built"
 
 # dataplane keeps 4 epochs ($1: its epochs group's further settings);
-# dataplane2 (oid 2) declares none.
+# dataplane2 (oid 2) declares none.  $2: the agent group's settings.
 epoch_config() {
-	fx_config_two "interval_ms = 100; allow_reset = true;"
+	fx_config_two "${2:-interval_ms = 100; allow_reset = true;}"
 	sed -i "s|path = \"$TMP/dataplane\";|& epochs = { keep = 4; $1 };|" "$TMP/statctr.conf"
 	grep -q 'epochs = { keep = 4;' "$TMP/statctr.conf" || fail "no epochs in the configuration"
 }
@@ -185,6 +185,30 @@ EOF
 newest=$(statctl -f json epoch list dataplane |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["segments"][0]["epochs"][-1]["number"])')
 fx_wait 5 served_epoch "$newest" || fail "the newest scheduled epoch $newest is not served"
+
+log "an epoch dropped since the pass: its counts are no instances, never a wrong number"
+fx_agent_stop
+epoch_config "" "interval_ms = 4000; allow_reset = true;"
+fx_agent
+dropped=0
+for try in 1 2 3 4 5; do
+	oldest=$(snmp_walk "$EPOCHS.2.1" | head -n 1 | awk '{ print $1 }')
+	oldest=${oldest##*.}
+	[ -n "$oldest" ] || fail "no epoch listed"
+	statctl epoch start dropper dataplane >/dev/null || fail "statctl epoch start dropper"
+	# One PDU, one aggregation: the epoch still listed, its count without a value.
+	out=$(snmp_get "$EPOCHS.2.1.$oldest" "$IV.10.$oldest.1")
+	if echo "$out" | head -n 1 | grep -qv 'No Such'; then
+		echo "$out" | tail -n 1 | grep -q 'No Such Instance' ||
+			fail "a dropped epoch's count was served: $out"
+		next=$(snmpgetnext $V2 "127.0.0.1:$PORT" "$IV.10.$oldest" | cut -d' ' -f1)
+		[ "$next" != "$IV.10.$oldest.1" ] || fail "GETNEXT gave the dropped epoch's count"
+		dropped=1
+		break
+	fi
+	log "a pass came between the start and the GET (try $try)"
+done
+[ "$dropped" = 1 ] || fail "no GET landed before the next pass in 5 tries"
 
 log "snmpd's DisMan Schedule (repeat, as cron) starts epochs by SET"
 fx_agent_stop
