@@ -32,6 +32,12 @@
  *     and after its first result (agg_ready(): a SIGHUP's switch is due).
  *   - stop: set by agg_destroy(); the thread checks it between segments.
  *
+ * Epochs (aggepoch.c) are the thread's too: the schedule runs in a pass,
+ * before the segment's snapshot, and a SET's epoch start comes with its
+ * resets (agg_reset()).  A result holds its own copy of each segment's
+ * kept epochs (room for every segment's keep after its segments), read
+ * before the snapshot it publishes them with.
+ *
  * A snapshot is retaken (statctr_snap_retake(), saving the page faults of a
  * fresh one) only from a spare: a snapshot no listed result and no part of
  * the pass being built refers to.  A refresh after a reset publishes a copy
@@ -42,6 +48,7 @@
 #include <net-snmp/net-snmp-includes.h>
 
 #include "aggregate.h"
+#include "aggepoch.h"
 #include "agent.h"
 
 #include <errno.h>
@@ -71,6 +78,10 @@ struct seg_watch {
 	double tokens;      /* reset PDUs: AGG_RESET_RATE per second, as many at most */
 	double budget_ms;   /* reset work: AGG_RESET_BUDGET_MS, a fifth of the time refilled */
 	uint64_t refill_ns; /* CLOCK_MONOTONIC of the last refill; 0: full */
+
+	/* Its epochs (the thread's), and where a result keeps them in its room. */
+	struct aggepoch epochs;
+	size_t epoch_room;
 };
 
 /* What attach() found. */
@@ -81,6 +92,7 @@ struct published {
 	struct aggregator *agg;
 	unsigned refs; /* under agg->lock */
 	struct agg_result res;
+	struct agg_epoch *room; /* after segs: each segment's keep, at its epoch_room */
 	struct agg_segment segs[];
 };
 
@@ -123,6 +135,7 @@ struct aggregator {
 	uint32_t built;             /* segments of building taken so far */
 	uint64_t interval_ns;
 	int wake_fd;
+	size_t nroom; /* agg_epoch entries a result holds: the sum of every keep */
 	/* Written before pthread_create() and after pthread_join() only. */
 	bool threaded;
 	pthread_t thread;
@@ -399,7 +412,37 @@ static void take(struct aggregator *agg, struct seg_watch *st, struct agg_segmen
 	out->busy_slots = ss.busy_slots + ss.dead_torn_slots;
 }
 
-static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct agg_segment *out)
+/* Logged once per cause, as a snapshot's failures. */
+static void schedule_epoch(struct aggregator *agg, struct seg_watch *st)
+{
+	int err = aggepoch_schedule(&st->epochs, st->view, realtime_now());
+
+	if (err < 0)
+		log_error_once(agg, st, err, "scheduled epoch", agent_errmsg());
+	else if (err > 0)
+		st->last_error = 0;
+}
+
+/* The segment's epochs, read before its snapshot, validated after it. */
+static void take_with_epochs(struct aggregator *agg, struct seg_watch *st, bool can_start,
+                             struct agg_segment *out, struct agg_epoch *room)
+{
+	uint32_t n = 0;
+
+	if (st->epochs.keep && can_start)
+		schedule_epoch(agg, st);
+	if (st->epochs.keep)
+		n = aggepoch_read(&st->epochs, st->view, room);
+	take(agg, st, out);
+	if (!out->snap || !n)
+		return;
+	out->epochs = room;
+	out->nepochs = n;
+	out->valid_intervals = aggepoch_validate(&st->epochs, out->snap, room, n);
+}
+
+static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct agg_segment *out,
+                         struct agg_epoch *room)
 {
 	struct statctr_seg_info info;
 	enum presence presence = attach(agg, st);
@@ -421,7 +464,7 @@ static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct ag
 	out->status = st->compatible ? status_of(info.status) : AGG_INCOMPATIBLE;
 	if (!st->compatible)
 		return;
-	take(agg, st, out);
+	take_with_epochs(agg, st, info.can_reset && info.status == STATCTR_SEG_ACTIVE, out, room);
 	out->can_reset = st->view && out->snap && info.can_reset;
 }
 
@@ -432,7 +475,8 @@ static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct ag
 static struct published *new_result(struct aggregator *agg)
 {
 	uint32_t n = agg->cfg->nsegments;
-	struct published *p = calloc(1, sizeof(*p) + n * sizeof(p->segs[0]));
+	struct published *p =
+	    calloc(1, sizeof(*p) + n * sizeof(p->segs[0]) + agg->nroom * sizeof(struct agg_epoch));
 
 	if (!p) {
 		agg_log(agg, LOG_ERR, "aggregation: out of memory, serving the previous result\n");
@@ -441,7 +485,26 @@ static struct published *new_result(struct aggregator *agg)
 	p->agg = agg;
 	p->res.nsegments = n;
 	p->res.segs = p->segs;
+	p->room = (struct agg_epoch *)(p->segs + n);
 	return p;
+}
+
+/* Segment @seg of @p's room for epochs. */
+static struct agg_epoch *room_of(const struct aggregator *agg, struct published *p, uint32_t seg)
+{
+	return p->room + agg->segs[seg].epoch_room;
+}
+
+/* @to's segment @seg becomes @from, its epochs copied into @to's own room. */
+static void copy_segment(const struct aggregator *agg, struct published *to, uint32_t seg,
+                         const struct agg_segment *from)
+{
+	struct agg_epoch *room = room_of(agg, to, seg);
+
+	to->segs[seg] = *from;
+	if (from->nepochs)
+		memmove(room, from->epochs, from->nepochs * sizeof(*room));
+	to->segs[seg].epochs = from->nepochs ? room : NULL;
 }
 
 static bool refers_to(const struct published *p, uint32_t n, uint32_t seg,
@@ -566,12 +629,13 @@ static void refresh_segment(struct aggregator *agg, uint32_t seg)
 
 	if (!p)
 		return;
-	memcpy(p->segs, agg->current->segs, p->res.nsegments * sizeof(p->segs[0]));
+	for (uint32_t i = 0; i < p->res.nsegments; i++)
+		copy_segment(agg, p, i, &agg->current->segs[i]);
 	p->res.taken_ns = agg->current->res.taken_ns;
-	pass_segment(agg, &agg->segs[seg], &p->segs[seg]);
+	pass_segment(agg, &agg->segs[seg], &p->segs[seg], room_of(agg, p, seg));
 	if (agg->building && seg < agg->built) {
 		stale = agg->building->segs[seg].snap;
-		agg->building->segs[seg] = p->segs[seg];
+		copy_segment(agg, agg->building, seg, &p->segs[seg]);
 		/*
 		 * Given back now, as the pass's reference goes: publish() may
 		 * recycle the current result, the stale snapshot's other holder,
@@ -593,14 +657,23 @@ static int by_segment_then_first(const void *a, const void *b)
 	return (x->first > y->first) - (x->first < y->first);
 }
 
-/* The ranges of segment @v[0].seg (v sorted, @n of that segment), overlaps merged. */
-static uint32_t merge_ranges(const struct agg_reset *v, uint32_t n, struct statctr_range *out)
+/*
+ * The ranges of segment @v[0].seg (v sorted, @n of that segment), overlaps
+ * merged; *@epoch: one of them asks for an epoch start instead.
+ */
+static uint32_t merge_ranges(const struct agg_reset *v, uint32_t n, struct statctr_range *out,
+                             bool *epoch)
 {
 	uint32_t m = 0;
 
+	*epoch = false;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t end = (uint64_t)v[i].first + v[i].count;
 
+		if (v[i].epoch) {
+			*epoch = true;
+			continue;
+		}
 		if (m > 0 && v[i].first <= (uint64_t)out[m - 1].first + out[m - 1].count) {
 			uint64_t last = (uint64_t)out[m - 1].first + out[m - 1].count;
 
@@ -611,6 +684,16 @@ static uint32_t merge_ranges(const struct agg_reset *v, uint32_t n, struct statc
 		out[m++] = (struct statctr_range){v[i].first, v[i].count};
 	}
 	return m;
+}
+
+/* A SET's epoch start of @st, named after now. */
+static int start_epoch(struct seg_watch *st, char *msg, size_t size)
+{
+	int err = aggepoch_start(st->view, "snmp", realtime_now());
+
+	if (err < 0)
+		snprintf(msg, size, "segment %s: %s", st->decl->name, agent_errmsg());
+	return err;
 }
 
 /*
@@ -624,25 +707,30 @@ static int reset_segment(struct aggregator *agg, const struct agg_reset *v, uint
 {
 	struct seg_watch *st = &agg->segs[v[0].seg];
 	uint64_t start = clock_ns(CLOCK_MONOTONIC), cost;
-	uint32_t m = merge_ranges(v, n, ranges);
-	int err;
+	bool epoch;
+	uint32_t m = merge_ranges(v, n, ranges, &epoch);
+	int err = 0;
 
 	if (!st->view) {
 		snprintf(msg, size, "segment %s is not attached", st->decl->name);
 		return -ENOENT;
 	}
-	err = statctr_reset_ranges(st->view, ranges, m, &st->spare);
+	if (m)
+		err = statctr_reset_ranges(st->view, ranges, m, &st->spare);
+	if (err >= 0 && epoch)
+		err = start_epoch(st, msg, size);
+	else if (err < 0)
+		snprintf(msg, size, "segment %s: reset of %u ranges (cells %u..%u first): %s",
+		         st->decl->name, m, ranges[0].first, ranges[0].first + ranges[0].count - 1,
+		         statctr_errmsg());
 	cost = clock_ns(CLOCK_MONOTONIC) - start;
 	pthread_mutex_lock(&agg->lock);
 	st->budget_ms -= (double)cost / 1e6;
 	pthread_mutex_unlock(&agg->lock);
-	if (err < 0) {
-		snprintf(msg, size, "segment %s: reset of %u ranges (cells %u..%u first): %s",
-		         st->decl->name, m, ranges[0].first, ranges[0].first + ranges[0].count - 1,
-		         statctr_errmsg());
+	if (err < 0)
 		return err;
-	}
-	st->fresh = true;
+	/* A reset's own snapshot is from before an epoch started after it. */
+	st->fresh = m && !epoch;
 	refresh_segment(agg, v[0].seg);
 	return 0;
 }
@@ -891,7 +979,7 @@ static void run_pass(struct aggregator *agg)
 			discard(agg, p);
 			return;
 		}
-		pass_segment(agg, &agg->segs[i], &p->segs[i]);
+		pass_segment(agg, &agg->segs[i], &p->segs[i], room_of(agg, p, i));
 		agg->built = i + 1;
 	}
 	agg->building = NULL;
@@ -1007,8 +1095,17 @@ int agg_open(const struct statctr_config *cfg, uid_t owner, bool slot_values,
 	agg->owner = owner;
 	agg->slot_values = slot_values;
 	agg->wake_fd = -1;
-	for (uint32_t i = 0; i < cfg->nsegments; i++)
-		agg->segs[i].decl = &cfg->segments[i];
+	for (uint32_t i = 0; i < cfg->nsegments; i++) {
+		struct seg_watch *st = &agg->segs[i];
+
+		st->decl = &cfg->segments[i];
+		st->epoch_room = agg->nroom;
+		agg->nroom += st->decl->epoch_keep;
+		if (aggepoch_init(&st->epochs, st->decl) < 0) {
+			agg_destroy(agg);
+			return agent_seterr(ENOMEM, "out of memory");
+		}
+	}
 	*aggp = agg;
 	return 0;
 }
@@ -1050,6 +1147,7 @@ void agg_destroy(struct aggregator *agg)
 	for (uint32_t i = 0; i < agg->cfg->nsegments; i++) {
 		statctr_snap_free(agg->segs[i].spare);
 		statctr_view_close(agg->segs[i].view);
+		aggepoch_fini(&agg->segs[i].epochs);
 	}
 	pthread_cond_destroy(&agg->wake);
 	pthread_cond_destroy(&agg->done);

@@ -28,6 +28,14 @@ enum agg_status {
 	AGG_INCOMPATIBLE = 5, /* layout differs from the configuration: not served */
 };
 
+/* One kept epoch of a segment, as a pass read it (docs/agent.md, "Epochs"). */
+struct agg_epoch {
+	uint32_t number;
+	bool valid; /* its interval (to the next epoch, or to the snapshot) is exact */
+	uint64_t start_ns;
+	char name[STATCTR_MAX_EPOCH_NAME + 1];
+};
+
 struct agg_segment {
 	const struct statctr_segment_decl *decl;
 	enum agg_status status;
@@ -47,6 +55,14 @@ struct agg_segment {
 	uint64_t disc_floor_ns;
 	uint32_t generations; /* generations attached since the agent started */
 	bool can_reset;       /* attached, compatible, control file writable */
+	/*
+	 * The kept epochs, oldest first (numbers ascending), read before the
+	 * snapshot was taken, so that every one started at or before it; none
+	 * without a snapshot.  Owned by the result.
+	 */
+	const struct agg_epoch *epochs;
+	uint32_t nepochs;
+	uint32_t valid_intervals; /* epochs but the newest whose interval is valid */
 };
 
 struct agg_stats {
@@ -127,18 +143,25 @@ const struct agg_result *agg_result(const struct aggregator *agg);
  */
 void agg_flush_log(struct aggregator *agg);
 
-/* One reset of counters @first..@first+@count-1 of segment @seg. */
+/*
+ * One reset of counters @first..@first+@count-1 of segment @seg, or, with
+ * @epoch, an epoch start of segment @seg (count 0): a SET hands both over
+ * alike (docs/agent.md, "Epochs").
+ */
 struct agg_reset {
 	uint32_t seg;
 	statctr_id first;
 	uint32_t count;
+	bool epoch;
 };
 
 /*
  * agg_reset() - the resets @v[0..@n-1] (one SET PDU's, in any order, any
  * segments), done as one step per segment: their ranges merged into one
- * statctr_reset_ranges() call, one snapshot, which the thread then
- * publishes, so the next request sees the zeroed values.
+ * statctr_reset_ranges() call, then the segment's epoch start if one is
+ * asked (statctr_epoch_start(), named snmp-<UTC time>), one snapshot, which
+ * the thread then publishes, so the next request sees the zeroed values
+ * and the new epoch.
  *
  * Handed to the aggregator's thread (the owner of the views; agg_start()
  * must have been called), which runs it between two segments of a pass.

@@ -183,6 +183,12 @@ static const struct agg_result *request_result(struct aggregator *agg,
  * SET: resets.
  */
 
+/* Whether a checked SET does something: a reset, or an epoch start. */
+static bool acts(const struct agg_reset *reset)
+{
+	return reset->count || reset->epoch;
+}
+
 static int check_set(const struct engine_region *er, const struct agg_result *res,
                      const netsnmp_variable_list *vb, struct agg_reset *reset)
 {
@@ -199,7 +205,7 @@ static void do_reserve(const struct engine_region *er, const struct agg_result *
 	struct agg_reset reset;
 	int err = check_set(er, res, req->requestvb, &reset);
 
-	if (err == SNMP_ERR_NOERROR && reset.count && agg_reset_admit(er->e->agg, reset.seg) < 0) {
+	if (err == SNMP_ERR_NOERROR && acts(&reset) && agg_reset_admit(er->e->agg, reset.seg) < 0) {
 		snmp_log(LOG_INFO, "SET refused: %s\n", agent_errmsg());
 		err = SNMP_ERR_RESOURCEUNAVAILABLE;
 	}
@@ -225,7 +231,7 @@ static bool reset_of(const struct engine *e, const struct agg_result *res,
 		if (!er->be->set_check || er->r.range_subid ||
 		    netsnmp_oid_is_subtree(er->r.root, er->r.root_len, vb->name, vb->name_length))
 			continue;
-		return check_set(er, res, vb, reset) == SNMP_ERR_NOERROR && reset->count;
+		return check_set(er, res, vb, reset) == SNMP_ERR_NOERROR && acts(reset);
 	}
 	return false;
 }
@@ -283,7 +289,7 @@ static void do_commit(const struct engine_region *er, const struct agg_result *r
 		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
 		return;
 	}
-	if (reset.count && commit_pdu_resets(er->e, res, reqinfo) < 0)
+	if (acts(&reset) && commit_pdu_resets(er->e, res, reqinfo) < 0)
 		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
 }
 

@@ -43,7 +43,8 @@ struct engine_backend {
 	             bool inclusive);
 	/*
 	 * SET of @vb: the SNMP error status of RFC 3416 4.2.5; on
-	 * SNMP_ERR_NOERROR, @reset->count > 0 when it resets @reset's cells.
+	 * SNMP_ERR_NOERROR, @reset->count > 0 when it resets @reset's cells, @reset->epoch
+	 * when it starts an epoch of @reset->seg (both handed to agg_reset()).
 	 * NULL: nothing in the region is writable.
 	 */
 	int (*set_check)(const void *data, const struct agg_result *res,

@@ -2,7 +2,8 @@
  * handlers.c - the STATCTR-MIB backend of the engine (engine.h): the
  * regions of the oidmap (statctrObjects, each declared table, each
  * histogram), their instances (oidmap.c's O(log n) search) and their
- * values, and which SET resets what (setcheck.c checks it).
+ * values, and which SET resets what or starts an epoch (setcheck.c checks
+ * it).
  *
  * Owns the meaning of every STATCTR-MIB object: which published number an
  * instance is.  Never encodes a value itself (encode.c does), never
@@ -81,8 +82,19 @@ static void set_agent_value(const struct handlers *h, const struct agg_result *r
 	}
 }
 
+/* Seconds from the newest epoch's start to the pass at @now_ns (RFC 3705's HCPerfTimeElapsed). */
+static uint64_t epoch_elapsed_s(const struct agg_segment *as, uint64_t now_ns)
+{
+	uint64_t start;
+
+	if (!as->nepochs)
+		return 0;
+	start = as->epochs[as->nepochs - 1].start_ns;
+	return now_ns > start ? (now_ns - start) / 1000000000u : 0;
+}
+
 static void set_segment_value(const struct handlers *h, const struct agg_segment *as, uint16_t what,
-                              netsnmp_variable_list *vb)
+                              uint64_t now_ns, netsnmp_variable_list *vb)
 {
 	switch (what) {
 	case MIB_SEG_NAME:
@@ -115,7 +127,13 @@ static void set_segment_value(const struct handlers *h, const struct agg_segment
 	case MIB_SEG_BUSY:
 		encode_gauge32(vb, as->busy_slots);
 		break;
-	default: /* MIB_SEG_RESET */
+	case MIB_SEG_EPOCH_VALID:
+		encode_gauge32(vb, as->valid_intervals);
+		break;
+	case MIB_SEG_EPOCH_ELAPSED:
+		encode_gauge32(vb, (int64_t)epoch_elapsed_s(as, now_ns));
+		break;
+	default: /* MIB_SEG_RESET, MIB_SEG_EPOCH_START */
 		encode_integer(vb, SETCHECK_IDLE);
 		break;
 	}
@@ -284,16 +302,127 @@ static void set_hist_value(const struct agg_segment *as, const struct oidmap_reg
 	}
 }
 
-static void set_value(const struct handlers *h, const struct agg_result *res,
+/* A row of statctrEpochTable. */
+static void set_epoch_value(const struct agg_segment *as, const struct oidmap_instance *inst,
+                            netsnmp_variable_list *vb)
+{
+	const struct agg_epoch *ep = &as->epochs[inst->epoch];
+
+	switch (inst->col->what) {
+	case MIB_EPOCH_NAME:
+		encode_string(vb, ep->name);
+		break;
+	case MIB_EPOCH_START:
+		encode_timestamp(vb, ep->start_ns);
+		break;
+	case MIB_EPOCH_START_DATE:
+		encode_date(vb, ep->start_ns);
+		break;
+	default: /* MIB_EPOCH_VALID */
+		encode_truth(vb, ep->valid);
+		break;
+	}
+}
+
+/*
+ * Epoch @e's interval: from its number to the next kept one's, or to the
+ * snapshot (0) for the newest.  false when it is not valid (statctrEpochValid).
+ */
+static bool interval_of(const struct agg_segment *as, uint32_t e, uint32_t *from, uint32_t *to)
+{
+	*from = as->epochs[e].number;
+	*to = e + 1 < as->nepochs ? as->epochs[e + 1].number : 0;
+	return as->epochs[e].valid;
+}
+
+/*
+ * Bucket @b's count in epoch @e, cumulative (values <= its bound), as the
+ * bucket table's, into *@count: 0 when the interval is not valid.  Returns
+ * 0, or the library's error (the epoch was dropped since the pass, or kept
+ * changing): then there is no value to serve.
+ */
+static int interval_bucket(const struct agg_segment *as, uint32_t e, statctr_id id, uint32_t b,
+                           uint64_t *count)
+{
+	uint32_t from, to;
+	uint64_t delta;
+
+	*count = 0;
+	if (!interval_of(as, e, &from, &to))
+		return 0;
+	for (uint32_t k = 0; k <= b; k++) {
+		int err = statctr_snap_epoch_bucket(as->snap, id, k, from, to, &delta);
+
+		if (err < 0)
+			return err;
+		*count += delta;
+	}
+	return 0;
+}
+
+/*
+ * Cell @id's count from epoch @e to the next kept one, or to the snapshot
+ * for the newest, as interval_bucket(); a histogram's is the values
+ * recorded, its +Inf bucket.
+ */
+static int interval_count(const struct agg_segment *as, uint32_t e, statctr_id id,
+                          const struct statctr_column_decl *col, uint64_t *count)
+{
+	uint32_t from, to;
+
+	*count = 0;
+	if (!interval_of(as, e, &from, &to))
+		return 0;
+	if (col->kind == STATCTR_HISTOGRAM)
+		return interval_bucket(as, e, id, col->nbuckets, count);
+	return statctr_snap_epoch_delta(as->snap, id, from, to, count);
+}
+
+/* A row of an interval table (statctrIntervals), or of a histogram's; false: no value. */
+static bool set_interval_value(const struct agg_segment *as, const struct oidmap_region *region,
+                               const struct oidmap_instance *inst, netsnmp_variable_list *vb)
+{
+	const struct statctr_column_decl *col =
+	    &as->decl->tables[region->table].columns[inst->col->column];
+	statctr_id id = inst->cell + inst->col->column;
+	uint64_t count;
+	int err;
+
+	if (inst->col->what == W_INTERVAL_VALID) {
+		encode_truth(vb, as->epochs[inst->epoch].valid);
+		return true;
+	}
+	if (inst->col->what == W_HIST_INTERVAL)
+		err = interval_bucket(as, inst->epoch, id, inst->bucket, &count);
+	else
+		err = interval_count(as, inst->epoch, id, col, &count);
+	if (err < 0)
+		return false;
+	encode_counter64(vb, count);
+	return true;
+}
+
+/*
+ * @inst's value into @vb; false when it has none now: an interval whose
+ * epoch the library dropped since the pass (noSuchInstance, skipped by
+ * GETNEXT), never a wrong count.
+ */
+static bool set_value(const struct handlers *h, const struct agg_result *res,
                       const struct oidmap_region *region, const struct oidmap_instance *inst,
                       netsnmp_variable_list *vb)
 {
 	switch (inst->col->space) {
+	case SPACE_INTERVAL:
+	case SPACE_HIST_INTERVAL:
+		return set_interval_value(&res->segs[inst->seg], region, inst, vb);
 	case MIB_SPACE_AGENT:
 		set_agent_value(h, res, inst, vb);
 		break;
 	case MIB_SPACE_SEGMENT:
-		set_segment_value(h, &res->segs[inst->seg], inst->col->what, vb);
+		set_segment_value(h, &res->segs[inst->seg], inst->col->what, res->taken_ns, vb);
+		break;
+	case MIB_SPACE_EPOCH:
+		set_epoch_value(&res->segs[inst->seg], inst, vb);
 		break;
 	case SPACE_ROW:
 		if (inst->col->what == W_HIST_COUNT || inst->col->what == W_HIST_SUM)
@@ -308,6 +437,7 @@ static void set_value(const struct handlers *h, const struct agg_result *res,
 		set_cell_value(h, &res->segs[inst->seg], inst, vb);
 		break;
 	}
+	return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -324,10 +454,9 @@ static int get(const void *data, const struct agg_result *res, netsnmp_variable_
 	const struct handlers_region *hr = data;
 	struct oidmap_instance inst;
 
-	if (oidmap_get(hr->region, res, vb->name, vb->name_length, &inst)) {
-		set_value(hr->h, res, hr->region, &inst, vb);
-		return SNMP_ERR_NOERROR;
-	}
+	if (oidmap_get(hr->region, res, vb->name, vb->name_length, &inst))
+		return set_value(hr->h, res, hr->region, &inst, vb) ? SNMP_ERR_NOERROR
+		                                                    : SNMP_NOSUCHINSTANCE;
 	if (oidmap_is_column(hr->region, vb->name, vb->name_length))
 		return SNMP_NOSUCHINSTANCE;
 	return SNMP_NOSUCHOBJECT;
@@ -339,14 +468,21 @@ static bool next(const void *data, const struct agg_result *res, netsnmp_variabl
 	const struct handlers_region *hr = data;
 	struct oidmap_instance inst;
 	oid name[MAX_OID_LEN];
-	size_t len;
+	const oid *after = vb->name;
+	size_t len, after_len = vb->name_length;
 
-	if (!oidmap_next(hr->region, res, vb->name, vb->name_length, inclusive, &inst))
-		return false;
-	len = oidmap_instance_oid(hr->region, &inst, name);
-	snmp_set_var_objid(vb, name, len);
-	set_value(hr->h, res, hr->region, &inst, vb);
-	return true;
+	/* An instance without a value now is skipped (set_value()). */
+	while (oidmap_next(hr->region, res, after, after_len, inclusive, &inst)) {
+		len = oidmap_instance_oid(hr->region, &inst, name);
+		if (set_value(hr->h, res, hr->region, &inst, vb)) {
+			snmp_set_var_objid(vb, name, len);
+			return true;
+		}
+		after = name;
+		after_len = len;
+		inclusive = false;
+	}
+	return false;
 }
 
 /* The counters a reset instance covers. */
@@ -376,8 +512,14 @@ static int set_check(const void *data, const struct agg_result *res,
 	long action;
 	int err = setcheck(hr->region, res, hr->h->set->allow_reset, &v, &inst, &action);
 
-	if (err == SNMP_ERR_NOERROR && action == SETCHECK_RESET)
+	if (err != SNMP_ERR_NOERROR || action != SETCHECK_RESET)
+		return err;
+	if (inst.col->what == MIB_SEG_EPOCH_START) {
+		reset->seg = inst.seg;
+		reset->epoch = true;
+	} else {
 		reset_range(hr, &inst, reset);
+	}
 	return err;
 }
 

@@ -6,7 +6,8 @@
  * counter, histogram and gauge cell ids of each segment, the column arrays)
  * and, per dynamic table, the sorted indexes of the rows a snapshot holds.
  * A histogram's bucket cells are no cells (cell ids stop at the last
- * table's); its buckets are a dense range per row of its region.  Never
+ * table's); its buckets are a dense range per row of its region; a
+ * segment's epochs are those its published result lists, by bisection.  Never
  * reads a segment: which instances exist is decided by the configuration
  * and by the published result (a segment without a snapshot has no rows;
  * a dynamic table has the rows present in the snapshot).
@@ -18,6 +19,7 @@
 
 #include "oidmap.h"
 #include "agent.h"
+#include "names.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -87,9 +89,12 @@ static unsigned space_levels(unsigned space)
 {
 	switch (space) {
 	case MIB_SPACE_CELL:
+	case MIB_SPACE_EPOCH:
 	case SPACE_BUCKET:
+	case SPACE_INTERVAL:
 		return 2;
 	case MIB_SPACE_SLOT:
+	case SPACE_HIST_INTERVAL:
 		return 3;
 	default:
 		return 1;
@@ -303,6 +308,34 @@ static bool row_ge(const struct search *s, uint64_t v, uint32_t *out)
 	return true;
 }
 
+/* Position of the first epoch of @as whose number is >= @v. */
+static uint32_t epoch_lower_bound(const struct agg_segment *as, uint64_t v)
+{
+	uint32_t lo = 0, hi = as->nepochs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (as->epochs[mid].number < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The smallest kept epoch number >= @v of segment @conf (numbers ascend, oldest first). */
+static bool epoch_ge(const struct search *s, uint32_t conf, uint64_t v, uint32_t *out)
+{
+	const struct agg_segment *as = &s->res->segs[conf];
+	uint32_t p = epoch_lower_bound(as, v);
+
+	if (p == as->nepochs)
+		return false;
+	*out = as->epochs[p].number;
+	return true;
+}
+
 /* Bucket indexes are b + 1, the last (+Inf) nbuckets + 1: the same for every row. */
 static bool bucket_ge(const struct search *s, uint64_t v, uint32_t *out)
 {
@@ -323,6 +356,15 @@ static bool level_ge(const struct search *s, unsigned level, uint64_t v, uint32_
 		return row_ge(s, v, out);
 	case SPACE_BUCKET:
 		return level == 0 ? row_ge(s, v, out) : bucket_ge(s, v, out);
+	case SPACE_INTERVAL:
+		return level == 0 ? epoch_ge(s, s->reg->seg, v, out) : row_ge(s, v, out);
+	case SPACE_HIST_INTERVAL:
+		if (level == 0)
+			return epoch_ge(s, s->reg->seg, v, out);
+		return level == 1 ? row_ge(s, v, out) : bucket_ge(s, v, out);
+	case MIB_SPACE_EPOCH:
+		return level == 0 ? seg_ge(s, v, true, out)
+		                  : epoch_ge(s, seg_conf(s->reg->map, s->idx[0]), v, out);
 	case MIB_SPACE_CELL:
 	case MIB_SPACE_SLOT:
 		break;
@@ -375,6 +417,18 @@ static void decode(const struct search *s, struct oidmap_instance *inst)
 		inst->row = s->idx[0] - 1;
 		inst->cell = t->first_cell + inst->row * t->ncolumns;
 		inst->bucket = col->space == SPACE_BUCKET ? s->idx[1] - 1 : 0;
+	} else if (col->space == SPACE_INTERVAL || col->space == SPACE_HIST_INTERVAL) {
+		const struct statctr_table_decl *t =
+		    &map->cfg->segments[s->reg->seg].tables[s->reg->table];
+
+		inst->seg = s->reg->seg;
+		inst->epoch = epoch_lower_bound(&s->res->segs[inst->seg], s->idx[0]);
+		inst->row = s->idx[1] - 1;
+		inst->cell = t->first_cell + inst->row * t->ncolumns;
+		inst->bucket = col->space == SPACE_HIST_INTERVAL ? s->idx[2] - 1 : 0;
+	} else if (col->space == MIB_SPACE_EPOCH) {
+		inst->seg = seg_conf(map, s->idx[0]);
+		inst->epoch = epoch_lower_bound(&s->res->segs[inst->seg], s->idx[1]);
 	} else if (col->space != MIB_SPACE_AGENT) {
 		inst->seg = seg_conf(map, s->idx[0]);
 		inst->cell = s->idx[1] ? s->idx[1] - 1 : 0;
@@ -733,24 +787,31 @@ static struct oidmap_column *data_columns(const struct statctr_table_decl *td)
 	return cols;
 }
 
-/* A histogram's bucket and summary tables: R.4.S.T.(10+c) is the region's root. */
-static struct oidmap_column *hist_columns(uint32_t c)
+/*
+ * A histogram's bucket and summary tables, and with @epochs its interval
+ * bucket table: R.4.S.T.(10+c) is the region's root.  @n: how many.
+ */
+static struct oidmap_column *hist_columns(uint32_t c, bool epochs, size_t *n)
 {
 	static const struct {
 		oid sub[3];
 		uint8_t space;
 		uint16_t what;
-	} cols[4] = {
+	} cols[5] = {
 	    {{MIB_HIST_BUCKETS, MIB_ARC_ENTRY, MIB_HIST_BUCKET_BOUND}, SPACE_BUCKET, W_HIST_BOUND},
 	    {{MIB_HIST_BUCKETS, MIB_ARC_ENTRY, MIB_HIST_BUCKET_COUNT},
 	     SPACE_BUCKET,
 	     W_HIST_BUCKET_COUNT},
 	    {{MIB_HIST_SUMMARY, MIB_ARC_ENTRY, MIB_HIST_COUNT}, SPACE_ROW, W_HIST_COUNT},
 	    {{MIB_HIST_SUMMARY, MIB_ARC_ENTRY, MIB_HIST_SUM}, SPACE_ROW, W_HIST_SUM},
+	    {{MIB_HIST_INTERVALS, MIB_ARC_ENTRY, MIB_HIST_INTERVAL_COUNT},
+	     SPACE_HIST_INTERVAL,
+	     W_HIST_INTERVAL},
 	};
-	struct oidmap_column *out = calloc(4, sizeof(*out));
+	struct oidmap_column *out = calloc(5, sizeof(*out));
 
-	for (size_t i = 0; out && i < 4; i++)
+	*n = epochs ? 5 : 4;
+	for (size_t i = 0; out && i < *n; i++)
 		out[i] = (struct oidmap_column){{cols[i].sub[0], cols[i].sub[1], cols[i].sub[2]},
 		                                3,
 		                                cols[i].space,
@@ -759,6 +820,34 @@ static struct oidmap_column *hist_columns(uint32_t c)
 		                                cols[i].what,
 		                                c};
 	return out;
+}
+
+/* An interval table's columns: valid, then each counter or histogram column's count. */
+static struct oidmap_column *interval_columns(const struct statctr_table_decl *td, size_t *ncols)
+{
+	struct oidmap_column *cols = calloc((size_t)td->ncolumns + 1, sizeof(*cols));
+
+	*ncols = 0;
+	if (!cols)
+		return NULL;
+	cols[(*ncols)++] = (struct oidmap_column){{MIB_ARC_ENTRY, MIB_INTERVAL_VALID},
+	                                          2,
+	                                          SPACE_INTERVAL,
+	                                          MIB_ALL,
+	                                          0,
+	                                          W_INTERVAL_VALID,
+	                                          0};
+	for (uint32_t c = 0; c < td->ncolumns; c++)
+		if (td->columns[c].kind != STATCTR_GAUGE)
+			cols[(*ncols)++] =
+			    (struct oidmap_column){{MIB_ARC_ENTRY, MIB_DATA_FIRST_VALUE + c},
+			                           2,
+			                           SPACE_INTERVAL,
+			                           MIB_ALL,
+			                           0,
+			                           W_INTERVAL_COUNT,
+			                           c};
+	return cols;
 }
 
 /* The next region, for table @t of segment @s: its columns @cols (owned by the map). */
@@ -789,15 +878,41 @@ static int build_hist_regions(struct oidmap *map, const uint32_t *root, size_t r
 	for (uint32_t c = 0; c < td->ncolumns; c++) {
 		const oid tail[] = {MIB_ARC_HISTOGRAMS, d->oid, td->oid, MIB_DATA_FIRST_VALUE + c};
 		struct oidmap_region *reg;
+		size_t ncols;
 
 		if (td->columns[c].kind != STATCTR_HISTOGRAM)
 			continue;
-		reg = add_region(map, s, t, hist_columns(c), 4);
+		reg = add_region(map, s, t, hist_columns(c, d->epoch_keep > 0, &ncols), 0);
 		if (!reg)
 			return agent_seterr(ENOMEM, "out of memory");
+		reg->ncols = ncols;
 		snprintf(reg->name, sizeof(reg->name), "statctr.%.12s.%.12s.%.12s", d->name,
 		         td->name, td->columns[c].name);
 		set_root(reg, root, root_len, tail, 4);
+	}
+	return 0;
+}
+
+/* The interval tables of segment @s (one that declares epochs), after its other regions. */
+static int build_interval_regions(struct oidmap *map, const uint32_t *root, size_t root_len,
+                                  uint32_t s)
+{
+	const struct statctr_segment_decl *d = &map->cfg->segments[s];
+
+	for (uint32_t t = 0; t < d->ntables; t++) {
+		const oid tail[] = {MIB_ARC_INTERVALS, d->oid, d->tables[t].oid};
+		struct oidmap_region *reg;
+		size_t ncols;
+
+		if (!mib_has_intervals(d, &d->tables[t]))
+			continue;
+		reg = add_region(map, s, t, interval_columns(&d->tables[t], &ncols), 0);
+		if (!reg)
+			return agent_seterr(ENOMEM, "out of memory");
+		reg->ncols = ncols;
+		snprintf(reg->name, sizeof(reg->name), "statctr.%.14s.%.14s.epochs", d->name,
+		         d->tables[t].name);
+		set_root(reg, root, root_len, tail, 3);
 	}
 	return 0;
 }
@@ -833,6 +948,12 @@ static int build_regions(struct oidmap *map, const uint32_t *root, size_t root_l
 				return err;
 		}
 	}
+	for (uint32_t s = 0; s < cfg->nsegments; s++) {
+		int err = build_interval_regions(map, root, root_len, s);
+
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -846,6 +967,7 @@ static size_t count_regions(const struct statctr_config *cfg)
 			const struct statctr_table_decl *td = &cfg->segments[s].tables[t];
 
 			n++;
+			n += mib_has_intervals(&cfg->segments[s], td);
 			for (uint32_t c = 0; c < td->ncolumns; c++)
 				n += td->columns[c].kind == STATCTR_HISTOGRAM;
 		}

@@ -6,13 +6,16 @@
  * statctrObjects, holding every accessible row of MIB_FIXED_OBJECTS, one
  * per declared table at R.3.<segment oid>.<table oid> (statctrData), and
  * one per histogram column i of a table at R.4.<segment oid>.<table
- * oid>.(10+i) (statctrHistograms: its bucket and summary tables).
+ * oid>.(10+i) (statctrHistograms: its bucket and summary tables), and,
+ * for a segment that declares epochs, one per declared table with a counter
+ * or histogram column at R.5.<segment oid>.<table oid> (statctrIntervals).
  *
  * Lookups never scan a table: the columns of a region and the segments are
  * sorted arrays searched by bisection, the counter and gauge cells of each
  * segment are sorted arrays of cell ids, rows and slots are dense ranges,
  * and the rows of a dynamic table present in a snapshot a sorted array
- * (built once per snapshot), and a histogram's buckets a dense range.  GET
+ * (built once per snapshot), a histogram's buckets a dense range, and a
+ * segment's kept epochs the sorted array its published result holds.  GET
  * and GETNEXT cost O(log n) per varbind.
  *
  * A dynamic table (rows = { max = N; }) has an instance for the rows
@@ -51,12 +54,17 @@ enum oidmap_what {
 	W_HIST_BUCKET_COUNT, /* values <= that bound: cumulative */
 	W_HIST_COUNT,
 	W_HIST_SUM,
+	W_INTERVAL_VALID, /* the epoch's interval is exact */
+	W_INTERVAL_COUNT, /* the declared column's count in the epoch's interval */
+	W_HIST_INTERVAL,  /* a bucket's cumulative count in the epoch's interval */
 };
 
 /* Where a column's instances are: one of mib/objects.h's enum mib_space, else one of these. */
 enum oidmap_space {
 	SPACE_ROW = MIB_NSPACES, /* the rows of a declared table (and a histogram's summary) */
 	SPACE_BUCKET,            /* the rows of a declared table x a histogram's buckets */
+	SPACE_INTERVAL,          /* a segment's kept epochs x the rows of a declared table */
+	SPACE_HIST_INTERVAL,     /* kept epochs x rows x a histogram's buckets */
 };
 
 struct oidmap_column {
@@ -92,6 +100,7 @@ struct oidmap_instance {
 	uint32_t slot;   /* MIB_SPACE_SLOT */
 	uint32_t row;    /* SPACE_ROW/BUCKET */
 	uint32_t bucket; /* SPACE_BUCKET: 0..nbuckets (nbuckets: +Inf) */
+	uint32_t epoch;  /* MIB_SPACE_EPOCH, SPACE_INTERVAL: position in the result's epochs */
 };
 
 /*

@@ -26,6 +26,10 @@ static int check_instance(const struct agg_result *res, const struct oidmap_inst
 	/* (10) No values now (absent, stale, incompatible): reset(2) works once they are back. */
 	if (value == SETCHECK_RESET && !as->can_reset)
 		return SNMP_ERR_INCONSISTENTVALUE;
+	/* (10) start(2) of a segment that declares no epochs never works. */
+	if (value == SETCHECK_RESET && inst->col->what == MIB_SEG_EPOCH_START &&
+	    !as->decl->epoch_keep)
+		return SNMP_ERR_INCONSISTENTVALUE;
 	/* (11) resourceUnavailable never applies: the baselines are preallocated. */
 	*action = value;
 	return SNMP_ERR_NOERROR;

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Values of StatctrResetAction. */
+/* Values of StatctrResetAction (and of StatctrEpochAction: idle(1), start(2)). */
 #define SETCHECK_IDLE  1
 #define SETCHECK_RESET 2
 
@@ -33,7 +33,8 @@ struct setcheck_varbind {
  * or !@allow_reset), wrongType (not an INTEGER), wrongLength (not a long),
  * wrongValue (not idle(1)/reset(2)), noCreation (no such instance in
  * @res), notWritable (the control file is read-only to this process),
- * inconsistentValue (reset(2) of a segment that has no values now).  On
+ * inconsistentValue (reset(2) of a segment that has no values now, start(2)
+ * of one that declares no epochs).  On
  * SNMP_ERR_NOERROR, *@inst is the instance and *@action its new value.
  * Never reads @vb->val beyond @vb->val_len, never trusts its alignment.
  */

@@ -4,8 +4,10 @@
  * The OID layout is mib/oids.h's, which the agent serves: table T of
  * segment S at statctrData.S.T, its entry and its columns (row index, row
  * name, discontinuity, reset, then the declared columns), each histogram
- * column's bucket and summary tables at statctrHistograms.S.T.(10+i), the
- * module's identity and conformance under the first segment.  Every number
+ * column's bucket and summary tables at statctrHistograms.S.T.(10+i), in a
+ * segment that declares epochs each table's interval table at
+ * statctrIntervals.S.T, the module's identity and conformance under the
+ * first segment.  Every number
  * comes from there.  Output depends only on the configuration and the revision
  * time given.
  */
@@ -33,9 +35,10 @@ struct gen {
 	struct mib_module_names names;
 	const char *data;       /* statctrData, or the node this module defines for root.3 */
 	const char *histograms; /* statctrHistograms, or the node it defines for root.4 */
+	const char *intervals;  /* statctrIntervals, or the node it defines for root.5 */
 	char module[80];
 	char date[16];
-	bool has_counter, has_gauge, has_histogram;
+	bool has_counter, has_gauge, has_histogram, has_intervals;
 };
 
 /* ---- names ------------------------------------------------------------ */
@@ -54,6 +57,8 @@ static void find_kinds(struct gen *g)
 				    kind == STATCTR_KIND_COUNTER || kind == STATCTR_KIND_HISTOGRAM;
 				g->has_gauge |= kind == STATCTR_KIND_GAUGE;
 				g->has_histogram |= kind == STATCTR_KIND_HISTOGRAM;
+				g->has_intervals |= mib_has_intervals(
+				    &g->cfg->segments[s], &g->cfg->segments[s].tables[t]);
 			}
 }
 
@@ -130,15 +135,17 @@ static void emit_imports(struct gen *g, const char *anchor)
 	fprintf(g->out, "    MODULE-IDENTITY, OBJECT-TYPE, Unsigned32%s%s%s%s\n",
 	        g->has_counter ? ", Counter64" : "", g->has_gauge ? ", Gauge32" : "",
 	        anchor ? ", " : "", anchor ? anchor : "");
-	fputs("        FROM SNMPv2-SMI\n"
-	      "    DisplayString, TimeStamp\n"
-	      "        FROM SNMPv2-TC\n"
-	      "    MODULE-COMPLIANCE, OBJECT-GROUP\n"
-	      "        FROM SNMPv2-CONF\n",
-	      g->out);
-	fprintf(g->out, "    %s%sStatctrResetAction\n        FROM STATCTR-MIB;\n\n",
+	fprintf(g->out,
+	        "        FROM SNMPv2-SMI\n"
+	        "    DisplayString, TimeStamp%s\n"
+	        "        FROM SNMPv2-TC\n"
+	        "    MODULE-COMPLIANCE, OBJECT-GROUP\n"
+	        "        FROM SNMPv2-CONF\n",
+	        g->has_intervals ? ", TruthValue" : "");
+	fprintf(g->out, "    %s%s%sStatctrResetAction\n        FROM STATCTR-MIB;\n\n",
 	        anchor ? "" : "statctrData, ",
-	        anchor || !g->has_histogram ? "" : "statctrHistograms, ");
+	        anchor || !g->has_histogram ? "" : "statctrHistograms, ",
+	        anchor || !g->has_intervals ? "" : "statctrIntervals, ");
 }
 
 static void emit_identity(struct gen *g)
@@ -192,6 +199,13 @@ static bool emit_root_chain(struct gen *g, const char *anchor, const char *below
 			return false;
 		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", g->histograms, parent,
 		        MIB_ARC_HISTOGRAMS);
+	}
+	if (g->has_intervals) {
+		g->intervals = mib_name(&g->names.reg, 2, first, "Intervals");
+		if (g->intervals == NULL)
+			return false;
+		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", g->intervals, parent,
+		        MIB_ARC_INTERVALS);
 	}
 	fputc('\n', g->out);
 	return true;
@@ -506,7 +520,128 @@ static void emit_histograms(struct gen *g, const struct statctr_segment_decl *se
 	}
 }
 
-static void emit_segment(struct gen *g, uint32_t s)
+/* ---- interval tables (epochs) ----------------------------------------- */
+
+/* The interval table and entry of @td, and its SEQUENCE: epoch, valid, then the counts. */
+static bool emit_interval_pair(struct gen *g, const struct statctr_table_decl *td,
+                               const struct mib_seg_names *sn, const struct mib_table_names *n,
+                               const char *text, const char *entry_text, const char *clause)
+{
+	const struct mib_interval_names *iv = &n->iv;
+	char(*members)[96] = calloc((size_t)td->ncolumns + 2, sizeof(*members));
+	const char **list = calloc((size_t)td->ncolumns + 2, sizeof(*list));
+	size_t m = 0;
+	bool ok = members && list;
+
+	if (ok) {
+		snprintf(members[m++], sizeof(members[0]), "%s Unsigned32", iv->epoch);
+		snprintf(members[m++], sizeof(members[0]), "%s TruthValue", iv->valid);
+		for (uint32_t c = 0; c < td->ncolumns; c++)
+			if (iv->counts[c])
+				snprintf(members[m++], sizeof(members[0]), "%s Counter64",
+				         iv->counts[c]);
+		for (size_t i = 0; i < m; i++)
+			list[i] = members[i];
+		emit_table_pair(g, iv->table, iv->entry, sn->interval_node, td->oid, text,
+		                entry_text, clause, list, m);
+	}
+	free(members);
+	free(list);
+	return ok;
+}
+
+/* Histogram column @c's interval bucket table, at its node's MIB_HIST_INTERVALS. */
+static void emit_hist_interval(struct gen *g, const struct statctr_table_decl *t,
+                               const struct mib_table_names *n, uint32_t c)
+{
+	const struct mib_hist_interval_names *hi = &n->iv.hists[c];
+	const struct mib_hist_names *h = &n->hists[c];
+	char text[TEXT_MAX], entry_text[256], clause[256], member[96];
+	const char *const members[] = {member};
+	struct object o = {hi->count, "Counter64", "read-only",
+	                   "",        hi->entry,   MIB_HIST_INTERVAL_COUNT};
+
+	snprintf(text, sizeof(text),
+	         "The buckets of histogram %s of table %s per epoch: one row per kept epoch, row "
+	         "of %s and bucket, each the values recorded in the epoch's interval (as %s) "
+	         "that are less than or equal to the bucket's bound (%s): cumulative, as %s.",
+	         t->columns[c].name, t->name, n->table, n->iv.counts[c], h->bucket_bound,
+	         h->bucket_count);
+	snprintf(entry_text, sizeof(entry_text),
+	         "One bucket of histogram %s of one row of %s in one epoch.", t->columns[c].name,
+	         n->table);
+	snprintf(clause, sizeof(clause), "INDEX       { %s, %s, %s }", n->iv.epoch, n->row_index,
+	         h->bucket_index);
+	snprintf(member, sizeof(member), "%s Counter64", hi->count);
+	emit_table_pair(g, hi->table, hi->entry, h->node, MIB_HIST_INTERVALS, text, entry_text,
+	                clause, members, 1);
+	emit_object(g, &o, NULL,
+	            "The values recorded in the epoch's interval that are less than or equal to "
+	            "the bound; 0 when %s is false(2).",
+	            n->iv.valid);
+}
+
+/* Table @t's interval table at statctrIntervals.S.T: epoch x row, a count per column. */
+/* false: out of memory. */
+static bool emit_intervals(struct gen *g, const struct statctr_segment_decl *seg,
+                           const struct mib_seg_names *sn, uint32_t t)
+{
+	const struct statctr_table_decl *td = &seg->tables[t];
+	const struct mib_table_names *n = &sn->tables[t];
+	const struct mib_interval_names *iv = &n->iv;
+	char text[TEXT_MAX], entry_text[256], clause[160];
+	struct object o = {iv->epoch,        "Unsigned32 (1..4294967295)",
+	                   "not-accessible", "",
+	                   iv->entry,        MIB_INTERVAL_EPOCH};
+
+	if (iv->table == NULL)
+		return true;
+	snprintf(text, sizeof(text),
+	         "The counts of table %s per epoch of segment %s (statctrEpochTable): one row "
+	         "per kept epoch and %s row of %s, the counts from the epoch's start to the next "
+	         "kept epoch's (a past interval: they never change again) or, for the newest, to "
+	         "the aggregation being served (the current interval). The shape of RFC 3705 "
+	         "(HC-PerfHist-TC-MIB), indexed by epoch number, so each count is monotonic for "
+	         "as long as its row exists. Starting an epoch resets nothing; resets do not "
+	         "change these counts.",
+	         td->name, seg->name, td->dynamic ? "present" : "declared", n->table);
+	snprintf(entry_text, sizeof(entry_text), "The counts of one row of %s in one epoch.",
+	         n->table);
+	snprintf(clause, sizeof(clause), "INDEX       { %s, %s }", iv->epoch, n->row_index);
+	if (!emit_interval_pair(g, td, sn, n, text, entry_text, clause))
+		return false;
+	emit_object(g, &o, NULL, "The epoch's number (statctrEpochNumber).");
+	o = (struct object){iv->valid, "TruthValue", "read-only",
+	                    "",        iv->entry,    MIB_INTERVAL_VALID};
+	emit_object(g, &o, NULL,
+	            "Whether the epoch's interval is exact (statctrEpochValid). false(2): it "
+	            "spans a writer restart whose final counts were not captured; the counts of "
+	            "the row are then 0 and must not be used.");
+	for (uint32_t c = 0; c < td->ncolumns; c++) {
+		if (!iv->counts[c])
+			continue;
+		o = (struct object){
+		    iv->counts[c],
+		    "Counter64",
+		    "read-only",
+		    td->columns[c].kind == STATCTR_HISTOGRAM ? "" : td->columns[c].units,
+		    iv->entry,
+		    MIB_DATA_FIRST_VALUE + c};
+		emit_object(g, &o, NULL, "The epoch's count of %s %s (%s): %s.", "column",
+		            td->columns[c].name, n->columns[c],
+		            td->columns[c].kind == STATCTR_HISTOGRAM
+		                ? "the values the histogram recorded in the interval"
+		                : "what the counter counted in the interval, as RFC 3705's "
+		                  "HCPerfIntervalCount (past) and HCPerfCurrentCount (newest)");
+	}
+	for (uint32_t c = 0; c < td->ncolumns; c++)
+		if (td->columns[c].kind == STATCTR_HISTOGRAM)
+			emit_hist_interval(g, td, n, c);
+	return true;
+}
+
+/* false: out of memory. */
+static bool emit_segment(struct gen *g, uint32_t s)
 {
 	const struct statctr_segment_decl *seg = &g->cfg->segments[s];
 	const struct mib_seg_names *sn = &g->names.segs[s];
@@ -525,6 +660,13 @@ static void emit_segment(struct gen *g, uint32_t s)
 			emit_column(g, td, &sn->tables[t], c);
 		emit_histograms(g, seg, sn, t);
 	}
+	if (sn->interval_node)
+		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %" PRIu32 " }\n\n",
+		        sn->interval_node, g->intervals, seg->oid);
+	for (uint32_t t = 0; t < seg->ntables; t++)
+		if (!emit_intervals(g, seg, sn, t))
+			return false;
+	return true;
 }
 
 /* ---- conformance ------------------------------------------------------ */
@@ -569,6 +711,15 @@ static void emit_group(struct gen *g, const struct statctr_table_decl *t,
 			        "              %s",
 			        n->hists[c].bucket_bound, n->hists[c].bucket_count,
 			        n->hists[c].count, n->hists[c].sum);
+	if (n->iv.table) {
+		fprintf(g->out, ",\n              %s", n->iv.valid);
+		for (uint32_t c = 0; c < t->ncolumns; c++)
+			if (n->iv.counts[c])
+				fprintf(g->out, ",\n              %s", n->iv.counts[c]);
+		for (uint32_t c = 0; c < t->ncolumns; c++)
+			if (n->iv.hists[c].count)
+				fprintf(g->out, ",\n              %s", n->iv.hists[c].count);
+	}
 	fputs(" }\n    STATUS      current\n", g->out);
 	emit_description(g, "The objects of table %s.", t->name);
 	fprintf(g->out, "    ::= { %s %" PRIu32 " }\n\n", g->names.groups,
@@ -616,7 +767,8 @@ int mib_generate(FILE *out, const struct statctr_config *cfg, const struct mib_s
 	                .cfg = cfg,
 	                .set = set,
 	                .data = "statctrData",
-	                .histograms = "statctrHistograms"};
+	                .histograms = "statctrHistograms",
+	                .intervals = "statctrIntervals"};
 	const char *anchor = NULL, *below = NULL;
 	int err = prepare(&g, cfg, revision_time);
 
@@ -630,7 +782,8 @@ int mib_generate(FILE *out, const struct statctr_config *cfg, const struct mib_s
 			err = -ENOMEM;
 	}
 	for (uint32_t s = 0; err == 0 && s < cfg->nsegments; s++)
-		emit_segment(&g, s);
+		if (!emit_segment(&g, s))
+			err = -ENOMEM;
 	if (err == 0) {
 		emit_conformance(&g);
 		fputs("END\n", out);

@@ -303,6 +303,67 @@ static bool seg_hist_names_init(struct mib_names *reg, const struct statctr_segm
 	return true;
 }
 
+/* Whether table @t has an interval table in a segment with epochs: a column counts. */
+bool mib_has_intervals(const struct statctr_segment_decl *seg, const struct statctr_table_decl *t)
+{
+	for (uint32_t c = 0; seg->epoch_keep && c < t->ncolumns; c++)
+		if (t->columns[c].kind != STATCTR_GAUGE)
+			return true;
+	return false;
+}
+
+static bool hist_interval_names_init(struct mib_names *reg, const char *seg, const char *table,
+                                     const char *column, struct mib_hist_interval_names *h)
+{
+	h->table = mib_name(reg, 4, seg, table, column, "IntervalBucketTable");
+	h->entry = mib_name(reg, 4, seg, table, column, "IntervalBucketEntry");
+	h->count = mib_name(reg, 4, seg, table, column, "IntervalBucketCount");
+	return h->table && h->entry && h->count;
+}
+
+static bool interval_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
+                                const struct statctr_table_decl *td, struct mib_interval_names *iv)
+{
+	reg->owner = td;
+	iv->table = mib_name(reg, 3, seg->name, td->name, "IntervalTable");
+	iv->entry = mib_name(reg, 3, seg->name, td->name, "IntervalEntry");
+	iv->epoch = mib_name(reg, 3, seg->name, td->name, "IntervalEpoch");
+	iv->valid = mib_name(reg, 3, seg->name, td->name, "IntervalValid");
+	iv->counts = calloc(td->ncolumns, sizeof(*iv->counts));
+	iv->hists = calloc(td->ncolumns, sizeof(*iv->hists));
+	if (!iv->table || !iv->entry || !iv->epoch || !iv->valid || !iv->counts || !iv->hists)
+		return false;
+	for (uint32_t c = 0; c < td->ncolumns; c++) {
+		reg->owner = &td->columns[c];
+		if (td->columns[c].kind != STATCTR_GAUGE &&
+		    !(iv->counts[c] =
+		          mib_name(reg, 4, seg->name, td->name, td->columns[c].name, "Interval")))
+			return false;
+		if (td->columns[c].kind == STATCTR_HISTOGRAM &&
+		    !hist_interval_names_init(reg, seg->name, td->name, td->columns[c].name,
+		                              &iv->hists[c]))
+			return false;
+	}
+	return true;
+}
+
+/* The interval tables of segment @s: after every histogram's names (names.h). */
+static bool seg_interval_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
+                                    struct mib_seg_names *sn)
+{
+	for (uint32_t t = 0; t < seg->ntables; t++) {
+		if (!mib_has_intervals(seg, &seg->tables[t]))
+			continue;
+		reg->owner = seg;
+		if (sn->interval_node == NULL)
+			sn->interval_node = mib_name(reg, 2, seg->name, "SegmentIntervals");
+		if (sn->interval_node == NULL ||
+		    !interval_names_init(reg, seg, &seg->tables[t], &sn->tables[t].iv))
+			return false;
+	}
+	return true;
+}
+
 bool mib_module_names_init(struct mib_module_names *n, const struct statctr_config *cfg)
 {
 	const char *first = cfg->segments[0].name;
@@ -311,7 +372,7 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 	n->segs = calloc(cfg->nsegments, sizeof(*n->segs));
 	/* Reserve what the module imports. */
 	if (n->segs == NULL || !mib_name(&n->reg, 1, "statctrData") ||
-	    !mib_name(&n->reg, 1, "statctrMIB"))
+	    !mib_name(&n->reg, 1, "statctrIntervals") || !mib_name(&n->reg, 1, "statctrMIB"))
 		return false;
 	n->reg.owner = &cfg->segments[0]; /* the module's own names derive from it */
 	n->modid = mib_name(&n->reg, 2, first, "MIB");
@@ -333,6 +394,9 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 	for (uint32_t s = 0; s < cfg->nsegments; s++)
 		if (!seg_hist_names_init(&n->reg, &cfg->segments[s], &n->segs[s]))
 			return false;
+	for (uint32_t s = 0; s < cfg->nsegments; s++)
+		if (!seg_interval_names_init(&n->reg, &cfg->segments[s], &n->segs[s]))
+			return false;
 	n->reg.owner = NULL; /* what the module names later is its own */
 	return n->modid && n->compliances && n->groups && n->compliance;
 }
@@ -343,6 +407,8 @@ void mib_module_names_free(struct mib_module_names *n, const struct statctr_conf
 		for (uint32_t t = 0; n->segs[s].tables && t < cfg->segments[s].ntables; t++) {
 			free(n->segs[s].tables[t].columns);
 			free(n->segs[s].tables[t].hists);
+			free(n->segs[s].tables[t].iv.counts);
+			free(n->segs[s].tables[t].iv.hists);
 		}
 		free(n->segs[s].tables);
 	}

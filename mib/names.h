@@ -53,6 +53,21 @@ struct mib_hist_names {
 	const char *summary_table, *summary_entry, *count, *sum;
 };
 
+/*
+ * The descriptors of one table's interval table (statctrIntervals.S.T),
+ * in a segment that declares epochs and a table with a counter or
+ * histogram column; else all NULL.
+ */
+struct mib_interval_names {
+	const char *table, *entry, *epoch, *valid;
+	const char **counts; /* one per declared column: NULL for a gauge's */
+	/* One per declared column, all NULL but a histogram's: its interval
+	 * bucket table (statctrHistograms.S.T.(10+i).3). */
+	struct mib_hist_interval_names {
+		const char *table, *entry, *count;
+	} * hists;
+};
+
 /* The descriptors of one declared table in the generated module. */
 struct mib_table_names {
 	const char *table, *entry, *group;
@@ -62,11 +77,13 @@ struct mib_table_names {
 	 * declared column (all NULL but a histogram's); else NULL. */
 	const char *hist_node;
 	struct mib_hist_names *hists;
+	struct mib_interval_names iv;
 };
 
 struct mib_seg_names {
 	const char *node;
 	const char *hist_node;          /* statctrHistograms.S, or NULL: no histogram */
+	const char *interval_node;      /* statctrIntervals.S, or NULL: no interval table */
 	struct mib_table_names *tables; /* one per declared table */
 };
 
@@ -75,7 +92,8 @@ struct mib_seg_names {
  * snmp_exporter module naming it (statctl exporter-config), given out in
  * one fixed order so that both agree; names given out later (the root
  * chain) cannot change them.  The histograms' come after every table's,
- * so a histogram column added to a configuration renames nothing else.  mib_module_names_init()
+ * so a histogram column added to a configuration renames nothing else, and
+ * the interval tables' after those, so epochs added rename nothing either.  mib_module_names_init()
  * returns false when out of memory; mib_module_names_free() frees what it made either way.
  */
 struct mib_module_names {
@@ -85,6 +103,9 @@ struct mib_module_names {
 };
 
 bool mib_module_names_init(struct mib_module_names *n, const struct statctr_config *cfg);
+
+/* Whether table @t of segment @seg has an interval table: epochs, and a counter or histogram. */
+bool mib_has_intervals(const struct statctr_segment_decl *seg, const struct statctr_table_decl *t);
 void mib_module_names_free(struct mib_module_names *n, const struct statctr_config *cfg);
 
 /*

@@ -24,6 +24,19 @@
  *     R.4.S.T.(10+i).2.1.c.(row+1)
  *                            its summary table (AUGMENTS the table's entry):
  *                            MIB_HIST_COUNT, MIB_HIST_SUM
+ *     R.4.S.T.(10+i).3.1.1.e.(row+1).(b+1)
+ *                            in a segment with epochs, its interval bucket
+ *                            table: MIB_HIST_INTERVAL_COUNT, bucket b's count
+ *                            in epoch e
+ *   R.5                    statctrIntervals: the declared tables' epochs
+ *     R.5.S.T                interval table of table T of segment S (one with
+ *                            a counter or histogram column)
+ *     R.5.S.T.1.c.e.(row+1)  column c: MIB_INTERVAL_EPOCH, MIB_INTERVAL_VALID,
+ *                            then declared counter or histogram column i at
+ *                            MIB_DATA_FIRST_VALUE + i: its count in epoch e
+ *
+ * Epochs (docs/agent.md, "Epochs"): statctrEpochTable (R.1.5) lists the kept
+ * epochs, index segment, epoch number; statctrSegmentEpochStart starts one.
  *
  * Index values of the fixed tables: a segment is its `oid`, a cell its id
  * + 1, a slot its number + 1 (the last one is the shared slot).  Segment
@@ -40,11 +53,11 @@
 
 /*
  * SNMP names at most 128 sub-identifiers (RFC 2578, 3.5); the deepest OID
- * below the root is a bucket: R.4.S.T.(10+i).1.1.c.row.bucket, 9 more.  100
- * keeps room to spare for managers with shorter buffers.
+ * below the root is an epoch's bucket: R.4.S.T.(10+i).3.1.1.epoch.row.bucket,
+ * 10 more.  100 keeps room to spare for managers with shorter buffers.
  */
 #define MIB_MAX_OID_ARCS        128
-#define MIB_MAX_ARCS_BELOW_ROOT 9
+#define MIB_MAX_ARCS_BELOW_ROOT 10
 #define MIB_ROOT_MAX_ARCS       100
 _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
                "every served OID fits in 128 sub-identifiers");
@@ -54,6 +67,7 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 #define MIB_ARC_CONFORMANCE 2 /* statctrConformance */
 #define MIB_ARC_DATA        3 /* statctrData */
 #define MIB_ARC_HISTOGRAMS  4 /* statctrHistograms */
+#define MIB_ARC_INTERVALS   5 /* statctrIntervals */
 
 /* Under statctrObjects: the agent's scalars (instance .0), then the tables. */
 #define MIB_ARC_AGENT       1 /* statctrAgent */
@@ -68,7 +82,8 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 #define MIB_FIXED_TABLES(X)                                                                        \
 	X(SEGMENT, "statctrSegmentTable", "statctrSegmentEntry", 2)                                \
 	X(CELL, "statctrCellTable", "statctrCellEntry", 3)                                         \
-	X(SLOT, "statctrSlotTable", "statctrSlotEntry", 4)
+	X(SLOT, "statctrSlotTable", "statctrSlotEntry", 4)                                         \
+	X(EPOCH, "statctrEpochTable", "statctrEpochEntry", 5)
 
 /*
  * Every OBJECT-TYPE of STATCTR-MIB below statctrObjects but the tables and
@@ -107,6 +122,12 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 	X(SEG_GENERATIONS, "statctrSegmentGenerations", SEGMENT, 10, "Counter32", READ_ONLY, ALL)  \
 	X(SEG_BUSY, "statctrSegmentBusySlots", SEGMENT, 11, "Gauge32", READ_ONLY, ALL)             \
 	X(SEG_RESET, "statctrSegmentReset", SEGMENT, 12, "StatctrResetAction", READ_WRITE, ALL)    \
+	X(SEG_EPOCH_START, "statctrSegmentEpochStart", SEGMENT, 13, "StatctrEpochAction",          \
+	  READ_WRITE, ALL)                                                                         \
+	X(SEG_EPOCH_VALID, "statctrSegmentEpochValidIntervals", SEGMENT, 14, "Gauge32", READ_ONLY, \
+	  ALL)                                                                                     \
+	X(SEG_EPOCH_ELAPSED, "statctrSegmentEpochTimeElapsed", SEGMENT, 15, "Gauge32", READ_ONLY,  \
+	  ALL)                                                                                     \
 	X(CELL_INDEX, "statctrCellIndex", CELL, 1, "Unsigned32 (1..16777216)", NOT_ACCESSIBLE,     \
 	  ALL)                                                                                     \
 	X(CELL_TABLE, "statctrCellTableName", CELL, 2, "DisplayString", READ_ONLY, ALL)            \
@@ -122,7 +143,14 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 	X(CELL_RESET, "statctrCellReset", CELL, 12, "StatctrResetAction", READ_WRITE, COUNTERS)    \
 	X(SLOT_INDEX, "statctrSlotIndex", SLOT, 1, "Unsigned32 (1..8193)", NOT_ACCESSIBLE, ALL)    \
 	X(SLOT_COUNTER, "statctrSlotCounter", SLOT, 2, "Counter64", READ_ONLY, PLAIN_COUNTERS)     \
-	X(SLOT_GAUGE_DELTA, "statctrSlotGaugeDelta", SLOT, 3, "DisplayString", READ_ONLY, GAUGES)
+	X(SLOT_GAUGE_DELTA, "statctrSlotGaugeDelta", SLOT, 3, "DisplayString", READ_ONLY, GAUGES)  \
+	X(EPOCH_NUMBER, "statctrEpochNumber", EPOCH, 1, "Unsigned32 (1..4294967295)",              \
+	  NOT_ACCESSIBLE, ALL)                                                                     \
+	X(EPOCH_NAME, "statctrEpochName", EPOCH, 2, "DisplayString (SIZE (1..63))", READ_ONLY,     \
+	  ALL)                                                                                     \
+	X(EPOCH_START, "statctrEpochStart", EPOCH, 3, "TimeStamp", READ_ONLY, ALL)                 \
+	X(EPOCH_START_DATE, "statctrEpochStartDate", EPOCH, 4, "DateAndTime", READ_ONLY, ALL)      \
+	X(EPOCH_VALID, "statctrEpochValid", EPOCH, 5, "TruthValue", READ_ONLY, ALL)
 
 /* The entry columns of every declared table under statctrData. */
 #define MIB_DATA_ROW_INDEX     1  /* Unsigned32 (1..nrows), not-accessible: the INDEX */
@@ -142,6 +170,17 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 #define MIB_HIST_SUMMARY      2 /* the summary table, AUGMENTS { the table's entry } */
 #define MIB_HIST_COUNT        1 /* Counter64: values recorded */
 #define MIB_HIST_SUM          2 /* Counter64: their sum, mod 2^64 */
+/* In a segment with epochs: INDEX { the interval table's epoch, row index, bucket index }. */
+#define MIB_HIST_INTERVALS      3
+#define MIB_HIST_INTERVAL_COUNT 1 /* Counter64: values <= the bound in the epoch (cumulative) */
+
+/*
+ * The entry columns of a declared table's interval table under
+ * statctrIntervals, INDEX { MIB_INTERVAL_EPOCH, the table's row index };
+ * declared counter or histogram column i is MIB_DATA_FIRST_VALUE + i.
+ */
+#define MIB_INTERVAL_EPOCH 1 /* Unsigned32 (1..4294967295), not-accessible: the epoch number */
+#define MIB_INTERVAL_VALID 2 /* TruthValue: the epoch's interval is exact (statctrEpochValid) */
 
 /* The generated module's own nodes, under the first segment's statctrData.S. */
 #define MIB_MODULE_IDENTITY    0 /* table OIDs start at 1, so 0 is free */

@@ -22,7 +22,7 @@ tests_fuzz_replay_view_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_view.c
 tests_fuzz_replay_view_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_replay_view_LDADD = lib/libstatctr_core.la $(LIBCONFIG_LIBS)
 tests_fuzz_replay_set_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_set.c $(FUZZ_AGENT) \
-	agent/aggregate.h agent/aggregate.c \
+	agent/aggregate.h agent/aggregate.c agent/aggepoch.h agent/aggepoch.c \
 	agent/setcheck.h agent/setcheck.c
 tests_fuzz_replay_set_CPPFLAGS = $(FUZZ_CPPFLAGS)
 tests_fuzz_replay_set_CFLAGS = $(FUZZ_CFLAGS)

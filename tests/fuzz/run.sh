@@ -50,7 +50,7 @@ sources_of() {
 }
 LIB_SRC=$(sources_of lib lib_libstatctr_core_la_SOURCES)
 MIB_SRC=$(sources_of mib mib_libstatctr_mib_la_SOURCES)
-AGENT_SRC="errmsg oidmap aggregate setcheck" # the agent's parts the targets use (not main.c)
+AGENT_SRC="errmsg oidmap aggregate aggepoch setcheck" # the agent's parts the targets use (not main.c)
 
 echo "=== building the fuzz targets with $($CC --version | head -1)"
 # compile SOURCE OBJECT-NAME: instrumented for coverage, not yet linked with libFuzzer.

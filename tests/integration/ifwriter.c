@@ -1,16 +1,20 @@
 /*
  * ifwriter.c - a writer driven by commands on stdin, for
- * tests/integration/ifmib.sh: it sets exact values (counters above 2^32,
- * an operational-state gauge) and adds and removes dynamic rows by name.
+ * tests/integration/ifmib.sh and epochs.sh: it sets exact values (counters
+ * above 2^32, an operational-state gauge, histogram records) and adds and
+ * removes dynamic rows by name.
  *
  *   ifwriter CONFIG SEGMENT
  *   add TABLE COLUMN ROW N      add N to a counter (ROW: a row's name)
  *   set TABLE COLUMN ROW N      set a gauge to N
+ *   rec TABLE COLUMN ROW V      record value V in a histogram (a slot of its own)
  *   row+ TABLE ROW              add a dynamic row
  *   row- TABLE ROW              remove a dynamic row
  *
  * Each command is done through the segment's shared slot (statctr_shared_add()
- * and statctr_gauge_set(): one control thread, no fast path to exercise), and
+ * and statctr_gauge_set(): one control thread, no fast path to exercise), but
+ * rec, through a slot acquired and released around it (histograms have no
+ * shared-slot record), and
  * answered with "ok" or "error: ..." on stdout, after "ready" once the segment
  * exists.  Exits at end of input.
  */
@@ -45,6 +49,19 @@ static int find_row(const struct statctr_seg *seg, const struct statctr_segment_
 	return -ENOENT;
 }
 
+/* One record in histogram @id, from a slot held for it alone. */
+static int record(struct statctr_seg *seg, statctr_id id, uint64_t value)
+{
+	struct statctr_slot *slot;
+	int err = statctr_slot_acquire(seg, &slot);
+
+	if (err)
+		return err;
+	statctr_hist_record(slot, id, value); /* outside a transaction: opens its own */
+	statctr_slot_release(slot);           /* pairs with statctr_slot_acquire() above */
+	return 0;
+}
+
 static int run(struct statctr_seg *seg, const struct statctr_segment_decl *d, char *line)
 {
 	char cmd[8], table[64], column[64], row[256];
@@ -74,6 +91,8 @@ static int run(struct statctr_seg *seg, const struct statctr_segment_decl *d, ch
 		statctr_shared_add(seg, id, n);
 	else if (strcmp(cmd, "set") == 0)
 		statctr_gauge_set(seg, id, (int64_t)n);
+	else if (strcmp(cmd, "rec") == 0)
+		return record(seg, id, n);
 	else
 		return -EINVAL;
 	return 0;

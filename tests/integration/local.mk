@@ -15,7 +15,8 @@ INTEGRATION_TESTS = \
 	tests/integration/hist.sh \
 	tests/integration/ifmib.sh \
 	tests/integration/dpdk.sh \
-	tests/integration/cpuslots.sh
+	tests/integration/cpuslots.sh \
+	tests/integration/epochs.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += \

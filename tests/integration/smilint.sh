@@ -27,13 +27,14 @@ SMIPATH="$smi:$netsnmp_mibs" "$SMILINT" -l 6 -s -m "$TMP/STATCTR-MIB.txt" 2>&1 |
 	grep -q sequence-type-mismatch || fail "smilint did not notice a broken copy"
 
 # A generated module with histogram columns (a static and a dynamic table,
-# units, exponential bounds, a long name) is smilint-silent too.
+# units, exponential bounds, a long name) and epochs (interval tables) is
+# smilint-silent too.
 STATCTL=$top_builddir/tools/statctl
 [ -x "$STATCTL" ] || skip "tools/statctl not built"
 mkdir "$TMP/gen"
 cat >"$TMP/hist.conf" <<'EOF'
 segments = ( {
-  name = "svc"; oid = 7;
+  name = "svc"; oid = 7; epochs = { keep = 96; interval_s = 900; };
   tables = ( {
     name = "requests"; oid = 1; rows = [ "get", "put" ];
     columns = (
@@ -55,7 +56,8 @@ if [ -s "$TMP/lint.out" ]; then
 	cat "$TMP/lint.out" >&2
 	fail "smilint complained about the generated histogram module"
 fi
-long=$(grep -o '^svcRequestsAHistogram[A-Za-z0-9]*BucketTable' "$TMP/gen/STATCTR-SVC-MIB.txt")
+long=$(grep -o '^svcRequestsAHistogram[A-Za-z0-9]*BucketTable' "$TMP/gen/STATCTR-SVC-MIB.txt" |
+	grep -v 'IntervalBucketTable$')
 [ -n "$long" ] && [ "${#long}" -le 64 ] || fail "long bucket table descriptor: '$long'"
 
 log "snmptranslate resolves the layout"
@@ -64,6 +66,10 @@ tr() { snmptranslate -M "+$top_srcdir/mib:$smi" -m STATCTR-MIB "$@" 2>"$TMP/tr.e
 [ "$(tr -On STATCTR-MIB::statctrCellCounter)" = "$ROOT.1.3.1.8" ] || fail "statctrCellCounter"
 [ "$(tr -On STATCTR-MIB::statctrSegmentReset)" = "$ROOT.1.2.1.12" ] || fail "statctrSegmentReset"
 [ "$(tr -On STATCTR-MIB::statctrHistograms)" = "$ROOT.4" ] || fail "statctrHistograms"
+[ "$(tr -On STATCTR-MIB::statctrIntervals)" = "$ROOT.5" ] || fail "statctrIntervals"
+[ "$(tr -On STATCTR-MIB::statctrSegmentEpochStart)" = "$ROOT.1.2.1.13" ] ||
+	fail "statctrSegmentEpochStart"
+[ "$(tr -On STATCTR-MIB::statctrEpochValid)" = "$ROOT.1.5.1.5" ] || fail "statctrEpochValid"
 [ ! -s "$TMP/tr.err" ] || fail "snmptranslate warned: $(cat "$TMP/tr.err")"
 gtr() {
 	snmptranslate -M "+$top_srcdir/mib:$smi:$TMP/gen" -m STATCTR-SVC-MIB -On \
@@ -79,6 +85,12 @@ svcRequestsLatencyCount .4.7.1.11.2.1.1
 svcRequestsLatencySum .4.7.1.11.2.1.2
 svcSessionsWaitBucketCount .4.7.2.10.1.1.3
 $long .4.7.1.12.1
+svcRequestsIntervalValid .5.7.1.1.2
+svcRequestsCallsInterval .5.7.1.1.10
+svcRequestsLatencyInterval .5.7.1.1.11
+svcSessionsWaitInterval .5.7.2.1.10
+svcRequestsLatencyIntervalBucketCount .4.7.1.11.3.1.1
+svcSessionsWaitIntervalBucketCount .4.7.2.10.3.1.1
 EOF
 log "pass"
 exit 0
