@@ -49,7 +49,7 @@ enum ifmib_entry { IFMIB_IF_TABLE, IFMIB_IFX_TABLE };
  * Every IF-MIB object statctr serves, ifTable's then ifXTable's, each in
  * column order: the one definition ifmib_objects[] expands, in the form of
  * mib/oids.h's MIB_FIXED_OBJECTS.  tests/unit/test_ifmib.c checks it
- * against mib/IF-MIB-objects.txt, RFC 2863's object list, both ways.
+ * against mib/IF-MIB-objects.list, RFC 2863's object list, both ways.
  *   X(descriptor, entry, column, syntax, value, mappable, kind, source)
  * entry: IF (ifTable) or IFX (ifXTable); syntax: as RFC 2863 states it
  * (an enumeration as INTEGER); value: enum ifmib_value without IFV_;

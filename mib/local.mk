@@ -17,7 +17,7 @@ mib_libstatctr_mib_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 # linted by tests/integration.
 dist_mib_DATA = mib/STATCTR-MIB.txt
 # RFC 2863's ifTable/ifXTable columns, for tests/unit/test_ifmib.c.
-EXTRA_DIST += mib/IF-MIB-objects.txt
+EXTRA_DIST += mib/IF-MIB-objects.list
 
 # The MIB imports SMIv2 base modules that Debian ships only in non-free
 # snmp-mibs-downloader; the helper that provides them is installed next to

@@ -96,7 +96,7 @@ static void objects_have_rfc2863_oids(void)
 }
 
 /* ------------------------------------------------------------------------
- * MIB_IF_OBJECTS against RFC 2863's object list (mib/IF-MIB-objects.txt).
+ * MIB_IF_OBJECTS against RFC 2863's object list (mib/IF-MIB-objects.list).
  */
 
 struct rfc_object {
@@ -113,7 +113,7 @@ static void load_rfc_objects(void)
 	char path[512], line[256];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/mib/IF-MIB-objects.txt", dir ? dir : ".");
+	snprintf(path, sizeof(path), "%s/mib/IF-MIB-objects.list", dir ? dir : ".");
 	f = fopen(path, "r");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	while (fgets(line, sizeof(line), f)) {
