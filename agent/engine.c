@@ -285,6 +285,9 @@ static void do_commit(const struct engine_region *er, const struct agg_result *r
 	}
 	if (reset.count && commit_pdu_resets(er->e, res, reqinfo) < 0)
 		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+	else if (!reset.count && er->be->set_commit &&
+	         er->be->set_commit(er->data, req->requestvb) != SNMP_ERR_NOERROR)
+		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
 }
 
 /* ------------------------------------------------------------------------

@@ -48,6 +48,12 @@ struct engine_backend {
 	 */
 	int (*set_check)(const void *data, const struct agg_result *res,
 	                 const netsnmp_variable_list *vb, struct agg_reset *reset);
+	/*
+	 * COMMIT of a SET that set_check() accepted and that resets nothing:
+	 * stores @vb's value; SNMP_ERR_NOERROR or SNMP_ERR_COMMITFAILED.
+	 * NULL: the region's SETs only reset.
+	 */
+	int (*set_commit)(const void *data, const netsnmp_variable_list *vb);
 };
 
 struct engine;

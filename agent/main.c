@@ -29,6 +29,7 @@
 #include "settings.h"
 #include "standalone.h"
 #include "timebase.h"
+#include "traps.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -471,6 +472,8 @@ static void switch_serving(struct agent *a)
 	}
 	serving_stop(&old);
 	timebase_set_state_file(a->cur.set->state_file);
+	if (traps_open(a->cur.set->state_file) < 0)
+		snmp_log(LOG_ERR, "SIGHUP: %s\n", agent_errmsg());
 	snmp_log(LOG_INFO, "SIGHUP: configuration %s reloaded\n", a->opt.config);
 }
 
@@ -660,6 +663,8 @@ static int run(struct agent *a)
 
 	timebase_set_state_file(a->cur.set->state_file);
 	if (!err)
+		err = traps_open(a->cur.set->state_file);
+	if (!err)
 		err = serving_start(&a->cur, true);
 	/* A daemon's exit status says whether it serves: it waits for no master. */
 	if (!err && !a->opt.foreground && !a->opt.embedded && !a->connected)
@@ -680,6 +685,9 @@ static int run(struct agent *a)
 	check_ready(a);
 	while (!got_term) {
 		agent_check_and_process(1);
+		/* Woken by each published result: its changes go out within the pass. */
+		traps_poll(a->cur.ifmib, a->cur.agg, a->cur.set->link_holddown_ms,
+		           a->opt.embedded || a->connected);
 		agg_flush_log(a->cur.agg);
 		if (a->next.agg)
 			agg_flush_log(a->next.agg);
@@ -786,6 +794,7 @@ int main(int argc, char **argv)
 	timebase_set_state_file(NULL);
 	shut_down(&a);
 	ifmib_store_close();
+	traps_close();
 	if (a.opt.pidfile)
 		remove_pidfile(a.opt.pidfile);
 	return err ? 1 : 0;

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""trapstamp.py - stamps each notification snmptrapd prints with its arrival time.
+
+Reads snmptrapd's output (-On -F 'TRAP %v\\n': one line per notification,
+varbinds separated by tabs) on stdin and appends one line per notification
+to the file given as argument, flushed at once:
+
+    ARRIVAL_MS NAME IFINDEX OPER      linkDown/linkUp (RFC 2863 varbinds)
+    ARRIVAL_MS OID - -                any other notification (its snmpTrapOID)
+
+for tests/integration/linktraps.sh, which polls the file with deadlines.
+"""
+import re
+import sys
+import time
+
+NAMES = {".1.3.6.1.6.3.1.1.5.3": "linkDown", ".1.3.6.1.6.3.1.1.5.4": "linkUp"}
+VB = re.compile(r"^(\S+) = (?:[A-Za-z0-9 -]+: )?(.*)$")
+
+
+def parse(line):
+    trap, values = None, {}
+    for vb in line[len("TRAP "):].rstrip("\n").split("\t"):
+        m = VB.match(vb.strip())
+        if not m:
+            continue
+        name, value = m.group(1), m.group(2).strip()
+        if name == ".1.3.6.1.6.3.1.1.4.1.0":
+            trap = value
+        else:
+            values[name] = value
+    if trap not in NAMES:
+        return "%s - -" % trap
+    ifindex = oper = "-"
+    for name, value in values.items():
+        if name.startswith(".1.3.6.1.2.1.2.2.1.1."):
+            ifindex = value
+        elif name.startswith(".1.3.6.1.2.1.2.2.1.8."):
+            oper = value
+    return "%s %s %s" % (NAMES[trap], ifindex, oper)
+
+
+def main():
+    with open(sys.argv[1], "a") as out:
+        for line in sys.stdin:
+            now_ms = int(time.time() * 1000)
+            if line.startswith("TRAP "):
+                out.write("%d %s\n" % (now_ms, parse(line)))
+                out.flush()
+
+
+main()
