@@ -93,6 +93,10 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 	X(ASSISTED, "statctrAggAssistedSlots", AGENT, 8, "Counter64", READ_ONLY, ALL)              \
 	X(RESET_ALLOWED, "statctrResetAllowed", AGENT, 9, "TruthValue", READ_ONLY, ALL)            \
 	X(RESETS_REFUSED, "statctrAggResetsRefused", AGENT, 10, "Counter64", READ_ONLY, ALL)       \
+	X(NOTIFY_SENT, "statctrNotificationsSent", AGENT, 11, "Counter64", READ_ONLY, ALL)         \
+	X(NOTIFY_SUPPRESSED, "statctrNotificationsSuppressed", AGENT, 12, "Counter64", READ_ONLY,  \
+	  ALL)                                                                                     \
+	X(NOTIFY_LOST, "statctrNotificationsLost", AGENT, 13, "Counter64", READ_ONLY, ALL)         \
 	X(SEG_INDEX, "statctrSegmentIndex", SEGMENT, 1, "Unsigned32 (1..4294967295)",              \
 	  NOT_ACCESSIBLE, ALL)                                                                     \
 	X(SEG_NAME, "statctrSegmentName", SEGMENT, 2, "DisplayString", READ_ONLY, ALL)             \
