@@ -138,6 +138,12 @@ static void set_segment_value(const struct handlers *h, const struct agg_segment
 	}
 }
 
+void handlers_segment_value(const struct agg_segment *as, enum mib_object_id what,
+                            netsnmp_variable_list *vb)
+{
+	set_segment_value(NULL, as, (uint16_t)what, vb);
+}
+
 /*
  * Row @r of table @t: its declared name, a dynamic row's name from the
  * snapshot (read with its values: one incarnation), or its number.

@@ -686,8 +686,7 @@ static int run(struct agent *a)
 	while (!got_term) {
 		agent_check_and_process(1);
 		/* Woken by each published result: its changes go out within the pass. */
-		traps_poll(a->cur.ifmib, a->cur.agg, a->cur.set->link_holddown_ms,
-		           a->opt.embedded || a->connected);
+		traps_poll(a->cur.set, a->cur.ifmib, a->cur.agg, a->opt.embedded || a->connected);
 		agg_flush_log(a->cur.agg);
 		if (a->next.agg)
 			agg_flush_log(a->next.agg);

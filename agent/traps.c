@@ -3,8 +3,10 @@
  *
  * Owns which rows have notifications disabled (STATE_FILE.linktraps), the
  * decision whether a change of ifOperStatus is a linkUp, a linkDown or
- * nothing, the hold-down, the notification counters and the Notify PDUs.
- * Never decides a row's state (ifmib.c does) and never registers anything.
+ * nothing, the hold-down, what it last saw of each segment, the
+ * notification counters and the Notify PDUs.  Never decides a row's state
+ * (ifmib.c does) or a segment's values (handlers.c does), never registers
+ * anything.
  *
  * RFC 2863 (linkDown, linkUp): a notification when ifOperStatus enters
  * down(2) from a state other than notPresent(6), or leaves it for a state
@@ -21,6 +23,8 @@
 #include "traps.h"
 #include "agent.h"
 #include "encode.h"
+#include "handlers.h"
+#include "objects.h"
 #include "safefile.h"
 
 #include <errno.h>
@@ -47,8 +51,15 @@ static size_t ndisabled, room;
 static char *path;
 static bool opened;
 static struct traps_counts counts;
-/* The result traps_poll() last looked at. */
+/* The result traps_poll() last looked at, and each of its segments. */
+static const struct aggregator *seen_agg;
 static uint64_t seen_ns, seen_passes;
+struct seg_seen {
+	enum agg_status status;
+	uint32_t generations;
+};
+static struct seg_seen *segs_seen;
+static uint32_t nsegs_seen;
 
 /* ------------------------------------------------------------------------
  * ifLinkUpDownTrapEnable and its file: one disabled ifIndex per line.
@@ -171,8 +182,12 @@ void traps_close(void)
 {
 	free(disabled);
 	free(path);
+	free(segs_seen);
 	disabled = NULL;
 	path = NULL;
+	segs_seen = NULL;
+	nsegs_seen = 0;
+	seen_agg = NULL;
 	ndisabled = room = 0;
 	opened = false;
 }
@@ -239,21 +254,39 @@ static void add_column(netsnmp_variable_list **vars, oid column, uint32_t ifinde
 		encode_integer(vb, value);
 }
 
-/* One Notify PDU: snmpTrapOID.0, ifIndex, ifAdminStatus, ifOperStatus (send_v2trap()
- * puts sysUpTime.0 first). */
-static void send_link(const oid *trap, const struct ifmib_change *c)
+/* snmpTrapOID.0 = @trap: a notification's first varbind (send_v2trap() puts sysUpTime.0
+ * before it). */
+static void add_trap_oid(netsnmp_variable_list **vars, const oid *trap, size_t len)
 {
-	netsnmp_variable_list *vars = NULL;
 	netsnmp_variable_list *vb = snmp_varlist_add_variable(
-	    &vars, snmp_trap_oid, sizeof(snmp_trap_oid) / sizeof(oid), ASN_NULL, NULL, 0);
+	    vars, snmp_trap_oid, sizeof(snmp_trap_oid) / sizeof(oid), ASN_NULL, NULL, 0);
 
 	if (vb)
-		encode_oid(vb, trap, sizeof(link_up_oid) / sizeof(oid));
+		encode_oid(vb, trap, len);
+}
+
+/* Hands @vars to the master (or counts them lost) and frees them. */
+static void send_vars(netsnmp_variable_list *vars, bool connected)
+{
+	if (connected) {
+		send_v2trap(vars);
+		counts.sent++;
+	} else {
+		counts.lost++;
+	}
+	snmp_free_varbind(vars);
+}
+
+/* ifIndex, ifAdminStatus, ifOperStatus. */
+static void send_link(const oid *trap, const struct ifmib_change *c, bool connected)
+{
+	netsnmp_variable_list *vars = NULL;
+
+	add_trap_oid(&vars, trap, sizeof(link_up_oid) / sizeof(oid));
 	add_column(&vars, 1, c->ifindex, (long)c->ifindex);
 	add_column(&vars, 7, c->ifindex, c->admin);
 	add_column(&vars, 8, c->ifindex, c->now);
-	send_v2trap(vars);
-	snmp_free_varbind(vars);
+	send_vars(vars, connected);
 }
 
 static enum ifmib_told tell(void *arg, const struct ifmib_change *c, uint64_t now_ns)
@@ -272,29 +305,123 @@ static enum ifmib_told tell(void *arg, const struct ifmib_change *c, uint64_t no
 	if (c->told_ns && now_ns - c->told_ns < p->holddown_ns)
 		return IFMIB_HOLD;
 	counts.suppressed += c->flips > 1 ? c->flips - 1 : 0;
-	if (!p->connected) {
-		counts.lost++;
-		return IFMIB_SENT;
-	}
-	send_link(trap, c);
-	counts.sent++;
+	send_link(trap, c, p->connected);
 	return IFMIB_SENT;
 }
 
-void traps_poll(struct ifmib_serve *ifm, struct aggregator *agg, uint32_t holddown_ms,
+/* ------------------------------------------------------------------------
+ * STATCTR-MIB's notifications: a segment's row values, as a GET reads them.
+ */
+
+static void add_segment_value(netsnmp_variable_list **vars, const struct agent_settings *set,
+                              const struct agg_segment *as, enum mib_object_id what)
+{
+	oid name[MIB_ROOT_MAX_ARCS + 5];
+	uint32_t sub[3];
+	size_t len = 0, n = mib_object_oid(&mib_objects[what], sub);
+	netsnmp_variable_list *vb;
+
+	for (uint32_t i = 0; i < set->root_len; i++)
+		name[len++] = set->root[i];
+	name[len++] = MIB_ARC_OBJECTS;
+	for (size_t i = 0; i < n; i++)
+		name[len++] = sub[i];
+	name[len++] = as->decl->oid;
+	vb = snmp_varlist_add_variable(vars, name, len, ASN_NULL, NULL, 0);
+	if (vb)
+		handlers_segment_value(as, what, vb);
+}
+
+/* statctrNotifications.@arc under root_oid. */
+static void add_statctr_trap(netsnmp_variable_list **vars, const struct agent_settings *set,
+                             uint32_t arc)
+{
+	oid name[MIB_ROOT_MAX_ARCS + 2];
+	size_t len = 0;
+
+	for (uint32_t i = 0; i < set->root_len; i++)
+		name[len++] = set->root[i];
+	name[len++] = MIB_ARC_NOTIFICATIONS;
+	name[len++] = arc;
+	add_trap_oid(vars, name, len);
+}
+
+static void send_segment_state(const struct agent_settings *set, const struct agg_segment *as,
+                               bool connected)
+{
+	netsnmp_variable_list *vars = NULL;
+
+	add_statctr_trap(&vars, set, MIB_NOTIFY_SEGMENT_STATE);
+	add_segment_value(&vars, set, as, MIB_SEG_NAME);
+	add_segment_value(&vars, set, as, MIB_SEG_STATUS);
+	add_segment_value(&vars, set, as, MIB_SEG_PID);
+	send_vars(vars, connected);
+}
+
+static void send_writer_restart(const struct agent_settings *set, const struct agg_segment *as,
+                                bool connected)
+{
+	netsnmp_variable_list *vars = NULL;
+
+	add_statctr_trap(&vars, set, MIB_NOTIFY_WRITER_RESTART);
+	add_segment_value(&vars, set, as, MIB_SEG_NAME);
+	add_segment_value(&vars, set, as, MIB_SEG_PID);
+	add_segment_value(&vars, set, as, MIB_SEG_GENERATIONS);
+	add_segment_value(&vars, set, as, MIB_SEG_DISCONTINUITY);
+	send_vars(vars, connected);
+}
+
+/* The first result of an aggregator (start, reload) is the baseline: nothing to tell. */
+static bool segments_baseline(const struct aggregator *agg, const struct agg_result *res)
+{
+	struct seg_seen *v;
+
+	if (seen_agg == agg && nsegs_seen == res->nsegments)
+		return false;
+	v = realloc(segs_seen, (res->nsegments ? res->nsegments : 1) * sizeof(*v));
+	if (!v)
+		return true; /* tried again at the next result */
+	segs_seen = v;
+	nsegs_seen = res->nsegments;
+	seen_agg = agg;
+	for (uint32_t s = 0; s < res->nsegments; s++)
+		segs_seen[s] = (struct seg_seen){res->segs[s].status, res->segs[s].generations};
+	return true;
+}
+
+static void segment_changes(const struct agent_settings *set, const struct aggregator *agg,
+                            const struct agg_result *res, bool connected)
+{
+	if (segments_baseline(agg, res))
+		return;
+	for (uint32_t s = 0; s < res->nsegments; s++) {
+		const struct agg_segment *as = &res->segs[s];
+		struct seg_seen *seen = &segs_seen[s];
+
+		if (as->generations > seen->generations && set->notify_writer_restart)
+			send_writer_restart(set, as, connected);
+		if (as->status != seen->status && set->notify_segment_state)
+			send_segment_state(set, as, connected);
+		*seen = (struct seg_seen){as->status, as->generations};
+	}
+}
+
+void traps_poll(const struct agent_settings *set, struct ifmib_serve *ifm, struct aggregator *agg,
                 bool connected)
 {
-	struct poll_ctx p = {.holddown_ns = (uint64_t)holddown_ms * 1000000u,
+	struct poll_ctx p = {.holddown_ns = (uint64_t)set->link_holddown_ms * 1000000u,
 	                     .connected = connected};
 	const struct agg_result *res;
 
-	if (!ifm || !agg_ready(agg))
+	if (!agg_ready(agg))
 		return;
 	res = agg_acquire(agg); /* released below */
-	if (res->taken_ns != seen_ns || res->stats.passes != seen_passes) {
+	if (seen_agg != agg || res->taken_ns != seen_ns || res->stats.passes != seen_passes) {
 		seen_ns = res->taken_ns;
 		seen_passes = res->stats.passes;
-		ifmib_serve_changes(ifm, res, tell, &p);
+		segment_changes(set, agg, res, connected);
+		if (ifm)
+			ifmib_serve_changes(ifm, res, tell, &p);
 	}
 	agg_release(res); /* pairs with agg_acquire() above */
 }

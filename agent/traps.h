@@ -1,6 +1,8 @@
 /*
- * traps.h - RFC 2863's linkUp and linkDown for the IF-MIB rows the agent
- * serves (docs/agent.md, "Notifications"), and ifLinkUpDownTrapEnable.
+ * traps.h - the agent's notifications (docs/agent.md, "Notifications"):
+ * RFC 2863's linkUp and linkDown for the IF-MIB rows it serves (and
+ * ifLinkUpDownTrapEnable), STATCTR-MIB's statctrSegmentStateChange and
+ * statctrWriterRestart.
  *
  * Sent as AgentX Notify PDUs (send_v2trap() in a subagent): snmpd's
  * trap2sink, informsink and notification tables choose versions and
@@ -14,12 +16,13 @@
 
 #include "aggregate.h"
 #include "ifmib.h"
+#include "settings.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct traps_counts {
-	uint64_t sent;       /* linkUp/linkDown handed to the master */
+	uint64_t sent;       /* notifications handed to the master */
 	uint64_t suppressed; /* oper-state changes a hold-down kept from being sent */
 	uint64_t lost;       /* due while detached from the master: dropped, never queued */
 };
@@ -48,10 +51,13 @@ int traps_link_enable(uint32_t ifindex, bool on);
 
 /*
  * traps_poll() - if @agg published a result since the last call, sends
- * linkUp/linkDown for @ifm's rows whose state changed, at most one per
- * row per @holddown_ms; while not @connected they are counted as lost.
+ * the notifications of what changed since the previous one: a segment's
+ * status or generation (as @set enables them; the first result of an
+ * aggregator is only looked at), @ifm's rows' linkUp/linkDown (at most
+ * one per row per set->link_holddown_ms); while not @connected they are
+ * counted as lost.
  */
-void traps_poll(struct ifmib_serve *ifm, struct aggregator *agg, uint32_t holddown_ms,
+void traps_poll(const struct agent_settings *set, struct ifmib_serve *ifm, struct aggregator *agg,
                 bool connected);
 
 void traps_get_counts(struct traps_counts *c);

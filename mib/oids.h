@@ -3,6 +3,7 @@
  * to the OID of each value statctr-agentx serves and `statctl mib` names.
  *
  *   R                      root_oid: statctrMIB (default MIB_ROOT_DEFAULT)
+ *   R.0.n                  statctrNotifications: NOTIFICATION-TYPE n
  *   R.1                    statctrObjects: the fixed objects of STATCTR-MIB
  *     R.1.1.n.0              the agent's scalars (MIB_FIXED_OBJECTS, AGENT)
  *     R.1.T.1.n.<index>      column n of fixed table T (MIB_FIXED_TABLES)
@@ -50,10 +51,16 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
                "every served OID fits in 128 sub-identifiers");
 
 /* Under the root. */
+#define MIB_ARC_NOTIFICATIONS 0 /* statctrNotifications (RFC 3584 2.1.2: a 0 arc) */
+
 #define MIB_ARC_OBJECTS     1 /* statctrObjects */
 #define MIB_ARC_CONFORMANCE 2 /* statctrConformance */
 #define MIB_ARC_DATA        3 /* statctrData */
 #define MIB_ARC_HISTOGRAMS  4 /* statctrHistograms */
+
+/* Under statctrNotifications: the NOTIFICATION-TYPEs. */
+#define MIB_NOTIFY_SEGMENT_STATE  1 /* statctrSegmentStateChange */
+#define MIB_NOTIFY_WRITER_RESTART 2 /* statctrWriterRestart */
 
 /* Under statctrObjects: the agent's scalars (instance .0), then the tables. */
 #define MIB_ARC_AGENT       1 /* statctrAgent */

@@ -7,7 +7,11 @@
 # gives the first change at once and the final state when it ends;
 # ifLinkUpDownTrapEnable disabled(2) by SET sends none and survives an agent
 # restart; a writer killed gives lowerLayerDown(7) and a linkDown, its
-# restart a linkUp; flips while snmpd is down are never sent late.  The
+# restart a linkUp, and STATCTR-MIB's statctrSegmentStateChange (writerGone,
+# then active) and statctrWriterRestart (its generation and discontinuity
+# time as a GET reads them), none of them when switched off; flips while
+# snmpd is down are counted lost (statctrNotificationsLost) and never sent
+# late; statctrNotificationsSent and -Suppressed match what arrived.  The
 # writer is tests/integration/ifwriter; arrivals are stamped by
 # tests/integration/trapstamp.py.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
@@ -21,7 +25,7 @@ BOUND_MS=$((INTERVAL_MS + 100))
 N=${LINKTRAPS_FLIPS:-5}
 TRAPS=$TMP/traps.txt
 
-conf() { # LINK_HOLDDOWN_MS
+conf() { # LINK_HOLDDOWN_MS [MORE AGENT SETTINGS]
 	cat >"$TMP/statctr.conf" <<CONF
 segments = ( {
   name = "ifseg"; path = "$TMP/ifseg"; oid = 7; slots = 1;
@@ -34,7 +38,7 @@ segments = ( {
   );
 } );
 agent = { interval_ms = $INTERVAL_MS; allow_reset = true; state_file = "$TMP/agent.state";
-          link_holddown_ms = $1; };
+          link_holddown_ms = $1; ${2:-} };
 CONF
 }
 
@@ -43,7 +47,7 @@ CONF
 trapd_ping() { # PORT
 	kill -0 "$TRAPD_PID" 2>/dev/null || return 1
 	snmptrap -v2c -c public "127.0.0.1:$1" '' .1.3.6.1.4.1.8072.9999.1 &&
-		fx_wait 1 grep -q ' .1.3.6.1.4.1.8072.9999.1 ' "$TRAPS"
+		fx_wait 1 grep -q ' .1.3.6.1.4.1.8072.9999.1$' "$TRAPS"
 }
 trapd_answers() { # PORT
 	local i
@@ -117,7 +121,7 @@ flips() { # LABEL
 }
 
 value_is() { [ "$(snmp_value "$1")" = "$2" ]; }
-links() { grep -c ' link' "$TRAPS" || true; }
+links() { grep -c -e ' link' -e " $ROOT.0." "$TRAPS" || true; } # the agent's
 SENT=$ROOT.1.1.11.0 # statctrNotificationsSent, Suppressed, Lost
 SUPPRESSED=$ROOT.1.1.12.0
 LOST=$ROOT.1.1.13.0
@@ -174,6 +178,7 @@ log "disabled(2): 3 flips, none sent"
 log "a writer killed: lowerLayerDown(7) and linkDown; back: linkUp"
 downs=$(count linkDown 1000)
 ups=$(count linkUp 1000)
+dead_pid=$WRITER_PID
 fx_kill "$WRITER_PID" KILL
 fx_wait 5 have linkDown 1000 $((downs + 1)) || fail "no linkDown within 5 s of the writer's death"
 [ "$(last_of linkDown 1000 | cut -d' ' -f4)" = 7 ] || fail "linkDown of a dead writer: $(last_of linkDown 1000)"
@@ -184,6 +189,18 @@ exec 7>&-
 fx_ifwriter ifseg
 fx_ifcmd "set ports oper port0 1" "set ports oper port1 1"
 fx_wait 5 have linkUp 1000 $((ups + 1)) || fail "no linkUp within 5 s of the writer's return"
+# STATCTR-MIB's own: the segment's state went writerGone(4), then active(1)
+# with the new writer; the new generation carries its discontinuity time.
+fx_wait 5 grep -q " $ROOT.0.1 ifseg 1 $WRITER_PID\$" "$TRAPS" ||
+	fail "no statctrSegmentStateChange ifseg active(1) pid $WRITER_PID: $(grep " $ROOT.0" "$TRAPS")"
+grep -q " $ROOT.0.1 ifseg 4 $dead_pid\$" "$TRAPS" ||
+	fail "no statctrSegmentStateChange ifseg writerGone(4) pid $dead_pid: $(grep " $ROOT.0" "$TRAPS")"
+restart=$(grep " $ROOT.0.2 ifseg $WRITER_PID " "$TRAPS") ||
+	fail "no statctrWriterRestart of ifseg pid $WRITER_PID: $(grep " $ROOT.0" "$TRAPS")"
+disc=$(snmp_value "$ROOT.1.2.1.9.7")
+[ "$(echo "$restart" | cut -d' ' -f5-)" = "$(snmp_value "$ROOT.1.2.1.10.7") $disc" ] ||
+	fail "statctrWriterRestart '$restart': statctrSegmentGenerations/Discontinuity read $(snmp_value "$ROOT.1.2.1.10.7") $disc"
+log "segment notifications: $(grep " $ROOT.0" "$TRAPS" | cut -d' ' -f2- | tr '\n' ';')"
 fx_wait 5 value_is "$IF.8.1000" 1 ||
 	fail "ifOperStatus.1000 not up(1) after the writer's return"
 log "writer back: $(last_of linkUp 1000)"
@@ -259,6 +276,26 @@ n=$(grep -c . "$TMP/burst")
 log "hold-down: $n sent, $((6 - n)) suppressed (statctrNotificationsSuppressed)"
 [ "$(snmp_value "$SENT")" -eq $(($(links) - links_at_start)) ] ||
 	fail "statctrNotificationsSent is $(snmp_value "$SENT"), snmptrapd received $(($(links) - links_at_start))"
+
+log "notify_segment_state, notify_writer_restart = false: a writer restart sends no statctr notification"
+conf 0 "notify_segment_state = false; notify_writer_restart = false;"
+served=$(grep -c "SIGHUP: configuration .* reloaded" "$TMP/agent.log")
+kill -HUP "$AGENT_PID"
+fx_wait 10 sh -c "[ \$(grep -c 'SIGHUP: configuration .* reloaded' '$TMP/agent.log') -gt $served ]" ||
+	fail "no reload"
+fx_wait_pass
+statctr_before=$(grep -c " $ROOT.0." "$TRAPS")
+downs=$(count linkDown 1000)
+ups=$(count linkUp 1000)
+fx_kill "$WRITER_PID" KILL
+fx_wait 5 have linkDown 1000 $((downs + 1)) || fail "no linkDown within 5 s of the writer's death"
+exec 7>&-
+fx_ifwriter ifseg
+fx_ifcmd "set ports oper port0 1" "set ports oper port1 1"
+fx_wait 5 have linkUp 1000 $((ups + 1)) || fail "no linkUp within 5 s of the writer's return"
+fx_wait_pass
+[ "$(grep -c " $ROOT.0." "$TRAPS")" -eq "$statctr_before" ] ||
+	fail "switched off, yet: $(grep " $ROOT.0." "$TRAPS" | tail -n +"$((statctr_before + 1))")"
 
 log "$(sort -n -k2 "$TMP/latencies" | awk -v b="$BOUND_MS" '{ v[n++] = $2; s += $2; if ($2 > b) o++ }
 	END { printf "latency flip -> arrival: %d notifications, mean %.0f ms, median %d ms, max %d ms, %d over %d ms\n",

@@ -6,7 +6,9 @@ varbinds separated by tabs) on stdin and appends one line per notification
 to the file given as argument, flushed at once:
 
     ARRIVAL_MS NAME IFINDEX OPER      linkDown/linkUp (RFC 2863 varbinds)
-    ARRIVAL_MS OID - -                any other notification (its snmpTrapOID)
+    ARRIVAL_MS OID VALUE...            any other notification: its snmpTrapOID,
+                                      then its varbinds' values (quotes removed,
+                                      TimeTicks as a number)
 
 for tests/integration/linktraps.sh, which polls the file with deadlines.
 """
@@ -19,20 +21,22 @@ VB = re.compile(r"^(\S+) = (?:[A-Za-z0-9 -]+: )?(.*)$")
 
 
 def parse(line):
-    trap, values = None, {}
+    trap, values = None, []
     for vb in line[len("TRAP "):].rstrip("\n").split("\t"):
         m = VB.match(vb.strip())
         if not m:
             continue
         name, value = m.group(1), m.group(2).strip()
+        if value.startswith("("):  # Timeticks: "(1414) 0:00:14.14"
+            value = value[1:value.index(")")]
         if name == ".1.3.6.1.6.3.1.1.4.1.0":
             trap = value
-        else:
-            values[name] = value
+        elif name != ".1.3.6.1.2.1.1.3.0":  # sysUpTime.0
+            values.append((name, value))
     if trap not in NAMES:
-        return "%s - -" % trap
+        return " ".join([trap] + [v.replace('"', "") for _, v in values])
     ifindex = oper = "-"
-    for name, value in values.items():
+    for name, value in values:
         if name.startswith(".1.3.6.1.2.1.2.2.1.1."):
             ifindex = value
         elif name.startswith(".1.3.6.1.2.1.2.2.1.8."):

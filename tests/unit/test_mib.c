@@ -146,7 +146,8 @@ static void load_mib(void)
 			object_type(i + 2, &n);
 		} else if (is(i + 1, "OBJECT") && is(i + 2, "IDENTIFIER")) {
 			assignment(i + 3, &n);
-		} else if (is(i + 1, "MODULE-IDENTITY") || is(i + 1, "OBJECT-IDENTITY")) {
+		} else if (is(i + 1, "MODULE-IDENTITY") || is(i + 1, "OBJECT-IDENTITY") ||
+		           is(i + 1, "NOTIFICATION-TYPE")) {
 			for (size_t k = i + 2; k < ntokens && !assignment(k, &n); k++)
 				;
 		} else {
@@ -218,6 +219,11 @@ static void layout_nodes_match_the_mib(void)
 	expect_node("statctrData", "statctrMIB", MIB_ARC_DATA, NULL, NULL);
 	expect_node("statctrHistograms", "statctrMIB", MIB_ARC_HISTOGRAMS, NULL, NULL);
 	expect_node("statctrAgent", "statctrObjects", MIB_ARC_AGENT, NULL, NULL);
+	expect_node("statctrNotifications", "statctrMIB", MIB_ARC_NOTIFICATIONS, NULL, NULL);
+	expect_node("statctrSegmentStateChange", "statctrNotifications", MIB_NOTIFY_SEGMENT_STATE,
+	            NULL, NULL);
+	expect_node("statctrWriterRestart", "statctrNotifications", MIB_NOTIFY_WRITER_RESTART, NULL,
+	            NULL);
 	root = find_node("statctrMIB");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
 	CU_ASSERT_STRING_EQUAL(root->parent, "netSnmpPlaypen");
