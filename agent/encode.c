@@ -34,7 +34,6 @@ void encode_unsigned32(netsnmp_variable_list *vb, uint64_t v)
 	encode_u32(vb, ASN_UNSIGNED, v);
 }
 
-
 void encode_gauge32(netsnmp_variable_list *vb, int64_t level)
 {
 	uint64_t v = level < 0 ? 0 : level > (int64_t)UINT32_MAX ? UINT32_MAX : (uint64_t)level;
