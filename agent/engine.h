@@ -66,6 +66,14 @@ struct engine;
 int engine_create(struct aggregator *agg, unsigned int ping_interval, struct engine **ep);
 
 /*
+ * engine_on_reset() - @fn(@arg, @v, @n) after the resets @v[0..@n-1] of a
+ * SET PDU are done (COMMIT, once per PDU; traps.c's statctrResetDone).
+ */
+typedef void engine_reset_fn(void *arg, const struct agg_result *res, const struct agg_reset *v,
+                             uint32_t n);
+void engine_on_reset(struct engine *e, engine_reset_fn *fn, void *arg);
+
+/*
  * engine_add() - a region of @be with @data (which must outlive the
  * engine): the subtree @root, or with @range_subid the range of subtrees
  * where sub-identifier @range_subid of @root runs up to @range_ubound.

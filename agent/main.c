@@ -444,6 +444,14 @@ static void reload(struct agent *a)
 		         agent_errmsg());
 }
 
+/* A SET's resets are done: statctrResetDone (traps.c), from the handler's COMMIT. */
+static void on_reset(void *arg, const struct agg_result *res, const struct agg_reset *v, uint32_t n)
+{
+	const struct agent *a = arg;
+
+	traps_reset_done(a->cur.set, res, v, n, a->opt.embedded || a->connected);
+}
+
 /* The pending configuration replaces the served one, or is dropped if it cannot. */
 static void switch_serving(struct agent *a)
 {
@@ -458,6 +466,7 @@ static void switch_serving(struct agent *a)
 		                      "sys_* settings take effect on restart\n");
 	/* The regions both serve stay registered: no gap, no PDU (engine_adopt()). */
 	engine_adopt(a->next.engine, old.engine);
+	engine_on_reset(a->next.engine, on_reset, a);
 	a->cur = a->next;
 	memset(&a->next, 0, sizeof(a->next));
 	if (serving_start(&a->cur, true) < 0) {
@@ -664,6 +673,8 @@ static int run(struct agent *a)
 	timebase_set_state_file(a->cur.set->state_file);
 	if (!err)
 		err = traps_open(a->cur.set->state_file);
+	if (!err)
+		engine_on_reset(a->cur.engine, on_reset, a);
 	if (!err)
 		err = serving_start(&a->cur, true);
 	/* A daemon's exit status says whether it serves: it waits for no master. */

@@ -313,19 +313,27 @@ static enum ifmib_told tell(void *arg, const struct ifmib_change *c, uint64_t no
  * STATCTR-MIB's notifications: a segment's row values, as a GET reads them.
  */
 
-static void add_segment_value(netsnmp_variable_list **vars, const struct agent_settings *set,
-                              const struct agg_segment *as, enum mib_object_id what)
+/* Fixed object @what's OID under root_oid, without its instance: its length. */
+static size_t object_name(const struct agent_settings *set, enum mib_object_id what, oid *name)
 {
-	oid name[MIB_ROOT_MAX_ARCS + 5];
 	uint32_t sub[3];
 	size_t len = 0, n = mib_object_oid(&mib_objects[what], sub);
-	netsnmp_variable_list *vb;
 
 	for (uint32_t i = 0; i < set->root_len; i++)
 		name[len++] = set->root[i];
 	name[len++] = MIB_ARC_OBJECTS;
 	for (size_t i = 0; i < n; i++)
 		name[len++] = sub[i];
+	return len;
+}
+
+static void add_segment_value(netsnmp_variable_list **vars, const struct agent_settings *set,
+                              const struct agg_segment *as, enum mib_object_id what)
+{
+	oid name[MIB_ROOT_MAX_ARCS + 5];
+	size_t len = object_name(set, what, name);
+	netsnmp_variable_list *vb;
+
 	name[len++] = as->decl->oid;
 	vb = snmp_varlist_add_variable(vars, name, len, ASN_NULL, NULL, 0);
 	if (vb)
@@ -369,6 +377,36 @@ static void send_writer_restart(const struct agent_settings *set, const struct a
 	add_segment_value(&vars, set, as, MIB_SEG_GENERATIONS);
 	add_segment_value(&vars, set, as, MIB_SEG_DISCONTINUITY);
 	send_vars(vars, connected);
+}
+
+/* An accessible-for-notify scalar statctrAgent.arc.0 of @what. */
+static void add_agent_value(netsnmp_variable_list **vars, const struct agent_settings *set,
+                            enum mib_object_id what, uint64_t value)
+{
+	oid name[MIB_ROOT_MAX_ARCS + 5];
+	size_t len = object_name(set, what, name);
+	netsnmp_variable_list *vb;
+
+	name[len++] = MIB_SCALAR_INSTANCE;
+	vb = snmp_varlist_add_variable(vars, name, len, ASN_NULL, NULL, 0);
+	if (vb)
+		encode_unsigned32(vb, value);
+}
+
+void traps_reset_done(const struct agent_settings *set, const struct agg_result *res,
+                      const struct agg_reset *v, uint32_t n, bool connected)
+{
+	for (uint32_t i = 0; set->notify_reset && i < n; i++) {
+		netsnmp_variable_list *vars = NULL;
+
+		if (v[i].seg >= res->nsegments)
+			continue;
+		add_statctr_trap(&vars, set, MIB_NOTIFY_RESET_DONE);
+		add_segment_value(&vars, set, &res->segs[v[i].seg], MIB_SEG_NAME);
+		add_agent_value(&vars, set, MIB_RESET_FIRST_CELL, (uint64_t)v[i].first + 1);
+		add_agent_value(&vars, set, MIB_RESET_CELLS, v[i].count);
+		send_vars(vars, connected);
+	}
 }
 
 /* The first result of an aggregator (start, reload) is the baseline: nothing to tell. */

@@ -60,6 +60,13 @@ int traps_link_enable(uint32_t ifindex, bool on);
 void traps_poll(const struct agent_settings *set, struct ifmib_serve *ifm, struct aggregator *agg,
                 bool connected);
 
+/*
+ * traps_reset_done() - statctrResetDone for each reset @v[0..@n-1] (a SET
+ * PDU's, done), if set->notify_reset; counted lost while not @connected.
+ */
+void traps_reset_done(const struct agent_settings *set, const struct agg_result *res,
+                      const struct agg_reset *v, uint32_t n, bool connected);
+
 void traps_get_counts(struct traps_counts *c);
 
 #endif /* STATCTR_AGENT_TRAPS_H */

@@ -61,6 +61,7 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 /* Under statctrNotifications: the NOTIFICATION-TYPEs. */
 #define MIB_NOTIFY_SEGMENT_STATE  1 /* statctrSegmentStateChange */
 #define MIB_NOTIFY_WRITER_RESTART 2 /* statctrWriterRestart */
+#define MIB_NOTIFY_RESET_DONE     3 /* statctrResetDone */
 
 /* Under statctrObjects: the agent's scalars (instance .0), then the tables. */
 #define MIB_ARC_AGENT       1 /* statctrAgent */
@@ -104,6 +105,10 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 	X(NOTIFY_SUPPRESSED, "statctrNotificationsSuppressed", AGENT, 12, "Counter64", READ_ONLY,  \
 	  ALL)                                                                                     \
 	X(NOTIFY_LOST, "statctrNotificationsLost", AGENT, 13, "Counter64", READ_ONLY, ALL)         \
+	X(RESET_FIRST_CELL, "statctrResetFirstCell", AGENT, 14, "Unsigned32 (1..16777216)",        \
+	  ACCESSIBLE_FOR_NOTIFY, ALL)                                                              \
+	X(RESET_CELLS, "statctrResetCells", AGENT, 15, "Unsigned32 (1..16777216)",                 \
+	  ACCESSIBLE_FOR_NOTIFY, ALL)                                                              \
 	X(SEG_INDEX, "statctrSegmentIndex", SEGMENT, 1, "Unsigned32 (1..4294967295)",              \
 	  NOT_ACCESSIBLE, ALL)                                                                     \
 	X(SEG_NAME, "statctrSegmentName", SEGMENT, 2, "DisplayString", READ_ONLY, ALL)             \

@@ -242,6 +242,7 @@ const struct settings_key settings_keys[] = {
      AGENT(notify_segment_state)},
     {"notify_writer_restart", SETTINGS_BOOLEAN, 0, 0, false, "true", NULL, NULL,
      AGENT(notify_writer_restart)},
+    {"notify_reset", SETTINGS_BOOLEAN, 0, 0, false, "true", NULL, NULL, AGENT(notify_reset)},
 };
 
 const size_t settings_nkeys = sizeof(settings_keys) / sizeof(settings_keys[0]);

@@ -58,6 +58,7 @@ struct agent_settings {
 	uint32_t link_holddown_ms;  /* least time between two linkUp/linkDown of a row */
 	bool notify_segment_state;  /* statctrSegmentStateChange sent */
 	bool notify_writer_restart; /* statctrWriterRestart sent */
+	bool notify_reset;          /* statctrResetDone sent */
 };
 
 /* The agent's default AgentX address, also in its usage text. */

@@ -9,7 +9,8 @@
 # restart; a writer killed gives lowerLayerDown(7) and a linkDown, its
 # restart a linkUp, and STATCTR-MIB's statctrSegmentStateChange (writerGone,
 # then active) and statctrWriterRestart (its generation and discontinuity
-# time as a GET reads them), none of them when switched off; flips while
+# time as a GET reads them), statctrResetDone naming a reset's cells, none
+# of the segment ones when switched off; flips while
 # snmpd is down are counted lost (statctrNotificationsLost) and never sent
 # late; statctrNotificationsSent and -Suppressed match what arrived.  The
 # writer is tests/integration/ifwriter; arrivals are stamped by
@@ -174,6 +175,17 @@ expect "$IF.8.1000" 1
 snmpset -v2c -c "$WCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$IFX.14.1000" i 1 >/dev/null ||
 	fail "SET ifLinkUpDownTrapEnable.1000 = enabled(1) failed"
 log "disabled(2): 3 flips, none sent"
+
+log "statctrResetDone names each reset's range: a row, then the whole segment"
+snmpset -v2c -c "$WCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$ROOT.3.7.1.1.4.1" i 2 >/dev/null ||
+	fail "the reset of ports.port0 failed"
+fx_wait 5 grep -q " $ROOT.0.3 ifseg 1 2\$" "$TRAPS" ||
+	fail "no statctrResetDone ifseg cells 1..2: $(grep " $ROOT.0" "$TRAPS")"
+snmpset -v2c -c "$WCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$ROOT.1.2.1.12.7" i 2 >/dev/null ||
+	fail "the reset of segment ifseg failed"
+fx_wait 5 grep -q " $ROOT.0.3 ifseg 1 4\$" "$TRAPS" ||
+	fail "no statctrResetDone ifseg cells 1..4: $(grep " $ROOT.0" "$TRAPS")"
+log "$(grep " $ROOT.0.3 " "$TRAPS" | cut -d' ' -f2- | tr '\n' ';')"
 
 log "a writer killed: lowerLayerDown(7) and linkDown; back: linkUp"
 downs=$(count linkDown 1000)
