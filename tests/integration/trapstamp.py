@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """trapstamp.py - stamps each notification snmptrapd prints with its arrival time.
 
-Reads snmptrapd's output (-On -F 'TRAP %v\\n': one line per notification,
-varbinds separated by tabs) on stdin and appends one line per notification
-to the file given as argument, flushed at once:
+Reads snmptrapd's output (-On -F 'TRAP %P\\t%v\\n': one line per
+notification, its PDU and security, then its varbinds, separated by tabs)
+on stdin and appends one line per notification to the file given as
+argument, flushed at once:
 
-    ARRIVAL_MS NAME IFINDEX OPER      linkDown/linkUp (RFC 2863 varbinds)
+    ARRIVAL_MS NAME IFINDEX OPER HOW  linkDown/linkUp (RFC 2863 varbinds);
+                                      HOW: trap-v2c, inform-v2c, inform-v3...
     ARRIVAL_MS OID VALUE...            any other notification: its snmpTrapOID,
                                       then its varbinds' values (quotes removed,
                                       TimeTicks as a number)
@@ -22,7 +24,10 @@ VB = re.compile(r"^(\S+) = (?:[A-Za-z0-9 -]+: )?(.*)$")
 
 def parse(line):
     trap, values = None, []
-    for vb in line[len("TRAP "):].rstrip("\n").split("\t"):
+    fields = line[len("TRAP "):].rstrip("\n").split("\t")
+    pdu = fields[0].replace(",", "").split()  # TRAP2 SNMP v2c community public
+    how = "%s-%s" % ("inform" if pdu[0] == "INFORM" else "trap", pdu[2] if len(pdu) > 2 else "?")
+    for vb in fields[1:]:
         m = VB.match(vb.strip())
         if not m:
             continue
@@ -41,7 +46,7 @@ def parse(line):
             ifindex = value
         elif name.startswith(".1.3.6.1.2.1.2.2.1.8."):
             oper = value
-    return "%s %s %s" % (NAMES[trap], ifindex, oper)
+    return "%s %s %s %s" % (NAMES[trap], ifindex, oper, how)
 
 
 def main():
