@@ -449,7 +449,7 @@ static void on_reset(void *arg, const struct agg_result *res, const struct agg_r
 {
 	const struct agent *a = arg;
 
-	traps_reset_done(a->cur.set, res, v, n, a->opt.embedded || a->connected);
+	traps_reset_done(a->cur.set, res, v, n, !a->opt.embedded && a->connected);
 }
 
 /* The pending configuration replaces the served one, or is dropped if it cannot. */
@@ -697,7 +697,7 @@ static int run(struct agent *a)
 	while (!got_term) {
 		agent_check_and_process(1);
 		/* Woken by each published result: its changes go out within the pass. */
-		traps_poll(a->cur.set, a->cur.ifmib, a->cur.agg, a->opt.embedded || a->connected);
+		traps_poll(a->cur.set, a->cur.ifmib, a->cur.agg, !a->opt.embedded && a->connected);
 		agg_flush_log(a->cur.agg);
 		if (a->next.agg)
 			agg_flush_log(a->next.agg);
