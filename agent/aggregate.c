@@ -29,7 +29,9 @@
  *     thread's); and each segment's reset rate limit (agg_reset_admit()).
  *   - log: lines the thread queued for agg_flush_log() (Net-SNMP's logging
  *     is not thread-safe); the thread writes a byte to wake_fd after each,
- *     and after its first result (agg_ready(): a SIGHUP's switch is due).
+ *     and after each result it publishes (the first makes agg_ready(): a
+ *     SIGHUP's switch is due; every one may change an interface's state,
+ *     which traps.c notifies within the pass).
  *   - stop: set by agg_destroy(); the thread checks it between segments.
  *
  * Epochs (aggepoch.c) are the thread's too: the schedule runs in a pass,
@@ -570,8 +572,9 @@ static void publish(struct aggregator *agg, struct published *p)
 		old->refs--;
 	pthread_mutex_unlock(&agg->lock); /* pairs with the lock in agg_acquire() */
 	recycle(agg);
-	/* The first result makes the aggregator ready (agg_ready()): wake the main loop. */
-	if (!old && agg->wake_fd >= 0 && write(agg->wake_fd, "", 1) < 0) {
+	/* A new result: the first makes the aggregator ready (agg_ready()); any may carry
+	 * a state change to notify (traps.c).  Wake the main loop. */
+	if (agg->wake_fd >= 0 && write(agg->wake_fd, "", 1) < 0) {
 		/* full pipe: the main loop is awake already */
 	}
 }

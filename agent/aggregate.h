@@ -104,8 +104,8 @@ int agg_create(const struct statctr_config *cfg, uid_t owner, bool slot_values,
 /*
  * agg_start() - run a pass every @interval_ms on the aggregator's own
  * thread from now on.  @wake_fd (non-blocking, or -1) gets a byte whenever
- * the thread has queued log lines for agg_flush_log(), and when it
- * publishes its first result.  Returns 0 or a negative errno (cause in
+ * the thread has queued log lines for agg_flush_log(), and whenever it
+ * publishes a result.  Returns 0 or a negative errno (cause in
  * agent_errmsg()).
  */
 int agg_start(struct aggregator *agg, uint32_t interval_ms, int wake_fd);

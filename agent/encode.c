@@ -82,3 +82,8 @@ void encode_string(netsnmp_variable_list *vb, const char *s)
 {
 	snmp_set_var_typed_value(vb, ASN_OCTET_STR, s, strlen(s));
 }
+
+void encode_oid(netsnmp_variable_list *vb, const oid *name, size_t len)
+{
+	snmp_set_var_typed_value(vb, ASN_OBJECT_ID, name, len * sizeof(oid));
+}

@@ -39,4 +39,7 @@ void encode_truth(netsnmp_variable_list *vb, bool v);
 void encode_integer(netsnmp_variable_list *vb, long v);
 void encode_string(netsnmp_variable_list *vb, const char *s);
 
+/* OBJECT IDENTIFIER (a notification's snmpTrapOID.0). */
+void encode_oid(netsnmp_variable_list *vb, const oid *name, size_t len);
+
 #endif /* STATCTR_AGENT_ENCODE_H */

@@ -36,6 +36,8 @@ struct engine {
 	struct engine_region *regions;
 	size_t nregions, room;
 	bool registered; /* regions may no longer move */
+	engine_reset_fn *on_reset;
+	void *on_reset_arg;
 };
 
 int engine_create(struct aggregator *agg, unsigned int ping_interval, struct engine **ep)
@@ -48,6 +50,12 @@ int engine_create(struct aggregator *agg, unsigned int ping_interval, struct eng
 	e->agg = agg;
 	e->ping_interval = ping_interval;
 	return 0;
+}
+
+void engine_on_reset(struct engine *e, engine_reset_fn *fn, void *arg)
+{
+	e->on_reset = fn;
+	e->on_reset_arg = arg;
 }
 
 int engine_add(struct engine *e, const char *name, const oid *root, size_t root_len,
@@ -266,6 +274,8 @@ static int commit_pdu_resets(const struct engine *e, const struct agg_result *re
 			n++;
 	start = monotonic_ms();
 	err = n ? agg_reset(e->agg, v, n) : 0;
+	if (n && !err && e->on_reset)
+		e->on_reset(e->on_reset_arg, res, v, n);
 	free(v);
 	if (err < 0)
 		snmp_log(LOG_ERR, "reset failed: %s\n", agent_errmsg());
@@ -290,6 +300,9 @@ static void do_commit(const struct engine_region *er, const struct agg_result *r
 		return;
 	}
 	if (acts(&reset) && commit_pdu_resets(er->e, res, reqinfo) < 0)
+		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+	else if (!reset.count && er->be->set_commit &&
+	         er->be->set_commit(er->data, req->requestvb) != SNMP_ERR_NOERROR)
 		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
 }
 

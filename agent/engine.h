@@ -49,6 +49,12 @@ struct engine_backend {
 	 */
 	int (*set_check)(const void *data, const struct agg_result *res,
 	                 const netsnmp_variable_list *vb, struct agg_reset *reset);
+	/*
+	 * COMMIT of a SET that set_check() accepted and that resets nothing:
+	 * stores @vb's value; SNMP_ERR_NOERROR or SNMP_ERR_COMMITFAILED.
+	 * NULL: the region's SETs only reset.
+	 */
+	int (*set_commit)(const void *data, const netsnmp_variable_list *vb);
 };
 
 struct engine;
@@ -59,6 +65,14 @@ struct engine;
  * 0 or -ENOMEM (agent_errmsg()).
  */
 int engine_create(struct aggregator *agg, unsigned int ping_interval, struct engine **ep);
+
+/*
+ * engine_on_reset() - @fn(@arg, @v, @n) after the resets @v[0..@n-1] of a
+ * SET PDU are done (COMMIT, once per PDU; traps.c's statctrResetDone).
+ */
+typedef void engine_reset_fn(void *arg, const struct agg_result *res, const struct agg_reset *v,
+                             uint32_t n);
+void engine_on_reset(struct engine *e, engine_reset_fn *fn, void *arg);
 
 /*
  * engine_add() - a region of @be with @data (which must outlive the

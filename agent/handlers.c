@@ -18,6 +18,7 @@
 #include "agent.h"
 #include "encode.h"
 #include "setcheck.h"
+#include "traps.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +42,17 @@ struct handlers {
 static uint64_t floored(const struct agg_segment *as, uint64_t ns)
 {
 	return ns > as->disc_floor_ns ? ns : as->disc_floor_ns;
+}
+
+/* The notification counters: the agent's, not the result's (traps.c). */
+static void set_notify_value(uint16_t what, netsnmp_variable_list *vb)
+{
+	struct traps_counts c;
+
+	traps_get_counts(&c);
+	encode_counter64(vb, what == MIB_NOTIFY_SENT         ? c.sent
+	                     : what == MIB_NOTIFY_SUPPRESSED ? c.suppressed
+	                                                     : c.lost);
 }
 
 static void set_agent_value(const struct handlers *h, const struct agg_result *res,
@@ -75,6 +87,11 @@ static void set_agent_value(const struct handlers *h, const struct agg_result *r
 		break;
 	case MIB_RESETS_REFUSED:
 		encode_counter64(vb, st->resets_refused);
+		break;
+	case MIB_NOTIFY_SENT:
+	case MIB_NOTIFY_SUPPRESSED:
+	case MIB_NOTIFY_LOST:
+		set_notify_value(inst->col->what, vb);
 		break;
 	default: /* MIB_RESET_ALLOWED: TruthValue */
 		encode_truth(vb, h->set->allow_reset);
@@ -137,6 +154,12 @@ static void set_segment_value(const struct handlers *h, const struct agg_segment
 		encode_integer(vb, SETCHECK_IDLE);
 		break;
 	}
+}
+
+void handlers_segment_value(const struct agg_segment *as, enum mib_object_id what,
+                            netsnmp_variable_list *vb)
+{
+	set_segment_value(NULL, as, (uint16_t)what, vb);
 }
 
 /*

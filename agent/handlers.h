@@ -22,6 +22,14 @@ struct handlers;
 int handlers_add(struct engine *e, const struct agent_settings *set, const struct oidmap *map,
                  struct handlers **hp);
 
+/*
+ * handlers_segment_value() - sets @vb's value to what a GET of column
+ * @what (a MIB_SEG_* object) of @as's statctrSegmentTable row reads: the
+ * varbinds of STATCTR-MIB's notifications (traps.c).
+ */
+void handlers_segment_value(const struct agg_segment *as, enum mib_object_id what,
+                            netsnmp_variable_list *vb);
+
 /* Frees (NULL: nothing); the engine's regions must be gone first. */
 void handlers_free(struct handlers *h);
 

@@ -3,10 +3,18 @@
  *
  * Owns the IF-MIB regions, the present interfaces of each table per
  * result, and what the agent saw of each interface's operational state
- * (ifLastChange).  The object list, OIDs and mapping rules are
- * mib/ifmib.c's; the ifIndex numbering is ifindex.c's; registering is
- * register.c's and encoding encode.c's.  Never reads a segment itself and
- * never writes: every object is read-only.
+ * (ifLastChange, and the state last told to traps.c).  The object list,
+ * OIDs and mapping rules are mib/ifmib.c's; the ifIndex numbering is
+ * ifindex.c's; registering is register.c's, encoding encode.c's, and
+ * ifLinkUpDownTrapEnable's store and the notifications traps.c's.  Never
+ * reads a segment itself; the one writable object is
+ * ifLinkUpDownTrapEnable.
+ *
+ * ifOperStatus: the row's mapped gauge while its writer is alive (up(1)
+ * without one); lowerLayerDown(7) while the segment's values are final or
+ * unsure (writerGone, stale): the data plane beneath the interface is
+ * down.  A segment without values (absent, closed, unreadable) has no
+ * rows.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -17,6 +25,7 @@
 #include "agent.h"
 #include "encode.h"
 #include "ifindex.h"
+#include "traps.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,11 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OPER_UP      1
-#define OPER_UNKNOWN 4
-#define OPER_MAX     7 /* lowerLayerDown(7), RFC 2863 */
-#define SPEED_MAX    4294967295u
-#define TRAP_OFF     2
+#define OPER_UP         1
+#define OPER_UNKNOWN    4
+#define OPER_LOWER_DOWN 7 /* lowerLayerDown(7), RFC 2863 */
+#define OPER_MAX        7
+#define SPEED_MAX       4294967295u
+#define TRAP_ON         1
+#define TRAP_OFF        2
 
 struct if_table;
 
@@ -65,6 +76,10 @@ struct if_table {
 	uint8_t *oper;     /* 0: not present when last built */
 	uint64_t *changed; /* CLOCK_REALTIME; 0: before the agent's first look */
 	uint8_t *seen;     /* scratch of track_oper() */
+	/* Per ifIndex - base: what ifmib_serve_changes() last told, and since. */
+	uint8_t *told;
+	uint32_t *flips;
+	uint64_t *told_ns;
 	/* The `interfaces` overrides, sorted by row name. */
 	const struct statctr_if_decl **overrides;
 	bool told_full;
@@ -136,13 +151,15 @@ static const char *row_name(const struct if_table *t, const struct statctr_snap 
 	return buf;
 }
 
-static uint8_t oper_state(const struct if_table *t, const struct statctr_snap *snap, uint32_t r)
+static uint8_t oper_state(const struct if_table *t, const struct agg_segment *as, uint32_t r)
 {
 	int64_t level;
 
+	if (as->status != AGG_ACTIVE)
+		return OPER_LOWER_DOWN;
 	if (t->oper_col < 0)
 		return OPER_UP;
-	level = statctr_snap_gauge(snap, row_cell(t, r) + (statctr_id)t->oper_col);
+	level = statctr_snap_gauge(as->snap, row_cell(t, r) + (statctr_id)t->oper_col);
 	return level >= 1 && level <= OPER_MAX ? (uint8_t)level : OPER_UNKNOWN;
 }
 
@@ -169,16 +186,18 @@ static void add_row(struct if_table *t, const struct statctr_snap *snap, uint32_
 }
 
 /* ifLastChange: a row seen for the first time after the agent's first look, or changed. */
-static void track_oper(struct if_table *t, const struct statctr_snap *snap, uint64_t now_ns)
+static void track_oper(struct if_table *t, const struct agg_segment *as, uint64_t now_ns)
 {
 	memset(t->seen, 0, t->range);
 	for (uint32_t i = 0; i < t->nrows; i++) {
 		uint32_t k = t->rows[i].ifindex - t->base;
-		uint8_t state = oper_state(t, snap, t->rows[i].row);
+		uint8_t state = oper_state(t, as, t->rows[i].row);
 
 		t->seen[k] = 1;
 		if (t->oper[k] != state)
 			t->changed[k] = t->oper[k] || t->built_once ? now_ns : 0;
+		if (t->oper[k] && t->oper[k] != state)
+			t->flips[k]++;
 		t->oper[k] = state;
 	}
 	for (uint32_t k = 0; k < t->range; k++)
@@ -196,7 +215,7 @@ static void build(struct if_table *t, const struct agg_result *res)
 	for (uint32_t r = 0; as->snap && r < t->decl->nrows; r++)
 		add_row(t, as->snap, r);
 	qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_ifindex);
-	track_oper(t, as->snap, res->taken_ns);
+	track_oper(t, as, res->taken_ns);
 	t->built = res;
 	t->built_ns = res->taken_ns;
 	t->built_passes = res->stats.passes;
@@ -313,8 +332,8 @@ static void set_if_value(const struct if_column *col, const struct agg_segment *
 	case IFV_FALSE:
 		encode_truth(vb, false);
 		break;
-	case IFV_DISABLED:
-		encode_integer(vb, TRAP_OFF);
+	case IFV_DISABLED: /* ifLinkUpDownTrapEnable */
+		encode_integer(vb, traps_link_enabled(row->ifindex) ? TRAP_ON : TRAP_OFF);
 		break;
 	case IFV_DISC_TIME:
 		encode_timestamp(vb, agg_row_discontinuity(as, cell, t->decl->ncolumns));
@@ -381,6 +400,50 @@ static bool next(const void *data, const struct agg_result *res, netsnmp_variabl
 /* Read-only: no set_check, and the engine answers notWritable. */
 static const struct engine_backend backend = {.get = get, .next = next};
 
+/*
+ * ifLinkUpDownTrapEnable, in RFC 3416 4.2.5's order: a row that is not
+ * present is noCreation, a user without resets (allow_reset) notWritable,
+ * anything but an INTEGER wrongType, anything but enabled(1)/disabled(2)
+ * wrongValue.
+ */
+static int trap_enable_check(const void *data, const struct agg_result *res,
+                             const netsnmp_variable_list *vb, struct agg_reset *reset)
+{
+	const struct if_column *col = data;
+	const struct if_row *row = NULL;
+
+	(void)reset;
+	build(col->table, res);
+	if (against_column(col, vb->name, vb->name_length) == 0 &&
+	    vb->name_length == col->prefix_len + 1)
+		row = row_ge(col->table, vb->name[col->prefix_len]);
+	if (!row || row->ifindex != vb->name[col->prefix_len])
+		return SNMP_ERR_NOCREATION;
+	if (!col->table->owner->set->allow_reset)
+		return SNMP_ERR_NOTWRITABLE;
+	if (vb->type != ASN_INTEGER || vb->val_len != sizeof(long))
+		return SNMP_ERR_WRONGTYPE;
+	if (*vb->val.integer != TRAP_ON && *vb->val.integer != TRAP_OFF)
+		return SNMP_ERR_WRONGVALUE;
+	return SNMP_ERR_NOERROR;
+}
+
+/* COMMIT: checked again by the engine; kept in the state file (traps.c). */
+static int trap_enable_commit(const void *data, const netsnmp_variable_list *vb)
+{
+	const struct if_column *col = data;
+	uint32_t ifindex = (uint32_t)vb->name[col->prefix_len];
+	int err = traps_link_enable(ifindex, *vb->val.integer == TRAP_ON);
+
+	if (err < 0)
+		snmp_log(LOG_ERR, "ifLinkUpDownTrapEnable.%" PRIu32 ": %s\n", ifindex,
+		         agent_errmsg());
+	return err < 0 ? SNMP_ERR_COMMITFAILED : SNMP_ERR_NOERROR;
+}
+
+static const struct engine_backend trap_enable_backend = {
+    .get = get, .next = next, .set_check = trap_enable_check, .set_commit = trap_enable_commit};
+
 /* ------------------------------------------------------------------------
  * Tables and registrations.
  */
@@ -416,9 +479,12 @@ static int init_table(struct ifmib_serve *ifm, uint32_t s, uint32_t ti, struct i
 	t->oper = calloc(t->range, sizeof(*t->oper));
 	t->changed = calloc(t->range, sizeof(*t->changed));
 	t->seen = calloc(t->range, sizeof(*t->seen));
+	t->told = calloc(t->range, sizeof(*t->told));
+	t->flips = calloc(t->range, sizeof(*t->flips));
+	t->told_ns = calloc(t->range, sizeof(*t->told_ns));
 	t->overrides = calloc(t->decl->ifmib->ninterfaces + 1, sizeof(*t->overrides));
-	if (!sources || !t->cols || !t->rows || !t->oper || !t->changed || !t->seen ||
-	    !t->overrides) {
+	if (!sources || !t->cols || !t->rows || !t->oper || !t->changed || !t->seen || !t->told ||
+	    !t->flips || !t->told_ns || !t->overrides) {
 		free(sources);
 		return agent_seterr(ENOMEM, "out of memory");
 	}
@@ -481,7 +547,8 @@ static int add_column(struct engine *e, const struct if_column *col)
 	first[col->prefix_len] = t->base;
 	snprintf(name, sizeof(name), "%s.%s.%s", t->seg_decl->name, t->decl->name, col->obj->name);
 	return engine_add(e, name, first, col->prefix_len + 1, (int)col->prefix_len + 1,
-	                  t->base + t->range - 1, &backend, col);
+	                  t->base + t->range - 1,
+	                  col->obj->value == IFV_DISABLED ? &trap_enable_backend : &backend, col);
 }
 
 int ifmib_serve_add(struct ifmib_serve *ifm, struct engine *e)
@@ -497,6 +564,43 @@ int ifmib_serve_add(struct ifmib_serve *ifm, struct engine *e)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Changes to tell (traps.c).
+ */
+
+static void table_changes(struct if_table *t, const struct agg_result *res, ifmib_tell_fn *tell,
+                          void *arg)
+{
+	build(t, res);
+	for (uint32_t k = 0; k < t->range; k++) {
+		struct ifmib_change c = {.ifindex = t->base + k,
+		                         .told = t->told[k],
+		                         .now = t->oper[k],
+		                         .admin = OPER_UP,
+		                         .flips = t->flips[k],
+		                         .told_ns = t->told_ns[k]};
+
+		enum ifmib_told done;
+
+		if (c.told == c.now && !c.flips)
+			continue;
+		done = tell(arg, &c, res->taken_ns);
+		if (done == IFMIB_HOLD)
+			continue;
+		t->told[k] = c.now;
+		t->flips[k] = 0;
+		if (done == IFMIB_SENT)
+			t->told_ns[k] = res->taken_ns;
+	}
+}
+
+void ifmib_serve_changes(struct ifmib_serve *ifm, const struct agg_result *res, ifmib_tell_fn *tell,
+                         void *arg)
+{
+	for (size_t i = 0; i < ifm->ntables; i++)
+		table_changes(&ifm->tables[i], res, tell, arg);
+}
+
 void ifmib_serve_free(struct ifmib_serve *ifm)
 {
 	if (!ifm)
@@ -507,6 +611,9 @@ void ifmib_serve_free(struct ifmib_serve *ifm)
 		free(ifm->tables[i].oper);
 		free(ifm->tables[i].changed);
 		free(ifm->tables[i].seen);
+		free(ifm->tables[i].told);
+		free(ifm->tables[i].flips);
+		free(ifm->tables[i].told_ns);
 		free(ifm->tables[i].overrides);
 	}
 	free(ifm->tables);

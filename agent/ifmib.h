@@ -32,6 +32,36 @@ int ifmib_serve_create(const struct agent_settings *set, struct aggregator *agg,
 /* Adds every column of every IF-MIB table to @e; 0 or -ENOMEM (agent_errmsg()). */
 int ifmib_serve_add(struct ifmib_serve *ifm, struct engine *e);
 
+/*
+ * An interface whose ifOperStatus is not what was last told (or that
+ * changed and changed back), for ifmib_serve_changes().  States are
+ * ifOperStatus values; 0: the row was (is) not present.
+ */
+struct ifmib_change {
+	uint32_t ifindex;
+	uint8_t told;     /* the state last told (0: never, or the row was absent) */
+	uint8_t now;      /* the state now (0: the row is absent) */
+	uint8_t admin;    /* ifAdminStatus now */
+	uint32_t flips;   /* changes of ifOperStatus since told, while present */
+	uint64_t told_ns; /* CLOCK_REALTIME of the last tell; 0: never */
+};
+
+/* What the teller did with a change at @now_ns (the result's time). */
+enum ifmib_told {
+	IFMIB_HOLD,  /* not told yet: handed again after the next result */
+	IFMIB_QUIET, /* nothing to tell: the next change is measured from c->now */
+	IFMIB_SENT,  /* told at @now_ns (told_ns): the same, and a hold-down starts */
+};
+typedef enum ifmib_told ifmib_tell_fn(void *arg, const struct ifmib_change *c, uint64_t now_ns);
+
+/*
+ * ifmib_serve_changes() - brings every table up to @res (as a request
+ * would) and hands each interface whose state differs from what was last
+ * told to @tell.  O(ifIndex range) per table.  SNMP thread.
+ */
+void ifmib_serve_changes(struct ifmib_serve *ifm, const struct agg_result *res, ifmib_tell_fn *tell,
+                         void *arg);
+
 /* Frees (NULL: nothing); the engine's regions must be gone first. */
 void ifmib_serve_free(struct ifmib_serve *ifm);
 

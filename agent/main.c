@@ -29,6 +29,7 @@
 #include "settings.h"
 #include "standalone.h"
 #include "timebase.h"
+#include "traps.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -450,6 +451,14 @@ static void reload(struct agent *a)
 		         agent_errmsg());
 }
 
+/* A SET's resets are done: statctrResetDone (traps.c), from the handler's COMMIT. */
+static void on_reset(void *arg, const struct agg_result *res, const struct agg_reset *v, uint32_t n)
+{
+	const struct agent *a = arg;
+
+	traps_reset_done(a->cur.set, res, v, n, !a->opt.embedded && a->connected);
+}
+
 /* The pending configuration replaces the served one, or is dropped if it cannot. */
 static void switch_serving(struct agent *a)
 {
@@ -464,6 +473,7 @@ static void switch_serving(struct agent *a)
 		                      "sys_* settings take effect on restart\n");
 	/* The regions both serve stay registered: no gap, no PDU (engine_adopt()). */
 	engine_adopt(a->next.engine, old.engine);
+	engine_on_reset(a->next.engine, on_reset, a);
 	a->cur = a->next;
 	memset(&a->next, 0, sizeof(a->next));
 	if (serving_start(&a->cur, true) < 0) {
@@ -478,6 +488,8 @@ static void switch_serving(struct agent *a)
 	}
 	serving_stop(&old);
 	timebase_set_state_file(a->cur.set->state_file);
+	if (traps_open(a->cur.set->state_file) < 0)
+		snmp_log(LOG_ERR, "SIGHUP: %s\n", agent_errmsg());
 	snmp_log(LOG_INFO, "SIGHUP: configuration %s reloaded\n", a->opt.config);
 }
 
@@ -667,6 +679,10 @@ static int run(struct agent *a)
 
 	timebase_set_state_file(a->cur.set->state_file);
 	if (!err)
+		err = traps_open(a->cur.set->state_file);
+	if (!err)
+		engine_on_reset(a->cur.engine, on_reset, a);
+	if (!err)
 		err = serving_start(&a->cur, true);
 	/* A daemon's exit status says whether it serves: it waits for no master. */
 	if (!err && !a->opt.foreground && !a->opt.embedded && !a->connected)
@@ -687,6 +703,8 @@ static int run(struct agent *a)
 	check_ready(a);
 	while (!got_term) {
 		agent_check_and_process(1);
+		/* Woken by each published result: its changes go out within the pass. */
+		traps_poll(a->cur.set, a->cur.ifmib, a->cur.agg, !a->opt.embedded && a->connected);
 		agg_flush_log(a->cur.agg);
 		if (a->next.agg)
 			agg_flush_log(a->next.agg);
@@ -793,6 +811,7 @@ int main(int argc, char **argv)
 	timebase_set_state_file(NULL);
 	shut_down(&a);
 	ifmib_store_close();
+	traps_close();
 	if (a.opt.pidfile)
 		remove_pidfile(a.opt.pidfile);
 	return err ? 1 : 0;

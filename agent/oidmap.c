@@ -740,7 +740,7 @@ static size_t object_columns(struct oidmap_column *cols)
 		const struct mib_object *o = &mib_objects[i];
 		uint32_t sub[3];
 
-		if (o->access == MIB_NOT_ACCESSIBLE)
+		if (o->access == MIB_NOT_ACCESSIBLE || o->access == MIB_ACCESSIBLE_FOR_NOTIFY)
 			continue;
 		cols[n] = (struct oidmap_column){.sublen = (uint8_t)mib_object_oid(o, sub),
 		                                 .space = (uint8_t)o->space,

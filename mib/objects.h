@@ -20,7 +20,8 @@ enum mib_space {
 	    MIB_NSPACES
 };
 
-enum mib_access { MIB_NOT_ACCESSIBLE, MIB_READ_ONLY, MIB_READ_WRITE };
+/* MIB_ACCESSIBLE_FOR_NOTIFY: a notification's varbind only, never served. */
+enum mib_access { MIB_NOT_ACCESSIBLE, MIB_READ_ONLY, MIB_READ_WRITE, MIB_ACCESSIBLE_FOR_NOTIFY };
 
 /* Which cells an object of the cell or slot table has an instance for (oids.h). */
 enum mib_instances { MIB_ALL, MIB_COUNTERS, MIB_GAUGES, MIB_PLAIN_COUNTERS };

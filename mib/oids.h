@@ -3,6 +3,7 @@
  * to the OID of each value statctr-agentx serves and `statctl mib` names.
  *
  *   R                      root_oid: statctrMIB (default MIB_ROOT_DEFAULT)
+ *   R.0.n                  statctrNotifications: NOTIFICATION-TYPE n
  *   R.1                    statctrObjects: the fixed objects of STATCTR-MIB
  *     R.1.1.n.0              the agent's scalars (MIB_FIXED_OBJECTS, AGENT)
  *     R.1.T.1.n.<index>      column n of fixed table T (MIB_FIXED_TABLES)
@@ -63,11 +64,18 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
                "every served OID fits in 128 sub-identifiers");
 
 /* Under the root. */
+#define MIB_ARC_NOTIFICATIONS 0 /* statctrNotifications (RFC 3584 2.1.2: a 0 arc) */
+
 #define MIB_ARC_OBJECTS     1 /* statctrObjects */
 #define MIB_ARC_CONFORMANCE 2 /* statctrConformance */
 #define MIB_ARC_DATA        3 /* statctrData */
 #define MIB_ARC_HISTOGRAMS  4 /* statctrHistograms */
 #define MIB_ARC_INTERVALS   5 /* statctrIntervals */
+
+/* Under statctrNotifications: the NOTIFICATION-TYPEs. */
+#define MIB_NOTIFY_SEGMENT_STATE  1 /* statctrSegmentStateChange */
+#define MIB_NOTIFY_WRITER_RESTART 2 /* statctrWriterRestart */
+#define MIB_NOTIFY_RESET_DONE     3 /* statctrResetDone */
 
 /* Under statctrObjects: the agent's scalars (instance .0), then the tables. */
 #define MIB_ARC_AGENT       1 /* statctrAgent */
@@ -108,6 +116,14 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 	X(ASSISTED, "statctrAggAssistedSlots", AGENT, 8, "Counter64", READ_ONLY, ALL)              \
 	X(RESET_ALLOWED, "statctrResetAllowed", AGENT, 9, "TruthValue", READ_ONLY, ALL)            \
 	X(RESETS_REFUSED, "statctrAggResetsRefused", AGENT, 10, "Counter64", READ_ONLY, ALL)       \
+	X(NOTIFY_SENT, "statctrNotificationsSent", AGENT, 11, "Counter64", READ_ONLY, ALL)         \
+	X(NOTIFY_SUPPRESSED, "statctrNotificationsSuppressed", AGENT, 12, "Counter64", READ_ONLY,  \
+	  ALL)                                                                                     \
+	X(NOTIFY_LOST, "statctrNotificationsLost", AGENT, 13, "Counter64", READ_ONLY, ALL)         \
+	X(RESET_FIRST_CELL, "statctrResetFirstCell", AGENT, 14, "Unsigned32 (1..16777216)",        \
+	  ACCESSIBLE_FOR_NOTIFY, ALL)                                                              \
+	X(RESET_CELLS, "statctrResetCells", AGENT, 15, "Unsigned32 (1..16777216)",                 \
+	  ACCESSIBLE_FOR_NOTIFY, ALL)                                                              \
 	X(SEG_INDEX, "statctrSegmentIndex", SEGMENT, 1, "Unsigned32 (1..4294967295)",              \
 	  NOT_ACCESSIBLE, ALL)                                                                     \
 	X(SEG_NAME, "statctrSegmentName", SEGMENT, 2, "DisplayString", READ_ONLY, ALL)             \

@@ -6,11 +6,12 @@
 # (check_snmp) for tests/fleet/pollers.sh; bash-completion for tests/tools/completion.sh; python3-pytest
 # and python3-numpy for tests/python, dh-python for python3-statctr; libdpdk-dev
 # (DPDK 22.11) and its vdev drivers (net_null, net_ring, net_pcap, and the
-# ring mempool) for examples/dpdk and tests/integration/dpdk.sh.
+# ring mempool) for examples/dpdk and tests/integration/dpdk.sh; snmptrapd for
+# tests/integration/linktraps.sh (notifications through snmpd).
 # Runs apt-get as root (through sudo when not root).
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config
-  libconfig-dev libcunit1-dev libsnmp-dev snmpd snmp smitools
+  libconfig-dev libcunit1-dev libsnmp-dev snmpd snmptrapd snmp smitools
   gnuplot-nox libpcp-mmv1-dev libpcp3-dev clang libclang-rt-14-dev python3-pysnmp4 jq python3 procps psmisc valgrind cppcheck clang-format
   debhelper lintian systemd dh-python python3-pytest python3-numpy
   prometheus prometheus-snmp-exporter curl bash-completion

@@ -14,6 +14,7 @@ INTEGRATION_TESTS = \
 	tests/integration/rows.sh \
 	tests/integration/hist.sh \
 	tests/integration/ifmib.sh \
+	tests/integration/linktraps.sh \
 	tests/integration/dpdk.sh \
 	tests/integration/cpuslots.sh \
 	tests/integration/epochs.sh
@@ -21,6 +22,7 @@ TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += \
 	tests/integration/fixture.sh \
+	tests/integration/trapstamp.py \
 	tests/integration/perf.sh \
 	scripts/get-smi-mibs.sh
 # A writer recording known values into histograms (hist.sh).
