@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct handlers_region;
 
@@ -159,7 +160,11 @@ static void set_segment_value(const struct handlers *h, const struct agg_segment
 void handlers_segment_value(const struct agg_segment *as, enum mib_object_id what,
                             netsnmp_variable_list *vb)
 {
-	set_segment_value(NULL, as, (uint16_t)what, vb);
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	set_segment_value(NULL, as, (uint16_t)what,
+	                  (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec, vb);
 }
 
 /*
