@@ -31,7 +31,8 @@ int aggepoch_init(struct aggepoch *ae, const struct statctr_segment_decl *d)
 		return agent_seterr(ENOMEM, "out of memory");
 	for (uint32_t t = 0; t < d->ntables && !ae->has_probe; t++)
 		for (uint32_t c = 0; c < d->tables[t].ncolumns && !ae->has_probe; c++)
-			if (d->tables[t].nrows && d->tables[t].columns[c].kind != STATCTR_GAUGE) {
+			if (d->tables[t].nrows &&
+			    d->tables[t].columns[c].kind != STATCTR_KIND_GAUGE) {
 				ae->probe = d->tables[t].first_cell + c;
 				ae->has_probe = true;
 			}

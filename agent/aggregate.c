@@ -260,7 +260,7 @@ static bool buckets_match(const struct statctr_view *view, statctr_id id,
 	const uint64_t *bounds = NULL;
 	uint32_t n = statctr_view_hist_buckets(view, id, &bounds);
 
-	if (cd->kind != STATCTR_HISTOGRAM)
+	if (cd->kind != STATCTR_KIND_HISTOGRAM)
 		return n == 0;
 	return n == cd->nbuckets && memcmp(bounds, cd->bounds, n * sizeof(*bounds)) == 0;
 }

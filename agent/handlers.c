@@ -208,8 +208,8 @@ static void set_slot_delta(const struct statctr_snap *snap, uint32_t slot, statc
 /* A Counter64 cell's value: a counter's, or a histogram's count. */
 static uint64_t counted(const struct statctr_snap *snap, enum statctr_kind kind, statctr_id id)
 {
-	return kind == STATCTR_HISTOGRAM ? statctr_snap_hist_count(snap, id)
-	                                 : statctr_snap_counter(snap, id);
+	return kind == STATCTR_KIND_HISTOGRAM ? statctr_snap_hist_count(snap, id)
+	                                      : statctr_snap_counter(snap, id);
 }
 
 static void set_cell_value(const struct handlers *h, const struct agg_segment *as,
@@ -279,7 +279,7 @@ static void set_row_value(const struct handlers *h, const struct oidmap_region *
 		encode_integer(vb, SETCHECK_IDLE);
 		break;
 	default: /* W_ROW_VALUE */
-		if (td->columns[inst->col->column].kind == STATCTR_GAUGE)
+		if (td->columns[inst->col->column].kind == STATCTR_KIND_GAUGE)
 			set_level(as->snap, id, false, vb);
 		else
 			encode_counter64(
@@ -401,7 +401,7 @@ static int interval_count(const struct agg_segment *as, uint32_t e, statctr_id i
 	*count = 0;
 	if (!interval_of(as, e, &from, &to))
 		return 0;
-	if (col->kind == STATCTR_HISTOGRAM)
+	if (col->kind == STATCTR_KIND_HISTOGRAM)
 		return interval_bucket(as, e, id, col->nbuckets, count);
 	return statctr_snap_epoch_delta(as->snap, id, from, to, count);
 }

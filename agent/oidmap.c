@@ -663,12 +663,12 @@ static int build_table_order(const struct statctr_segment_decl *d, uint32_t **or
 
 static void add_cell(struct seg_cells *cells, enum statctr_kind kind, statctr_id id)
 {
-	if (kind == STATCTR_GAUGE) {
+	if (kind == STATCTR_KIND_GAUGE) {
 		cells->gauges[cells->ngauges++] = id;
 		return;
 	}
 	cells->counters[cells->ncounters++] = id;
-	if (kind == STATCTR_COUNTER)
+	if (kind == STATCTR_KIND_COUNTER)
 		cells->plain[cells->nplain++] = id;
 }
 
@@ -780,7 +780,7 @@ static struct oidmap_column *data_columns(const struct statctr_table_decl *td)
 		    {MIB_ARC_ENTRY, MIB_DATA_FIRST_VALUE + c},
 		    2,
 		    SPACE_ROW,
-		    td->columns[c].kind == STATCTR_GAUGE ? MIB_GAUGES : MIB_COUNTERS,
+		    td->columns[c].kind == STATCTR_KIND_GAUGE ? MIB_GAUGES : MIB_COUNTERS,
 		    0,
 		    W_ROW_VALUE,
 		    c};
@@ -838,7 +838,7 @@ static struct oidmap_column *interval_columns(const struct statctr_table_decl *t
 	                                          W_INTERVAL_VALID,
 	                                          0};
 	for (uint32_t c = 0; c < td->ncolumns; c++)
-		if (td->columns[c].kind != STATCTR_GAUGE)
+		if (td->columns[c].kind != STATCTR_KIND_GAUGE)
 			cols[(*ncols)++] =
 			    (struct oidmap_column){{MIB_ARC_ENTRY, MIB_DATA_FIRST_VALUE + c},
 			                           2,
@@ -880,7 +880,7 @@ static int build_hist_regions(struct oidmap *map, const uint32_t *root, size_t r
 		struct oidmap_region *reg;
 		size_t ncols;
 
-		if (td->columns[c].kind != STATCTR_HISTOGRAM)
+		if (td->columns[c].kind != STATCTR_KIND_HISTOGRAM)
 			continue;
 		reg = add_region(map, s, t, hist_columns(c, d->epoch_keep > 0, &ncols), 0);
 		if (!reg)
@@ -969,7 +969,7 @@ static size_t count_regions(const struct statctr_config *cfg)
 			n++;
 			n += mib_has_intervals(&cfg->segments[s], td);
 			for (uint32_t c = 0; c < td->ncolumns; c++)
-				n += td->columns[c].kind == STATCTR_HISTOGRAM;
+				n += td->columns[c].kind == STATCTR_KIND_HISTOGRAM;
 		}
 	return n;
 }

@@ -624,18 +624,18 @@ static bool emit_intervals(struct gen *g, const struct statctr_segment_decl *seg
 		    iv->counts[c],
 		    "Counter64",
 		    "read-only",
-		    td->columns[c].kind == STATCTR_HISTOGRAM ? "" : td->columns[c].units,
+		    td->columns[c].kind == STATCTR_KIND_HISTOGRAM ? "" : td->columns[c].units,
 		    iv->entry,
 		    MIB_DATA_FIRST_VALUE + c};
 		emit_object(g, &o, NULL, "The epoch's count of %s %s (%s): %s.", "column",
 		            td->columns[c].name, n->columns[c],
-		            td->columns[c].kind == STATCTR_HISTOGRAM
+		            td->columns[c].kind == STATCTR_KIND_HISTOGRAM
 		                ? "the values the histogram recorded in the interval"
 		                : "what the counter counted in the interval, as RFC 3705's "
 		                  "HCPerfIntervalCount (past) and HCPerfCurrentCount (newest)");
 	}
 	for (uint32_t c = 0; c < td->ncolumns; c++)
-		if (td->columns[c].kind == STATCTR_HISTOGRAM)
+		if (td->columns[c].kind == STATCTR_KIND_HISTOGRAM)
 			emit_hist_interval(g, td, n, c);
 	return true;
 }

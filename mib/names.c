@@ -307,7 +307,7 @@ static bool seg_hist_names_init(struct mib_names *reg, const struct statctr_segm
 bool mib_has_intervals(const struct statctr_segment_decl *seg, const struct statctr_table_decl *t)
 {
 	for (uint32_t c = 0; seg->epoch_keep && c < t->ncolumns; c++)
-		if (t->columns[c].kind != STATCTR_GAUGE)
+		if (t->columns[c].kind != STATCTR_KIND_GAUGE)
 			return true;
 	return false;
 }
@@ -335,11 +335,11 @@ static bool interval_names_init(struct mib_names *reg, const struct statctr_segm
 		return false;
 	for (uint32_t c = 0; c < td->ncolumns; c++) {
 		reg->owner = &td->columns[c];
-		if (td->columns[c].kind != STATCTR_GAUGE &&
+		if (td->columns[c].kind != STATCTR_KIND_GAUGE &&
 		    !(iv->counts[c] =
 		          mib_name(reg, 4, seg->name, td->name, td->columns[c].name, "Interval")))
 			return false;
-		if (td->columns[c].kind == STATCTR_HISTOGRAM &&
+		if (td->columns[c].kind == STATCTR_KIND_HISTOGRAM &&
 		    !hist_interval_names_init(reg, seg->name, td->name, td->columns[c].name,
 		                              &iv->hists[c]))
 			return false;

@@ -75,7 +75,7 @@ const char *prom_column_names(struct prom_column *pc, const char *segment, const
 	if (kind != STATCTR_KIND_HISTOGRAM) {
 		snprintf(pc->names[PROM_BY_SLOT], PROM_NAME_MAX, "%s_by_slot%s", base, total);
 		pc->n = 2;
-		if (kind == STATCTR_COUNTER)
+		if (kind == STATCTR_KIND_COUNTER)
 			snprintf(pc->names[pc->n++], PROM_NAME_MAX, "%s_created", base);
 	} else {
 		snprintf(pc->names[PROM_BUCKET], PROM_NAME_MAX, "%s_bucket", base);

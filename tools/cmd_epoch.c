@@ -51,7 +51,7 @@ static int next_epoch(struct statctr_view *view, uint32_t number, uint32_t *next
 static statctr_id first_counter(const struct statctr_view *view, uint32_t ncells, bool *found)
 {
 	for (statctr_id id = 0; id < ncells; id++)
-		if (statctr_view_cell_kind(view, id) == STATCTR_COUNTER) {
+		if (statctr_view_cell_kind(view, id) == STATCTR_KIND_COUNTER) {
 			*found = true;
 			return id;
 		}
@@ -287,7 +287,8 @@ static int diff_table(const struct diff_opts *d, const struct source *src, uint3
 	if (statctr_view_table(src->view, t, &info) != 0)
 		return -1;
 	for (uint32_t c = 0; c < info.ncolumns; c++) {
-		if (statctr_view_column(src->view, t, c, &col) != 0 || col.kind != STATCTR_COUNTER)
+		if (statctr_view_column(src->view, t, c, &col) != 0 ||
+		    col.kind != STATCTR_KIND_COUNTER)
 			continue;
 		for (uint32_t r = 0; r < info.nrows; r++) {
 			if (info.dynamic && statctr_snap_row_name(src->snap, t, r) == NULL)

@@ -229,7 +229,7 @@ static void prom_table(FILE *out, const struct table_view *tv)
 			continue;
 		}
 		column_family(out, tv, c, &pc);
-		if (tv->columns[c].kind == STATCTR_COUNTER)
+		if (tv->columns[c].kind == STATCTR_KIND_COUNTER)
 			created_family(out, tv, c, &pc);
 		if (tv->opts->slots)
 			slot_family(out, tv, c, &pc);

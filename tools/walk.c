@@ -248,7 +248,7 @@ void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct 
 	out->disc_ns = statctr_snap_discontinuity(snap, id);
 	if (out->kind == STATCTR_KIND_GAUGE)
 		out->gauge = statctr_snap_gauge(snap, id);
-	else if (out->kind == STATCTR_COUNTER && tv->src->epoch_from != 0)
+	else if (out->kind == STATCTR_KIND_COUNTER && tv->src->epoch_from != 0)
 		out->counter = epoch_count(tv->src, id);
 	else
 		out->counter = counter_value(snap, id, out->kind, tv->opts->raw);

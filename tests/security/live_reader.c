@@ -114,9 +114,9 @@ static void check_values(struct tally *t, const struct statctr_view *view,
 		uint64_t v = statctr_snap_counter(snap, id);
 		int64_t g = statctr_snap_gauge(snap, id);
 
-		if (kind == STATCTR_GAUGE && (g > lim->max_gauge || g < -lim->max_gauge))
+		if (kind == STATCTR_KIND_GAUGE && (g > lim->max_gauge || g < -lim->max_gauge))
 			violation(t, "gauge beyond the writer's range", id, (uint64_t)g);
-		if (kind != STATCTR_COUNTER)
+		if (kind != STATCTR_KIND_COUNTER)
 			continue;
 		if (v > bound)
 			violation(t, "counter above what the writer could have counted", id, v);

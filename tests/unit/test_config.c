@@ -107,7 +107,7 @@ static void shipped_config_loads(void)
 	CU_ASSERT_EQUAL(seg->ncells, 4 * 7 + 64 * 2 + 1 * 3 + 64 * 4 + 3 * 1 + 3 * (16 + 2));
 	CU_ASSERT_EQUAL_FATAL(seg->ntables, 5);
 	CU_ASSERT_EQUAL(seg->tables[4].first_cell, 4 * 7 + 64 * 2 + 1 * 3 + 64 * 4);
-	CU_ASSERT_EQUAL(seg->tables[4].columns[0].kind, STATCTR_HISTOGRAM);
+	CU_ASSERT_EQUAL(seg->tables[4].columns[0].kind, STATCTR_KIND_HISTOGRAM);
 	CU_ASSERT_EQUAL_FATAL(seg->tables[4].columns[0].nbuckets, 16);
 	CU_ASSERT_EQUAL(seg->tables[4].columns[0].bounds[0], 16);
 	CU_ASSERT_EQUAL(seg->tables[4].columns[0].bounds[15], 16u << 15);
@@ -123,12 +123,12 @@ static void shipped_config_loads(void)
 	CU_ASSERT_STRING_EQUAL(t->row_names[3], "eth3");
 	CU_ASSERT_EQUAL_FATAL(t->ncolumns, 7);
 	CU_ASSERT_STRING_EQUAL(t->columns[0].name, "rxPackets");
-	CU_ASSERT_EQUAL(t->columns[0].kind, STATCTR_COUNTER);
+	CU_ASSERT_EQUAL(t->columns[0].kind, STATCTR_KIND_COUNTER);
 	CU_ASSERT_STRING_EQUAL(t->columns[0].units, "");
 	CU_ASSERT_STRING_EQUAL(t->columns[1].units, "octets");
 	CU_ASSERT_STRING_EQUAL(t->columns[1].description, "Bytes received");
 	CU_ASSERT_STRING_EQUAL(t->columns[5].name, "queueDepth");
-	CU_ASSERT_EQUAL(t->columns[5].kind, STATCTR_GAUGE);
+	CU_ASSERT_EQUAL(t->columns[5].kind, STATCTR_KIND_GAUGE);
 	CU_ASSERT_STRING_EQUAL(t->columns[5].units, "packets");
 
 	t = &seg->tables[1];
@@ -146,7 +146,7 @@ static void shipped_config_loads(void)
 	CU_ASSERT_EQUAL_FATAL(t->nrows, 1);
 	CU_ASSERT_STRING_EQUAL(t->row_names[0], "all");
 	CU_ASSERT_EQUAL_FATAL(t->ncolumns, 3);
-	CU_ASSERT_EQUAL(t->columns[2].kind, STATCTR_GAUGE);
+	CU_ASSERT_EQUAL(t->columns[2].kind, STATCTR_KIND_GAUGE);
 	CU_ASSERT_STRING_EQUAL(t->columns[2].name, "inFlight");
 	statctr_config_free(cfg);
 }
@@ -184,7 +184,7 @@ static void defaults_apply(void)
 	CU_ASSERT_STRING_EQUAL(seg->tables[0].description, "");
 	CU_ASSERT_STRING_EQUAL(seg->tables[0].columns[0].description, "");
 	CU_ASSERT_STRING_EQUAL(seg->tables[0].columns[0].units, "");
-	CU_ASSERT_EQUAL(seg->tables[1].columns[0].kind, STATCTR_GAUGE);
+	CU_ASSERT_EQUAL(seg->tables[1].columns[0].kind, STATCTR_KIND_GAUGE);
 	CU_ASSERT_EQUAL(seg->tables[1].columns[0].line, 4);
 
 	seg = &cfg->segments[1];
@@ -217,7 +217,7 @@ static void explicit_settings_are_kept(void)
 	CU_ASSERT_STRING_EQUAL(seg->tables[0].columns[0].name, "c-1_x");
 	CU_ASSERT_STRING_EQUAL(seg->tables[0].columns[0].description, "Col");
 	CU_ASSERT_STRING_EQUAL(seg->tables[0].columns[0].units, "ms");
-	CU_ASSERT_EQUAL(seg->tables[0].columns[0].kind, STATCTR_GAUGE);
+	CU_ASSERT_EQUAL(seg->tables[0].columns[0].kind, STATCTR_KIND_GAUGE);
 	statctr_config_free(cfg);
 }
 
@@ -866,7 +866,7 @@ static void histogram_bounds_are_parsed(void)
 
 	CU_ASSERT_EQUAL(t->columns[0].nbuckets, 0);
 	CU_ASSERT_PTR_NULL(t->columns[0].bounds);
-	CU_ASSERT_EQUAL(t->columns[1].kind, STATCTR_HISTOGRAM);
+	CU_ASSERT_EQUAL(t->columns[1].kind, STATCTR_KIND_HISTOGRAM);
 	CU_ASSERT_STRING_EQUAL(t->columns[1].units, "us");
 	CU_ASSERT_EQUAL_FATAL(t->columns[1].nbuckets, 4);
 	CU_ASSERT_EQUAL(memcmp(t->columns[1].bounds, explicit, sizeof(explicit)), 0);

@@ -438,7 +438,7 @@ static void recorded_values_land_in_their_buckets(void)
 	n = statctr_view_hist_buckets(view, id, &bounds);
 	CU_ASSERT_EQUAL_FATAL(n, 64);
 	CU_ASSERT_EQUAL(bounds[63], UINT64_C(1) << 63);
-	CU_ASSERT_EQUAL(statctr_view_cell_kind(view, id), STATCTR_HISTOGRAM);
+	CU_ASSERT_EQUAL(statctr_view_cell_kind(view, id), STATCTR_KIND_HISTOGRAM);
 	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &slot), 0);
 	for (b = 0; b < n; b++) {
 		uint64_t probe[3] = {bounds[b] - 1, bounds[b], bounds[b] + 1};
@@ -478,7 +478,7 @@ static void only_a_histogram_id_is_a_histogram(void)
 	setup();
 	c = cell("lat", "c", 0);
 	statctr_view_info(view, &info);
-	CU_ASSERT_EQUAL(statctr_view_cell_kind(view, c), STATCTR_COUNTER);
+	CU_ASSERT_EQUAL(statctr_view_cell_kind(view, c), STATCTR_KIND_COUNTER);
 	CU_ASSERT_EQUAL(statctr_view_cell_kind(view, info.ncells - 1), 0);
 	CU_ASSERT_EQUAL(statctr_view_hist_buckets(view, c, &bounds), 0);
 	CU_ASSERT_PTR_NULL(bounds);

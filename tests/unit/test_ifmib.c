@@ -202,15 +202,15 @@ static void sources_are_mappable_objects(void)
 		CU_ASSERT_FATAL(s >= 0);
 		CU_ASSERT(ifmib_objects[s].mappable);
 		if (o->value == IFV_COUNTER32 || o->value == IFV_COUNTER64)
-			CU_ASSERT_EQUAL(ifmib_objects[s].kind, STATCTR_COUNTER);
+			CU_ASSERT_EQUAL(ifmib_objects[s].kind, STATCTR_KIND_COUNTER);
 	}
 	CU_ASSERT_STRING_EQUAL(ifmib_objects[ifmib_find("ifInOctets")].source, "ifHCInOctets");
 	CU_ASSERT_STRING_EQUAL(ifmib_objects[ifmib_find("ifOutMulticastPkts")].source,
 	                       "ifHCOutMulticastPkts");
 	CU_ASSERT_STRING_EQUAL(ifmib_objects[ifmib_find("ifSpeed")].source, "ifHighSpeed");
-	CU_ASSERT_EQUAL(ifmib_objects[ifmib_find("ifHighSpeed")].kind, STATCTR_GAUGE);
-	CU_ASSERT_EQUAL(ifmib_objects[ifmib_find("ifOperStatus")].kind, STATCTR_GAUGE);
-	CU_ASSERT_EQUAL(ifmib_objects[ifmib_find("ifInErrors")].kind, STATCTR_COUNTER);
+	CU_ASSERT_EQUAL(ifmib_objects[ifmib_find("ifHighSpeed")].kind, STATCTR_KIND_GAUGE);
+	CU_ASSERT_EQUAL(ifmib_objects[ifmib_find("ifOperStatus")].kind, STATCTR_KIND_GAUGE);
+	CU_ASSERT_EQUAL(ifmib_objects[ifmib_find("ifInErrors")].kind, STATCTR_KIND_COUNTER);
 	CU_ASSERT(!ifmib_objects[ifmib_find("ifInOctets")].mappable);
 }
 

@@ -322,7 +322,7 @@ static void cell_kinds_are_the_library_kinds(void)
 	end = strstr(kind, "MAX-ACCESS");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(end);
 	snprintf(want, sizeof(want), "INTEGER { counter(%d), gauge(%d), histogram(%d) }",
-	         STATCTR_COUNTER, STATCTR_GAUGE, STATCTR_HISTOGRAM);
+	         STATCTR_KIND_COUNTER, STATCTR_KIND_GAUGE, STATCTR_KIND_HISTOGRAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(kind, want));
 	CU_ASSERT_TRUE(strstr(kind, want) < end);
 }
@@ -764,7 +764,7 @@ static void prom_names_by_kind(void)
 	struct prom_column pc;
 
 	CU_ASSERT_PTR_NULL(
-	    prom_column_names(&pc, "data-plane", "ifStats", "rxPackets", STATCTR_COUNTER));
+	    prom_column_names(&pc, "data-plane", "ifStats", "rxPackets", STATCTR_KIND_COUNTER));
 	CU_ASSERT_EQUAL(pc.n, 3);
 	CU_ASSERT_STRING_EQUAL(pc.names[PROM_FAMILY],
 	                       "statctr_data_plane_if_stats_rx_packets_total");
@@ -772,13 +772,13 @@ static void prom_names_by_kind(void)
 	                       "statctr_data_plane_if_stats_rx_packets_by_slot_total");
 	CU_ASSERT_STRING_EQUAL(pc.names[PROM_CREATED],
 	                       "statctr_data_plane_if_stats_rx_packets_created");
-	CU_ASSERT_PTR_NULL(prom_column_names(&pc, "s", "t", "level", STATCTR_GAUGE));
+	CU_ASSERT_PTR_NULL(prom_column_names(&pc, "s", "t", "level", STATCTR_KIND_GAUGE));
 	CU_ASSERT_EQUAL(pc.n, 2);
-	CU_ASSERT_PTR_NULL(prom_column_names(&pc, "s", "t", "lat", STATCTR_HISTOGRAM));
+	CU_ASSERT_PTR_NULL(prom_column_names(&pc, "s", "t", "lat", STATCTR_KIND_HISTOGRAM));
 	CU_ASSERT_EQUAL(pc.n, 4);
 	CU_ASSERT_STRING_EQUAL(pc.names[PROM_COUNT], "statctr_s_t_lat_count");
-	CU_ASSERT_PTR_NOT_NULL(prom_column_names(&pc, "s", "t", "x_total", STATCTR_GAUGE));
-	CU_ASSERT_PTR_NULL(prom_column_names(&pc, "s", "t", "x_count", STATCTR_COUNTER));
+	CU_ASSERT_PTR_NOT_NULL(prom_column_names(&pc, "s", "t", "x_total", STATCTR_KIND_GAUGE));
+	CU_ASSERT_PTR_NULL(prom_column_names(&pc, "s", "t", "x_count", STATCTR_KIND_COUNTER));
 }
 
 static void refused_with_file_line_and_key(void)

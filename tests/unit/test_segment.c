@@ -51,9 +51,9 @@ static void create_then_view_sees_metadata(void)
 	CU_ASSERT_EQUAL(statctr_view_column(view, 0, 0, &c), 0);
 	CU_ASSERT_STRING_EQUAL(c.units, "packets");
 	CU_ASSERT_STRING_EQUAL(c.description, "received");
-	CU_ASSERT_EQUAL(c.kind, STATCTR_COUNTER);
+	CU_ASSERT_EQUAL(c.kind, STATCTR_KIND_COUNTER);
 	CU_ASSERT_EQUAL(statctr_view_column(view, 0, 1, &c), 0);
-	CU_ASSERT_EQUAL(c.kind, STATCTR_GAUGE);
+	CU_ASSERT_EQUAL(c.kind, STATCTR_KIND_GAUGE);
 	CU_ASSERT_STRING_EQUAL(statctr_view_row_name(view, 0, 1), "eth1");
 	CU_ASSERT_PTR_NULL(statctr_view_row_name(view, 1, 0));
 	CU_ASSERT_EQUAL(statctr_view_table(view, 1, &t), 0);
@@ -63,7 +63,7 @@ static void create_then_view_sees_metadata(void)
 	CU_ASSERT_EQUAL(statctr_view_lookup(view, "t", "bytes", 4, &b), 0);
 	CU_ASSERT_EQUAL(a, 4 + 4 * 3 + 1);
 	CU_ASSERT_EQUAL(a, b);
-	CU_ASSERT_EQUAL(statctr_view_cell_kind(view, 1), STATCTR_GAUGE);
+	CU_ASSERT_EQUAL(statctr_view_cell_kind(view, 1), STATCTR_KIND_GAUGE);
 	CU_ASSERT_EQUAL(stat(seg_path, &st), 0);
 	CU_ASSERT_EQUAL(st.st_mode & 07777, 0640);
 	statctr_view_close(view);
