@@ -84,6 +84,7 @@ struct seg_watch {
 	/* Its epochs (the thread's), and where a result keeps them in its room. */
 	struct aggepoch epochs;
 	size_t epoch_room;
+	uint64_t captured; /* the generation whose final counts went to the epoch file; 0: none */
 };
 
 /* What attach() found. */
@@ -443,6 +444,27 @@ static void take_with_epochs(struct aggregator *agg, struct seg_watch *st, bool 
 	out->valid_intervals = aggepoch_validate(&st->epochs, out->snap, room, n);
 }
 
+/*
+ * A writer gone or closed: its generation's final counts, which the view
+ * still maps, go to the epoch file's carry (statctr_epoch_capture()), once
+ * per generation, so that intervals across the restart stay exact even if
+ * its files are removed before the next writer starts (docs/epochs.md).
+ */
+static void capture_epochs(struct aggregator *agg, struct seg_watch *st,
+                           const struct statctr_seg_info *info)
+{
+	int err;
+
+	if (!st->epochs.keep || !info->can_reset || st->captured == info->generation ||
+	    (info->status != STATCTR_SEG_GONE && info->status != STATCTR_SEG_CLOSED))
+		return;
+	err = statctr_epoch_capture(st->view);
+	if (err == 0 || err == -ENOENT)
+		st->captured = info->generation;
+	else if (err != -EBUSY)
+		log_error_once(agg, st, err, "epoch capture", statctr_errmsg());
+}
+
 static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct agg_segment *out,
                          struct agg_epoch *room)
 {
@@ -456,6 +478,7 @@ static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct ag
 	if (presence != PRESENT)
 		return;
 	statctr_view_info(st->view, &info);
+	capture_epochs(agg, st, &info);
 	if (info.status == STATCTR_SEG_CLOSED) {
 		detach(agg, st, "closed by its writer");
 		return;

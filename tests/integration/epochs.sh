@@ -129,15 +129,18 @@ snmp_get "$ROOT.5.2.1.1.10.1.1" | grep -q 'No Such Object' ||
 [ -z "$(snmp_walk "$ROOT.1.5.1.2.2")" ] || fail "a segment without epochs has epochs"
 [ "$(snmp_walk "$EPOCHS.2" | wc -l)" = 2 ] || fail "a refused SET started an epoch"
 
-log "a writer crash whose segment is removed: the interval across it is invalid"
+log "a writer crash whose segment is removed unseen: the interval across it is invalid"
 fx_ifcmd "add ifStats rxPackets eth0 7"
 snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET of epoch 3"
 fx_wait 5 served_epoch 3 || fail "epoch 3 is not served"
+# The agent is stopped: nobody sees the writer gone before its files go.
+kill -STOP "$AGENT_PID"
 kill -9 "$WRITER_PID"
 fx_untrack "$WRITER_PID"
 exec 7>&-
 rm -f "$SEGMENT" "$SEGMENT.ctl"
 fx_ifwriter dataplane
+kill -CONT "$AGENT_PID"
 fx_ifcmd "add ifStats rxPackets eth0 40"
 invalid() { [ "$(snmp_value "$EPOCHS.5.1.3")" = 2 ]; }
 fx_wait 10 invalid || fail "epoch 3's interval, across the lost generation, is not marked invalid"
@@ -155,6 +158,26 @@ fx_wait_pass
 [ "$(snmp_value "$EPOCHS.5.1.4")" = 1 ] || fail "epoch 4 not valid"
 check "$IV.10.4.1" "$(show_count ifStats eth0 1 --epoch 4)" "epoch 4 rxPackets"
 check "$IV.10.4.1" 9 "epoch 4 rxPackets (statctl agrees)"
+
+log "a writer crash the agent sees: it captures the final counts, the interval stays exact"
+snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET of epoch 5"
+fx_wait 5 served_epoch 5 || fail "epoch 5 is not served"
+fx_ifcmd "add ifStats rxPackets eth0 11"
+fx_wait_pass
+kill -9 "$WRITER_PID"
+fx_untrack "$WRITER_PID"
+exec 7>&-
+gone() { [ "$(snmp_value "$SEG.4.1")" = 4 ]; }
+fx_wait 10 gone || fail "the agent does not report writerGone(4)"
+fx_wait_pass
+rm -f "$SEGMENT" "$SEGMENT.ctl"
+fx_ifwriter dataplane
+fx_ifcmd "add ifStats rxPackets eth0 6"
+fx_wait_pass
+fx_wait 10 served_epoch 5 || fail "epoch 5 is not served after the restart"
+[ "$(snmp_value "$EPOCHS.5.1.5")" = 1 ] || fail "epoch 5's interval, captured by the agent, is not valid"
+check "$IV.10.5.1" 17 "epoch 5 rxPackets across the captured crash (11 + 6)"
+check "$IV.10.5.1" "$(show_count ifStats eth0 1 --epoch 5)" "epoch 5 rxPackets (statctl agrees)"
 
 log "the schedule: interval_s = 2 starts interval epochs on 2 s boundaries"
 fx_agent_stop
