@@ -281,8 +281,10 @@ fx_agent() {
 		-p "$TMP/agent.pid" "$@" >>"$TMP/agent.log" 2>&1 &
 	AGENT_PID=$!
 	fx_track "$AGENT_PID"
-	fx_wait 5 fx_agent_answers || fail "the agent did not answer through snmpd within 5 s"
-	fx_wait 10 fx_served_more "${served:-0}" || fail "the agent did not log that it serves within 10 s"
+	local t1 t2
+	t1=$(fx_loaded 5) t2=$(fx_loaded 10)
+	fx_wait "$t1" fx_agent_answers || fail "the agent did not answer through snmpd within $t1 s"
+	fx_wait "$t2" fx_served_more "${served:-0}" || fail "the agent did not log that it serves within $t2 s"
 	log "statctr-agentx pid $AGENT_PID registered"
 }
 
