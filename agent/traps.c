@@ -393,18 +393,33 @@ static void add_agent_value(netsnmp_variable_list **vars, const struct agent_set
 		encode_unsigned32(vb, value);
 }
 
+/*
+ * One statctrResetDone per segment a SET PDU reset, naming the smallest
+ * range that covers its resets there: a PDU of 1,000 row resets (which
+ * the engine does in one step) must not become 1,000 Notify PDUs sent
+ * from inside its COMMIT while snmpd waits for the answer.
+ */
 void traps_reset_done(const struct agent_settings *set, const struct agg_result *res,
                       const struct agg_reset *v, uint32_t n, bool connected)
 {
-	for (uint32_t i = 0; set->notify_reset && i < n; i++) {
+	for (uint32_t s = 0; set->notify_reset && s < res->nsegments; s++) {
 		netsnmp_variable_list *vars = NULL;
+		uint64_t first = UINT64_MAX, end = 0;
 
-		if (v[i].seg >= res->nsegments)
+		for (uint32_t i = 0; i < n; i++) {
+			if (v[i].seg != s)
+				continue;
+			first = v[i].first < first ? v[i].first : first;
+			end = v[i].first + (uint64_t)v[i].count > end
+			          ? v[i].first + (uint64_t)v[i].count
+			          : end;
+		}
+		if (!end)
 			continue;
 		add_statctr_trap(&vars, set, MIB_NOTIFY_RESET_DONE);
-		add_segment_value(&vars, set, &res->segs[v[i].seg], MIB_SEG_NAME);
-		add_agent_value(&vars, set, MIB_RESET_FIRST_CELL, (uint64_t)v[i].first + 1);
-		add_agent_value(&vars, set, MIB_RESET_CELLS, v[i].count);
+		add_segment_value(&vars, set, &res->segs[s], MIB_SEG_NAME);
+		add_agent_value(&vars, set, MIB_RESET_FIRST_CELL, first + 1);
+		add_agent_value(&vars, set, MIB_RESET_CELLS, end - first);
 		send_vars(vars, connected);
 	}
 }

@@ -61,8 +61,9 @@ void traps_poll(const struct agent_settings *set, struct ifmib_serve *ifm, struc
                 bool connected);
 
 /*
- * traps_reset_done() - statctrResetDone for each reset @v[0..@n-1] (a SET
- * PDU's, done), if set->notify_reset; counted lost while not @connected.
+ * traps_reset_done() - statctrResetDone for the resets @v[0..@n-1] (a SET
+ * PDU's, done): one per segment, naming the range covering its resets, if
+ * set->notify_reset; counted lost while not @connected.
  */
 void traps_reset_done(const struct agent_settings *set, const struct agg_result *res,
                       const struct agg_reset *v, uint32_t n, bool connected);
