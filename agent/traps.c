@@ -407,7 +407,7 @@ void traps_reset_done(const struct agent_settings *set, const struct agg_result 
 		uint64_t first = UINT64_MAX, end = 0;
 
 		for (uint32_t i = 0; i < n; i++) {
-			if (v[i].seg != s)
+			if (v[i].seg != s || !v[i].count) /* count 0: an epoch start */
 				continue;
 			first = v[i].first < first ? v[i].first : first;
 			end = v[i].first + (uint64_t)v[i].count > end
