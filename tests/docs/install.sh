@@ -72,8 +72,11 @@ cc -Wall -Wextra -Werror $san -o "$TMP/minimal" "$top_srcdir/examples/minimal.c"
 	fail "examples/minimal.c does not build with: pkg-config --cflags --libs statctr ($flags)"
 libdir=${pc%/pkgconfig/statctr.pc} # $D$(libdir)
 export LD_LIBRARY_PATH=$libdir
-ldd "$TMP/minimal" | grep -q "$libdir/libstatctr.so" ||
-	fail "the writer does not load the installed libstatctr: $(ldd "$TMP/minimal" | grep statctr)"
+# Read whole first: grep -q may exit before ldd has written all, and with
+# pipefail ldd's SIGPIPE would fail the check.
+libs=$(ldd "$TMP/minimal")
+grep -q "$libdir/libstatctr.so" <<<"$libs" ||
+	fail "the writer does not load the installed libstatctr: $(grep statctr <<<"$libs")"
 
 sed "s|name = \"dataplane\";|name = \"dataplane\"; path = \"$TMP/dataplane\";|" \
 	"$top_srcdir/conf/statctr.conf" >"$TMP/statctr.conf"
