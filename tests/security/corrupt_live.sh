@@ -178,8 +178,8 @@ log "$polls polls during the attack, $failed unanswered, longest gap $gap ms"
 # The gap measures the poller's own cadence too (a shell loop forking
 # snmpget): a sanitizer build on 2 busy CPUs may starve it for a second or
 # two while every GET still gets its answer within 0.5 s (checked above).
-max_gap=1000
-[ "${SANITIZER:-none}" = none ] || max_gap=3000
+max_gap=$(($(fx_loaded 1) * 1000))
+[ "${SANITIZER:-none}" = none ] || max_gap=$(($(fx_loaded 3) * 1000))
 [ "$gap" -le "$max_gap" ] || fail "$gap ms between two polls during the attack (at most $max_gap)"
 [ "$polls" -ge $((ATTACK_S * 2)) ] || fail "only $polls polls in $ATTACK_S s"
 passes=$(awk -v from="$ATTACK_MS" -v to="$END_MS" '$1 >= from && $1 <= to && $2 == 0 { if (!a) a = $3; b = $3 } END { print b - a }' "$TMP/poller.log")
