@@ -62,6 +62,7 @@ struct if_table {
 	uint32_t seg, table;
 	const struct statctr_segment_decl *seg_decl;
 	const struct statctr_table_decl *decl;
+	const struct ifmib_table *ift; /* its IF-MIB settings */
 	uint32_t base, range;
 	int oper_col; /* the gauge mapped to ifOperStatus, or -1 */
 	struct if_column *cols;
@@ -81,7 +82,7 @@ struct if_table {
 	uint32_t *flips;
 	uint64_t *told_ns;
 	/* The `interfaces` overrides, sorted by row name. */
-	const struct statctr_if_decl **overrides;
+	const struct ifmib_if **overrides;
 	bool told_full;
 };
 
@@ -244,19 +245,19 @@ static const struct if_row *row_ge(const struct if_table *t, uint64_t ifindex)
 
 static int cmp_override(const void *a, const void *b)
 {
-	const struct statctr_if_decl *const *x = a, *const *y = b;
+	const struct ifmib_if *const *x = a, *const *y = b;
 
 	return strcmp((*x)->row, (*y)->row);
 }
 
 /* Row @name's attributes: its `interfaces` entry, by bisection, else the table's. */
-static const struct statctr_if_decl *if_decl(const struct if_table *t, const char *name)
+static const struct ifmib_if *if_decl(const struct if_table *t, const char *name)
 {
-	const struct statctr_if_decl key = {.row = name}, *keyp = &key;
-	const struct statctr_if_decl **found = bsearch(
-	    &keyp, t->overrides, t->decl->ifmib->ninterfaces, sizeof(*t->overrides), cmp_override);
+	const struct ifmib_if key = {.row = (char *)name}, *keyp = &key;
+	const struct ifmib_if **found =
+	    bsearch(&keyp, t->overrides, t->ift->ninterfaces, sizeof(*t->overrides), cmp_override);
 
-	return found ? *found : &t->decl->ifmib->defaults;
+	return found ? *found : &t->ift->defaults;
 }
 
 static uint64_t mbps_to_bps(int64_t mbps)
@@ -269,7 +270,7 @@ static uint64_t mbps_to_bps(int64_t mbps)
 /* Values that are the row's name or declared attributes. */
 static void set_attribute(const struct if_column *col, const char *name, netsnmp_variable_list *vb)
 {
-	const struct statctr_if_decl *d = if_decl(col->table, name);
+	const struct ifmib_if *d = if_decl(col->table, name);
 
 	switch (col->obj->value) {
 	case IFV_DESCR:
@@ -464,16 +465,20 @@ static void init_column(struct if_table *t, const struct ifmib_object *obj, int 
 	col->prefix_len = len + 1;
 }
 
-static int init_table(struct ifmib_serve *ifm, uint32_t s, uint32_t ti, struct if_table *t)
+static int init_table(struct ifmib_serve *ifm, const struct ifmib_table *ift, struct if_table *t)
 {
-	const struct statctr_segment_decl *sd = &ifm->set->cfg->segments[s];
+	const struct statctr_segment_decl *sd = &ifm->set->cfg->segments[ift->segment];
 	int *sources = calloc(ifmib_nobjects, sizeof(*sources));
 
-	*t = (struct if_table){
-	    .owner = ifm, .seg = s, .table = ti, .seg_decl = sd, .decl = &sd->tables[ti]};
-	t->base = t->decl->ifmib->ifindex_base;
-	t->range = ifmib_range(t->decl);
-	t->oper_col = ifmib_mapped(t->decl, "ifOperStatus");
+	*t = (struct if_table){.owner = ifm,
+	                       .seg = ift->segment,
+	                       .table = ift->table,
+	                       .seg_decl = sd,
+	                       .decl = ift->decl,
+	                       .ift = ift};
+	t->base = ift->ifindex_base;
+	t->range = ifmib_range(ift);
+	t->oper_col = ifmib_mapped(ift, "ifOperStatus");
 	t->cols = calloc(ifmib_nobjects, sizeof(*t->cols));
 	t->rows = calloc(t->decl->nrows, sizeof(*t->rows));
 	t->oper = calloc(t->range, sizeof(*t->oper));
@@ -482,16 +487,16 @@ static int init_table(struct ifmib_serve *ifm, uint32_t s, uint32_t ti, struct i
 	t->told = calloc(t->range, sizeof(*t->told));
 	t->flips = calloc(t->range, sizeof(*t->flips));
 	t->told_ns = calloc(t->range, sizeof(*t->told_ns));
-	t->overrides = calloc(t->decl->ifmib->ninterfaces + 1, sizeof(*t->overrides));
+	t->overrides = calloc(ift->ninterfaces + 1, sizeof(*t->overrides));
 	if (!sources || !t->cols || !t->rows || !t->oper || !t->changed || !t->seen || !t->told ||
 	    !t->flips || !t->told_ns || !t->overrides) {
 		free(sources);
 		return agent_seterr(ENOMEM, "out of memory");
 	}
-	for (uint32_t i = 0; i < t->decl->ifmib->ninterfaces; i++)
-		t->overrides[i] = &t->decl->ifmib->interfaces[i];
-	qsort(t->overrides, t->decl->ifmib->ninterfaces, sizeof(*t->overrides), cmp_override);
-	ifmib_columns(t->decl, sources);
+	for (uint32_t i = 0; i < ift->ninterfaces; i++)
+		t->overrides[i] = &ift->interfaces[i];
+	qsort(t->overrides, ift->ninterfaces, sizeof(*t->overrides), cmp_override);
+	ifmib_columns(ift, sources);
 	for (uint32_t i = 0; i < ifmib_nobjects; i++)
 		if (sources[i] != -1)
 			init_column(t, &ifmib_objects[i], sources[i] < 0 ? -1 : sources[i],
@@ -504,14 +509,10 @@ int ifmib_serve_create(const struct agent_settings *set, struct aggregator *agg,
                        struct ifmib_serve **ifmp)
 {
 	struct ifmib_serve *ifm = calloc(1, sizeof(*ifm));
-	const struct statctr_config *cfg = set->cfg;
-	size_t n = 0;
+	size_t n = set->ifmib->ntables;
 	int err;
 
 	*ifmp = NULL;
-	for (uint32_t s = 0; s < cfg->nsegments; s++)
-		for (uint32_t t = 0; t < cfg->segments[s].ntables; t++)
-			n += cfg->segments[s].tables[t].ifmib != NULL;
 	if (ifm)
 		ifm->tables = calloc(n + 1, sizeof(*ifm->tables));
 	if (!ifm || !ifm->tables) {
@@ -521,10 +522,8 @@ int ifmib_serve_create(const struct agent_settings *set, struct aggregator *agg,
 	ifm->set = set;
 	ifm->agg = agg;
 	err = n ? open_store(set->state_file) : 0;
-	for (uint32_t s = 0; !err && s < cfg->nsegments; s++)
-		for (uint32_t t = 0; !err && t < cfg->segments[s].ntables; t++)
-			if (cfg->segments[s].tables[t].ifmib)
-				err = init_table(ifm, s, t, &ifm->tables[ifm->ntables++]);
+	for (size_t i = 0; !err && i < n; i++)
+		err = init_table(ifm, &set->ifmib->tables[i], &ifm->tables[ifm->ntables++]);
 	if (err) {
 		ifmib_serve_free(ifm);
 		return err;

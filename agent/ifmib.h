@@ -1,5 +1,5 @@
 /*
- * ifmib.h - a table declared `standard = "if-mib"` served as interfaces:
+ * ifmib.h - a table with an `ifmib` group served as interfaces:
  * the ifTable and ifXTable columns mib/ifmib.h lists, for the table's
  * ifIndex range only (docs/agent.md, "Show up in your NMS as interfaces").
  *

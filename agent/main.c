@@ -22,6 +22,7 @@
 #include "engine.h"
 #include "handlers.h"
 #include "ifmib.h"
+#include "../mib/ifmib.h"
 #include "notify.h"
 #include "oidmap.h"
 #include "privileges.h"
@@ -406,6 +407,8 @@ static int serving_build(const char *config, struct serving *s, bool threaded)
 	err = settings_load(config, &s->set);
 	if (err)
 		agent_seterr(-err, "%s", statctr_errmsg());
+	for (uint32_t i = 0; !err && i < s->set->ifmib->nwarnings; i++)
+		snmp_log(LOG_WARNING, "%s\n", s->set->ifmib->warnings[i]);
 	if (!err)
 		err = oidmap_create(s->set->cfg, s->set->root, s->set->root_len, &s->map);
 	if (!err && threaded)

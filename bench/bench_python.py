@@ -2,7 +2,7 @@
 """bench_python.py - the Python reader against the C one, same run
 (docs/PERFORMANCE.md, "Python").
 
-    STATCTR_LIBRARY=build/default/lib/.libs/libstatctr.so.0 PYTHONPATH=python \\
+    STATCTR_LIBRARY=build/default/lib/.libs/libstatctr.so.1 PYTHONPATH=python \\
         /usr/bin/python3 bench/bench_python.py --build-dir build/default
 
 A segment of CELLS cells (a table "flows" of CELLS/2 rows x 2 counters) x

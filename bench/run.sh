@@ -184,7 +184,7 @@ fi
 step snapshot "$B/bench_snapshot" --out "$OUT" $QUICK
 step epoch "$B/bench_epoch" --out "$OUT" $QUICK
 if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
-	step python env STATCTR_LIBRARY="$builddir/lib/.libs/libstatctr.so.0" \
+	step python env STATCTR_LIBRARY="$builddir/lib/.libs/libstatctr.so.1" \
 		PYTHONPATH="$srcdir/python" /usr/bin/python3 "$srcdir/bench/bench_python.py" \
 		--build-dir "$builddir" --out "$OUT" $QUICK
 else

@@ -33,11 +33,17 @@ static const char *const segment_keys[] = {"name",      "path",     "slots", "oi
                                            "cpu_slots", "epochs",   NULL};
 static const char *const cpu_slots_keys[] = {"collapse", NULL};
 static const char *const epochs_keys[] = {"keep", "interval_s", NULL};
-/* IF-MIB settings (standard, ifindex_base, ifType, ...): lib/confifmib.c. */
-static const char *const table_keys[] = {"name",    "oid",      "description",  "rows",
-                                         "columns", "standard", "ifindex_base", "ifType",
-                                         "ifMtu",   "ifAlias",  "interfaces",   NULL};
-/* buckets: lib/confhist.c; ifmib: lib/confifmib.c. */
+/*
+ * A table's "ifmib" group is not the library's, as the top-level "agent"
+ * group is not: mib/ reads it (the IF-MIB settings, docs/config.md), and
+ * so it does, for one release, the deprecated keys of the same settings
+ * written in the table ("standard" .. "interfaces") and in its columns
+ * ("ifmib").  The library accepts them unread.
+ */
+static const char *const table_keys[] = {
+    "name",         "oid",    "description", "rows",    "columns",    "ifmib", "standard",
+    "ifindex_base", "ifType", "ifMtu",       "ifAlias", "interfaces", NULL};
+/* buckets: lib/confhist.c; ifmib: as a table's, mib/'s (deprecated). */
 static const char *const column_keys[] = {"name",    "kind",  "description", "units",
                                           "buckets", "ifmib", NULL};
 
@@ -210,8 +216,6 @@ static int parse_column(const char *path, const config_setting_t *s,
 	if (err)
 		return err;
 	err = conf_get_text(path, s, "description", &col->description);
-	if (!err)
-		err = conf_ifmib_column(path, s, col);
 	if (err)
 		return err;
 	return conf_get_text(path, s, "units", &col->units);
@@ -269,8 +273,6 @@ static int parse_table(const char *path, const config_setting_t *s, uint32_t ind
 	if (err)
 		return err;
 	err = parse_rows(path, s, t);
-	if (!err)
-		err = conf_ifmib_table(path, s, t);
 	if (err)
 		return err;
 	return parse_columns(path, s, t);
@@ -884,7 +886,6 @@ static void free_table(const struct statctr_table_decl *t)
 		free((void *)t->columns[i].units);
 		free((void *)t->columns[i].bounds);
 	}
-	conf_ifmib_free(t);
 	for (i = 0; t->row_names && i < t->nrows; i++)
 		free((void *)t->row_names[i]);
 	free((void *)t->row_names);

@@ -3,9 +3,8 @@
  * rules, and the "FILE:LINE: SETTING: what" message when it is wrong.
  *
  * The primitives every part of the configuration parser shares (config.c:
- * segments, tables, columns; confhist.c: histogram buckets; confifmib.c:
- * IF-MIB mappings).  Each returns 0 or a negative errno with the message
- * set; none keeps state.
+ * segments, tables, columns; confhist.c: histogram buckets).  Each returns
+ * 0 or a negative errno with the message set; none keeps state.
  */
 #include "confread.h"
 

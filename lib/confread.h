@@ -48,16 +48,4 @@ int conf_get_mode(const char *path, const config_setting_t *group, const char *k
 int conf_get_list(const char *path, const config_setting_t *group, const char *key,
                   const config_setting_t **listp, uint32_t *np);
 
-/*
- * confifmib.c: the IF-MIB settings (docs/config.md, "IF-MIB tables").
- * conf_ifmib_table() reads @table's `standard` and the keys it allows,
- * after the rows (an `interfaces` entry must name a row of @t), and sets
- * t->ifmib; conf_ifmib_column() sets col->ifmib ("" when absent);
- * conf_ifmib_free() frees what both allocated.
- */
-int conf_ifmib_table(const char *path, const config_setting_t *table, struct statctr_table_decl *t);
-int conf_ifmib_column(const char *path, const config_setting_t *column,
-                      struct statctr_column_decl *col);
-void conf_ifmib_free(const struct statctr_table_decl *t);
-
 #endif /* STATCTR_CONFREAD_H */

@@ -4,7 +4,7 @@
 noinst_LTLIBRARIES += lib/libstatctr_core.la
 lib_libstatctr_core_la_SOURCES = \
 	lib/statctr.h lib/layout.h lib/internal.h \
-	lib/error.c lib/guard.c lib/confread.h lib/confread.c lib/confifmib.c lib/config.c lib/proc.c lib/meta.c \
+	lib/error.c lib/guard.c lib/confread.h lib/confread.c lib/config.c lib/proc.c lib/meta.c \
 	lib/confhist.c lib/hist.c lib/segment.c lib/slot.c lib/cpuslot.c lib/rows.c lib/view.c lib/snapshot.c lib/reset.c lib/epoch.c
 lib_libstatctr_core_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 lib_libstatctr_core_la_LIBADD = $(LIBCONFIG_LIBS)
@@ -14,7 +14,7 @@ include_HEADERS += lib/statctr.h
 lib_libstatctr_la_SOURCES = lib/statctr.h
 lib_libstatctr_la_LIBADD = lib/libstatctr_core.la $(LIBCONFIG_LIBS)
 # The exported symbols and their versions: lib/libstatctr.map (docs/abi.md).
-lib_libstatctr_la_LDFLAGS = -version-info 0:0:0 -Wl,--version-script=$(srcdir)/lib/libstatctr.map
+lib_libstatctr_la_LDFLAGS = -version-info 1:0:0 -Wl,--version-script=$(srcdir)/lib/libstatctr.map
 lib_libstatctr_la_DEPENDENCIES = lib/libstatctr_core.la $(srcdir)/lib/libstatctr.map
 EXTRA_DIST += lib/libstatctr.map
 

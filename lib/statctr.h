@@ -230,27 +230,6 @@ struct statctr_column_decl {
 	 * inclusive upper bounds; 0 and NULL for other kinds. */
 	uint32_t nbuckets;
 	const uint64_t *bounds;
-	const char *ifmib; /* `ifmib`: the IF-MIB object it serves, "" when none */
-};
-
-/*
- * Interface attributes of an IF-MIB table's rows (`standard = "if-mib"`,
- * docs/config.md): the table's own (row NULL) and per-row overrides.
- */
-struct statctr_if_decl {
-	const char *row;   /* the row name it applies to; NULL: the table's default */
-	const char *alias; /* ifAlias; "" when not given */
-	const char *descr; /* ifDescr; NULL: the row name */
-	uint32_t type;     /* ifType (IANAifType); default 6, ethernetCsmacd */
-	uint32_t mtu;      /* ifMtu; 0 when not given */
-	int line;
-};
-
-struct statctr_ifmib_decl {
-	uint32_t ifindex_base; /* first ifIndex of the table's rows; default 1000 */
-	struct statctr_if_decl defaults;
-	uint32_t ninterfaces; /* per-row overrides */
-	const struct statctr_if_decl *interfaces;
 };
 
 struct statctr_table_decl {
@@ -264,7 +243,6 @@ struct statctr_table_decl {
 	const struct statctr_column_decl *columns;
 	statctr_id first_cell; /* cell of row 0, column 0; row-major */
 	int line;
-	const struct statctr_ifmib_decl *ifmib; /* NULL unless standard = "if-mib" */
 };
 
 struct statctr_segment_decl {
@@ -302,7 +280,8 @@ struct statctr_config {
  * unknown settings, wrong types, unknown kinds, duplicate names or OIDs,
  * zero rows, too many cells and out-of-range integers, naming file:line and
  * the setting (file:line:column for a byte).  The top-level "agent" group
- * is accepted unread: statctr_config_group() hands it to its reader.
+ * and a table's "ifmib" group (the IF-MIB settings, mib/'s) are accepted
+ * unread: statctr_config_group() hands the tree to their reader.
  * Thread-safe.  Returns 0 or -EINVAL/-ENOENT/-ELOOP/-EISDIR/-EFBIG/-ENOMEM.
  */
 int statctr_config_load(const char *path, struct statctr_config **cfgp);

@@ -34,39 +34,28 @@ int ifmib_find(const char *name)
 	return -1;
 }
 
-uint32_t ifmib_range(const struct statctr_table_decl *t)
+uint32_t ifmib_range(const struct ifmib_table *t)
 {
-	uint64_t n = 4 * (uint64_t)t->nrows;
+	uint64_t n = 4 * (uint64_t)t->decl->nrows;
 
 	return n > IFMIB_MIN_RANGE ? (uint32_t)n : IFMIB_MIN_RANGE;
 }
 
-int ifmib_mapped(const struct statctr_table_decl *t, const char *name)
+int ifmib_mapped(const struct ifmib_table *t, const char *name)
 {
-	for (uint32_t c = 0; c < t->ncolumns; c++)
-		if (t->columns[c].ifmib && strcmp(t->columns[c].ifmib, name) == 0)
+	for (uint32_t c = 0; c < t->decl->ncolumns; c++)
+		if (t->objects[c] && strcmp(t->objects[c], name) == 0)
 			return (int)c;
 	return -1;
 }
 
-void ifmib_columns(const struct statctr_table_decl *t, int *cols)
+void ifmib_columns(const struct ifmib_table *t, int *cols)
 {
 	for (uint32_t i = 0; i < ifmib_nobjects; i++)
 		cols[i] = ifmib_objects[i].source ? ifmib_mapped(t, ifmib_objects[i].source) : -2;
 }
 
 /* ---- check-config ------------------------------------------------------ */
-
-/* The libconfig setting of table @t of segment @s, for messages (NULL: the file). */
-static const config_setting_t *table_setting(const struct statctr_config *cfg, uint32_t s,
-                                             uint32_t t)
-{
-	const config_setting_t *segs = statctr_config_group(cfg, "segments");
-	const config_setting_t *seg = segs ? config_setting_get_elem(segs, s) : NULL;
-	const config_setting_t *tables = seg ? config_setting_get_member(seg, "tables") : NULL;
-
-	return tables ? config_setting_get_elem(tables, t) : NULL;
-}
 
 static const config_setting_t *member_of(const config_setting_t *group, const char *name)
 {
@@ -75,40 +64,29 @@ static const config_setting_t *member_of(const config_setting_t *group, const ch
 	return m ? m : group;
 }
 
-static const config_setting_t *column_setting(const config_setting_t *table, uint32_t c)
+static int check_column(const struct statctr_config *cfg, const struct ifmib_table *t, uint32_t c)
 {
-	const config_setting_t *cols = table ? config_setting_get_member(table, "columns") : NULL;
+	const struct statctr_column_decl *col = &t->decl->columns[c];
+	const char *name = t->objects[c];
+	int i = ifmib_find(name), first;
 
-	return member_of(cols ? config_setting_get_elem(cols, c) : NULL, "ifmib");
-}
-
-static int check_column(const struct statctr_config *cfg, const config_setting_t *ts,
-                        const struct statctr_table_decl *t, uint32_t c)
-{
-	const struct statctr_column_decl *col = &t->columns[c];
-	const config_setting_t *at = column_setting(ts, c);
-	int i = ifmib_find(col->ifmib), first;
-
-	if (!t->ifmib)
-		return statctr_config_error(cfg, at, EINVAL,
-		                            "ifmib \"%s\" in table %s, which is no IF-MIB table "
-		                            "(standard = \"if-mib\";)",
-		                            col->ifmib, t->name);
 	if (i < 0 || !ifmib_objects[i].mappable)
 		return statctr_config_error(
-		    cfg, at, EINVAL,
+		    cfg, t->object_settings[c], EINVAL,
 		    "unknown IF-MIB object \"%s\" (a column maps to ifHC*Octets, ifHC*Pkts, "
 		    "ifIn/OutDiscards, ifIn/OutErrors, ifInUnknownProtos, ifHighSpeed or "
 		    "ifOperStatus; docs/config.md)",
-		    col->ifmib);
+		    name);
 	if (ifmib_objects[i].kind != col->kind)
-		return statctr_config_error(cfg, at, EINVAL, "%s needs a %s column, %s is a %s",
-		                            col->ifmib, statctr_kind_name(ifmib_objects[i].kind),
-		                            col->name, statctr_kind_name(col->kind));
-	first = ifmib_mapped(t, col->ifmib);
+		return statctr_config_error(cfg, t->object_settings[c], EINVAL,
+		                            "%s needs a %s column, %s is a %s", name,
+		                            statctr_kind_name(ifmib_objects[i].kind), col->name,
+		                            statctr_kind_name(col->kind));
+	first = ifmib_mapped(t, name);
 	if (first != (int)c)
-		return statctr_config_error(cfg, at, EINVAL, "%s is mapped twice (also column %s)",
-		                            col->ifmib, t->columns[first].name);
+		return statctr_config_error(cfg, t->object_settings[c], EINVAL,
+		                            "%s is mapped twice (also column %s)", name,
+		                            t->decl->columns[first].name);
 	return 0;
 }
 
@@ -117,71 +95,59 @@ struct if_range {
 	const char *table;
 };
 
-static int check_range(const struct statctr_config *cfg, const config_setting_t *ts,
-                       const struct statctr_table_decl *t, struct if_range *ranges,
-                       uint32_t *nranges)
+static int check_range(const struct statctr_config *cfg, const struct ifmib_table *t,
+                       struct if_range *ranges, uint32_t *nranges)
 {
-	uint64_t last = (uint64_t)t->ifmib->ifindex_base + ifmib_range(t) - 1;
-	const config_setting_t *at = member_of(ts, "ifindex_base");
+	uint64_t last = (uint64_t)t->ifindex_base + ifmib_range(t) - 1, total;
+	const config_setting_t *at = member_of(t->setting, "ifindex_base");
+	const char *name = t->decl->name;
 
-	if (t->nrows > IFMIB_MAX_ROWS)
-		return statctr_config_error(cfg, member_of(ts, "rows"), EINVAL,
-		                            "%u rows in IF-MIB table %s, at most %u", t->nrows,
-		                            t->name, IFMIB_MAX_ROWS);
+	if (t->decl->nrows > IFMIB_MAX_ROWS)
+		return statctr_config_error(cfg, member_of(t->table_setting, "rows"), EINVAL,
+		                            "%u rows in IF-MIB table %s, at most %u",
+		                            t->decl->nrows, name, IFMIB_MAX_ROWS);
 	if (last > MAX_IFINDEX)
 		return statctr_config_error(cfg, at, EINVAL,
 		                            "ifIndex range %u..%llu of table %s passes %u (it "
 		                            "reserves max(4 x rows, %u) values)",
-		                            t->ifmib->ifindex_base, (unsigned long long)last,
-		                            t->name, MAX_IFINDEX, IFMIB_MIN_RANGE);
-	uint64_t total = last - t->ifmib->ifindex_base + 1;
-
+		                            t->ifindex_base, (unsigned long long)last, name,
+		                            MAX_IFINDEX, IFMIB_MIN_RANGE);
+	total = last - t->ifindex_base + 1;
 	for (uint32_t i = 0; i < *nranges; i++)
 		total += (uint64_t)ranges[i].last - ranges[i].first + 1;
 	if (total > IFMIB_MAX_TOTAL)
-		return statctr_config_error(cfg, member_of(ts, "standard"), EINVAL,
+		return statctr_config_error(cfg, member_of(t->setting, "standard"), EINVAL,
 		                            "IF-MIB tables up to %s reserve %llu ifIndex values, "
 		                            "at most %u in all (snmpd keeps a subtree per value "
 		                            "and column: docs/agent.md)",
-		                            t->name, (unsigned long long)total, IFMIB_MAX_TOTAL);
+		                            name, (unsigned long long)total, IFMIB_MAX_TOTAL);
 	for (uint32_t i = 0; i < *nranges; i++)
-		if (ranges[i].first <= last && t->ifmib->ifindex_base <= ranges[i].last)
+		if (ranges[i].first <= last && t->ifindex_base <= ranges[i].last)
 			return statctr_config_error(
 			    cfg, at, EINVAL,
 			    "ifIndex range %u..%llu of table %s overlaps %u..%u of %s",
-			    t->ifmib->ifindex_base, (unsigned long long)last, t->name,
-			    ranges[i].first, ranges[i].last, ranges[i].table);
-	ranges[(*nranges)++] = (struct if_range){t->ifmib->ifindex_base, (uint32_t)last, t->name};
+			    t->ifindex_base, (unsigned long long)last, name, ranges[i].first,
+			    ranges[i].last, ranges[i].table);
+	ranges[(*nranges)++] = (struct if_range){t->ifindex_base, (uint32_t)last, name};
 	return 0;
 }
 
-static int check_table(const struct statctr_config *cfg, uint32_t s, uint32_t ti,
-                       struct if_range *ranges, uint32_t *nranges)
+int ifmib_check(const struct statctr_config *cfg, const struct ifmib_config *ic)
 {
-	const struct statctr_table_decl *t = &cfg->segments[s].tables[ti];
-	const config_setting_t *ts = table_setting(cfg, s, ti);
-	int err = t->ifmib ? check_range(cfg, ts, t, ranges, nranges) : 0;
-
-	for (uint32_t c = 0; !err && c < t->ncolumns; c++)
-		if (t->columns[c].ifmib && t->columns[c].ifmib[0])
-			err = check_column(cfg, ts, t, c);
-	return err;
-}
-
-int ifmib_check(const struct statctr_config *cfg)
-{
-	struct if_range *ranges;
-	uint32_t ntables = 0, nranges = 0;
+	struct if_range *ranges = calloc(ic->ntables + 1, sizeof(*ranges));
+	uint32_t nranges = 0;
 	int err = 0;
 
-	for (uint32_t s = 0; s < cfg->nsegments; s++)
-		ntables += cfg->segments[s].ntables;
-	ranges = calloc(ntables + 1, sizeof(*ranges));
 	if (!ranges)
 		return statctr_config_error(cfg, NULL, ENOMEM, "out of memory");
-	for (uint32_t s = 0; !err && s < cfg->nsegments; s++)
-		for (uint32_t t = 0; !err && t < cfg->segments[s].ntables; t++)
-			err = check_table(cfg, s, t, ranges, &nranges);
+	for (uint32_t i = 0; !err && i < ic->ntables; i++) {
+		const struct ifmib_table *t = &ic->tables[i];
+
+		err = check_range(cfg, t, ranges, &nranges);
+		for (uint32_t c = 0; !err && c < t->decl->ncolumns; c++)
+			if (t->objects[c])
+				err = check_column(cfg, t, c);
+	}
 	free(ranges);
 	return err;
 }

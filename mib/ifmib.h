@@ -1,11 +1,13 @@
 /*
  * ifmib.h - what statctr knows of IF-MIB (RFC 2863): the objects of
- * ifTable and ifXTable it serves for a table declared `standard = "if-mib"`,
- * their OIDs, which objects a column may map itself to (`ifmib = "..."`)
- * and with which kind, which 32-bit object each mapped counter also feeds,
- * and the ifIndex range a table reserves.  The one place of that knowledge:
- * the agent (agent/ifmib.c) serves from it, check-config validates with it
- * (ifmib_check(), from settings_load()).  No Net-SNMP.
+ * ifTable and ifXTable it serves for a table with an `ifmib` group, their
+ * OIDs, which objects a column may map itself to and with which kind,
+ * which 32-bit object each mapped counter also feeds, the ifIndex range a
+ * table reserves, and the IF-MIB settings of a configuration (struct
+ * ifmib_config, parsed by ifmibconf.c from the groups libstatctr leaves
+ * unread).  The one place of that knowledge: the agent (agent/ifmib.c)
+ * serves from it, check-config validates with it (ifmib_config_load(),
+ * from settings_load()).  No Net-SNMP.
  */
 #ifndef STATCTR_MIB_IFMIB_H
 #define STATCTR_MIB_IFMIB_H
@@ -116,6 +118,53 @@ struct ifmib_object {
 	const char *source;
 };
 
+/*
+ * The IF-MIB settings of a configuration (docs/config.md, "IF-MIB tables").
+ * Interface attributes: a table's defaults (row NULL) and per-row overrides.
+ */
+struct ifmib_if {
+	char *row;     /* the row name it applies to; NULL: the table's defaults */
+	char *alias;   /* ifAlias; "" when not given */
+	char *descr;   /* ifDescr; NULL: the row name */
+	uint32_t type; /* ifType (IANAifType); default 6, ethernetCsmacd */
+	uint32_t mtu;  /* ifMtu; 0 when not given */
+	int line;
+};
+
+/* A declared table also served as interfaces. */
+struct ifmib_table {
+	const struct statctr_table_decl *decl;
+	uint32_t segment, table; /* its indexes in the configuration */
+	uint32_t ifindex_base;   /* first ifIndex of its rows; default 1000 */
+	struct ifmib_if defaults;
+	uint32_t ninterfaces; /* per-row overrides */
+	struct ifmib_if *interfaces;
+	/* Per declared column: the object it feeds (a string of the libconfig
+	 * tree), or NULL; and the setting naming it, for messages. */
+	const char **objects;
+	const void **object_settings;
+	const void *setting;       /* the table's ifmib group (the table: deprecated form) */
+	const void *table_setting; /* the table's group */
+};
+
+struct ifmib_config {
+	uint32_t ntables;
+	struct ifmib_table *tables; /* in declaration order */
+	uint32_t nwarnings;
+	char **warnings; /* "FILE:LINE: PATH: warning: ..." (the deprecated form) */
+};
+
+/*
+ * ifmib_config_load() - the IF-MIB settings of @cfg, parsed and checked
+ * (ifmib_check()); valid while @cfg is.  Returns 0 or -EINVAL/-ENOMEM with
+ * statctr_errmsg() naming file:line and the setting.  Thread-safe.
+ */
+int ifmib_config_load(const struct statctr_config *cfg, struct ifmib_config **icp);
+void ifmib_config_free(struct ifmib_config *ic);
+
+/* Table @t of segment @s as an IF-MIB table, or NULL when it is none. */
+const struct ifmib_table *ifmib_table_of(const struct ifmib_config *ic, uint32_t s, uint32_t t);
+
 /* Every object statctr can serve (MIB_IF_OBJECTS), in OID order. */
 extern const struct ifmib_object ifmib_objects[];
 extern const uint32_t ifmib_nobjects;
@@ -130,7 +179,7 @@ int ifmib_find(const char *name);
  * the range up; docs/agent.md says what happens then.
  */
 #define IFMIB_MIN_RANGE 64u
-uint32_t ifmib_range(const struct statctr_table_decl *t);
+uint32_t ifmib_range(const struct ifmib_table *t);
 
 /*
  * At most this many rows in an IF-MIB table: snmpd keeps one subtree per
@@ -144,7 +193,7 @@ uint32_t ifmib_range(const struct statctr_table_decl *t);
 #define IFMIB_MAX_TOTAL 1024u
 
 /* The declared column of @t mapped to the object @name, or -1. */
-int ifmib_mapped(const struct statctr_table_decl *t, const char *name);
+int ifmib_mapped(const struct ifmib_table *t, const char *name);
 
 /*
  * ifmib_columns() - for each object of ifmib_objects, the declared column
@@ -152,17 +201,17 @@ int ifmib_mapped(const struct statctr_table_decl *t, const char *name);
  * ifmib_nobjects entries.  An object with no source gets -2 (always
  * served).  @t must have passed ifmib_check().
  */
-void ifmib_columns(const struct statctr_table_decl *t, int *cols);
+void ifmib_columns(const struct ifmib_table *t, int *cols);
 
 /*
- * ifmib_check() - the IF-MIB rules of @cfg: every `ifmib` names a mappable
- * object, in a table with `standard = "if-mib"`, on a column of the kind
- * the object needs, once per table; an IF-MIB table has at most
+ * ifmib_check() - the IF-MIB rules of @ic, parsed from @cfg: every mapped
+ * column names a mappable object, on a column of the kind the object
+ * needs, once per table; an IF-MIB table has at most
  * IFMIB_MAX_ROWS rows, and its ifIndex range fits under 2^31 and overlaps
  * no other's.  Returns 0 or -EINVAL with
  * statctr_errmsg() naming file:line and the setting
  * (statctr_config_error()).
  */
-int ifmib_check(const struct statctr_config *cfg);
+int ifmib_check(const struct statctr_config *cfg, const struct ifmib_config *ic);
 
 #endif /* STATCTR_MIB_IFMIB_H */

@@ -9,7 +9,7 @@ noinst_LTLIBRARIES += mib/libstatctr_mib.la
 mib_libstatctr_mib_la_SOURCES = \
 	mib/oids.h mib/objects.h mib/objects.c mib/settings.h mib/settings.c \
 	mib/names.h mib/names.c mib/gen.h mib/gen.c \
-	mib/ifmib.h mib/ifmib.c mib/promnames.h mib/promnames.c
+	mib/ifmib.h mib/ifmib.c mib/ifmibconf.c mib/promnames.h mib/promnames.c
 mib_libstatctr_mib_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 
 # STATCTR-MIB: installed in configure's --with-mibdir (default

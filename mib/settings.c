@@ -564,7 +564,7 @@ int settings_load(const char *path, struct agent_settings **setp)
 	if (!err && group)
 		err = check_v3_rules(set, group);
 	if (!err)
-		err = ifmib_check(set->cfg);
+		err = ifmib_config_load(set->cfg, &set->ifmib);
 	if (!err)
 		err = mib_names_check(set->cfg);
 	if (!err)
@@ -584,6 +584,7 @@ void settings_free(struct agent_settings *set)
 		return;
 	free_group(set, settings_keys, settings_nkeys);
 	free_users(set);
+	ifmib_config_free(set->ifmib);
 	statctr_config_free(set->cfg);
 	free(set);
 }
@@ -634,6 +635,8 @@ int settings_check(const char *path, FILE *out, FILE *err)
 	}
 	fprintf(out, "%s: valid: %" PRIu32 " segments, %" PRIu32 " tables, %" PRIu32 " cells\n",
 	        path, set->cfg->nsegments, ntables, ncells);
+	for (uint32_t i = 0; i < set->ifmib->nwarnings; i++)
+		fprintf(err, "%s\n", set->ifmib->warnings[i]);
 	warn_prom_style(set->cfg, err);
 	settings_free(set);
 	return 0;

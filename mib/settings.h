@@ -31,8 +31,11 @@ struct settings_v3_user {
 	char *access; /* "read" or "reset" */
 };
 
+struct ifmib_config;
+
 struct agent_settings {
 	struct statctr_config *cfg; /* segments, tables, columns, their OIDs */
+	struct ifmib_config *ifmib; /* the tables also served as interfaces (ifmib.h) */
 	uint32_t interval_ms;       /* aggregation period */
 	char *master;               /* AgentX address of the master */
 	uint32_t ping_interval;     /* seconds between AgentX pings / reconnects */

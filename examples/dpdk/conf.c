@@ -3,7 +3,7 @@
  * the ports DPDK found (docs/dpdk.md, "The declaration").
  *
  * Owns: the text of the declaration - three dynamic tables: "ports" (the
- * application's view, `standard = "if-mib"`, with an `interfaces` entry per
+ * application's view, an `ifmib` group, with an `interfaces` entry per
  * port giving ifMtu from the port and ifAlias from its device name),
  * "queues" (per rx queue, with the burst-cycles histogram) and "nic" (one
  * column per xstat name of the ports, the NIC's view).  Never does: create
@@ -92,33 +92,34 @@ static void write_ports_table(FILE *f)
 	uint16_t port;
 	bool first = true;
 
-	fputs("    { name = \"ports\"; oid = 1; rows = { max = 32; };\n"
-	      "      description = \"The forwarder's count of each port: ifTable and ifXTable\";\n"
-	      "      standard = \"if-mib\"; ifindex_base = 1000; ifMtu = 1500;\n"
-	      "      interfaces = (",
-	      f);
+	fputs(
+	    "    { name = \"ports\"; oid = 1; rows = { max = 32; };\n"
+	    "      description = \"The forwarder's count of each port: ifTable and ifXTable\";\n"
+	    "      columns = (\n"
+	    "        { name = \"rxPackets\"; kind = \"counter\";"
+	    " description = \"Packets received by the workers\"; },\n"
+	    "        { name = \"rxOctets\"; kind = \"counter\"; units = \"octets\"; },\n"
+	    "        { name = \"txPackets\"; kind = \"counter\";"
+	    " description = \"Packets the port accepted for transmission\"; },\n"
+	    "        { name = \"txOctets\"; kind = \"counter\"; units = \"octets\"; },\n"
+	    "        { name = \"txDrops\"; kind = \"counter\";"
+	    " description = \"Packets the port refused (tx queue full), freed\"; },\n"
+	    "        { name = \"speed\"; kind = \"gauge\"; units = \"Mb/s\"; },\n"
+	    "        { name = \"operStatus\"; kind = \"gauge\";"
+	    " description = \"1 up, 2 down (rte_eth_link_get_nowait)\"; } );\n"
+	    "      ifmib = { ifindex_base = 1000; ifMtu = 1500;\n"
+	    "        columns = { rxPackets = \"ifHCInUcastPkts\"; rxOctets = \"ifHCInOctets\";\n"
+	    "                    txPackets = \"ifHCOutUcastPkts\"; txOctets = \"ifHCOutOctets\";\n"
+	    "                    txDrops = \"ifOutDiscards\"; speed = \"ifHighSpeed\";\n"
+	    "                    operStatus = \"ifOperStatus\"; };\n"
+	    "        interfaces = (",
+	    f);
 	RTE_ETH_FOREACH_DEV(port)
 	{
 		write_interface(f, port, first);
 		first = false;
 	}
-	fputs(" );\n"
-	      "      columns = (\n"
-	      "        { name = \"rxPackets\"; kind = \"counter\"; ifmib = \"ifHCInUcastPkts\";"
-	      " description = \"Packets received by the workers\"; },\n"
-	      "        { name = \"rxOctets\"; kind = \"counter\"; ifmib = \"ifHCInOctets\";"
-	      " units = \"octets\"; },\n"
-	      "        { name = \"txPackets\"; kind = \"counter\"; ifmib = \"ifHCOutUcastPkts\";"
-	      " description = \"Packets the port accepted for transmission\"; },\n"
-	      "        { name = \"txOctets\"; kind = \"counter\"; ifmib = \"ifHCOutOctets\";"
-	      " units = \"octets\"; },\n"
-	      "        { name = \"txDrops\"; kind = \"counter\"; ifmib = \"ifOutDiscards\";"
-	      " description = \"Packets the port refused (tx queue full), freed\"; },\n"
-	      "        { name = \"speed\"; kind = \"gauge\"; ifmib = \"ifHighSpeed\";"
-	      " units = \"Mb/s\"; },\n"
-	      "        { name = \"operStatus\"; kind = \"gauge\"; ifmib = \"ifOperStatus\";"
-	      " description = \"1 up, 2 down (rte_eth_link_get_nowait)\"; } ); },\n",
-	      f);
+	fputs(" ); }; },\n", f);
 }
 
 static void write_queues_table(FILE *f)

@@ -1,4 +1,4 @@
-"""The C reader API of libstatctr.so.0, declared for ctypes.
+"""The C reader API of libstatctr.so.1, declared for ctypes.
 
 Owns: loading the library and the prototypes and structures of the part of
 lib/statctr.h that readers use, field for field.  Never does: parse a
@@ -27,8 +27,8 @@ from ctypes import (
 )
 
 # The library's SONAME; STATCTR_LIBRARY names another file (a build tree's
-# lib/.libs/libstatctr.so.0) for tests and benchmarks.
-SONAME = "libstatctr.so.0"
+# lib/.libs/libstatctr.so.1) for tests and benchmarks.
+SONAME = "libstatctr.so.1"
 
 statctr_id = c_uint32
 
@@ -165,7 +165,7 @@ _PROTOTYPES = [
 def load() -> ctypes.CDLL:
     """Load libstatctr (STATCTR_LIBRARY, else the SONAME) and declare its
     reader functions.  Raises OSError when the library cannot be loaded and
-    AttributeError when it lacks one of them (an older libstatctr0)."""
+    AttributeError when it lacks one of them (an older libstatctr1)."""
     lib = ctypes.CDLL(os.environ.get("STATCTR_LIBRARY") or SONAME)
     for name, restype, argtypes in _PROTOTYPES:
         fn = getattr(lib, name)

@@ -15,8 +15,8 @@ cat >"$TMP/statctr.conf" <<EOF2
 segments = ( {
   name = "ifseg"; path = "$TMP/ifseg"; oid = 7; slots = 1;
   tables = ( { name = "ports"; oid = 1; rows = [ "port0", "port1" ];
-    standard = "if-mib"; ifindex_base = 1000;
-    columns = ( { name = "rxOctets"; kind = "counter"; ifmib = "ifHCInOctets"; } ); } );
+    columns = ( { name = "rxOctets"; kind = "counter"; } );
+    ifmib = { ifindex_base = 1000; columns = { rxOctets = "ifHCInOctets"; }; }; } );
 } );
 agent = { interval_ms = 100; };
 EOF2

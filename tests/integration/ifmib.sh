@@ -22,20 +22,23 @@ segments = ( {
   name = "ifseg"; path = "$TMP/ifseg"; oid = 7; slots = 1;
   tables = (
     { name = "ports"; oid = 1; rows = [ "port0", "port1" ];
-      standard = "if-mib"; ifindex_base = 1000; ifType = "l2vlan"; ifMtu = 9000;
-      ifAlias = "fabric";
-      interfaces = ( { row = "port1"; ifAlias = "spare"; ifDescr = "Port one";
-                       ifType = 6; ifMtu = 1500; } );
       columns = (
-        { name = "rxOctets"; kind = "counter"; ifmib = "ifHCInOctets"; },
-        { name = "txOctets"; kind = "counter"; ifmib = "ifHCOutOctets"; },
-        { name = "rxErrors"; kind = "counter"; ifmib = "ifInErrors"; },
-        { name = "speed";    kind = "gauge";   ifmib = "ifHighSpeed"; },
-        { name = "oper";     kind = "gauge";   ifmib = "ifOperStatus"; },
-        { name = "other";    kind = "counter"; } ); },
+        { name = "rxOctets"; kind = "counter"; },
+        { name = "txOctets"; kind = "counter"; },
+        { name = "rxErrors"; kind = "counter"; },
+        { name = "speed";    kind = "gauge"; },
+        { name = "oper";     kind = "gauge"; },
+        { name = "other";    kind = "counter"; } );
+      ifmib = {
+        ifindex_base = 1000; ifType = "l2vlan"; ifMtu = 9000; ifAlias = "fabric";
+        interfaces = ( { row = "port1"; ifAlias = "spare"; ifDescr = "Port one";
+                         ifType = 6; ifMtu = 1500; } );
+        columns = { rxOctets = "ifHCInOctets"; txOctets = "ifHCOutOctets";
+                    rxErrors = "ifInErrors"; speed = "ifHighSpeed"; oper = "ifOperStatus"; }; }; },
     { name = "vfs"; oid = 2; rows = { max = 8; };
-      standard = "if-mib"; ifindex_base = 2000; ifType = "propVirtual";
-      columns = ( { name = "rxOctets"; kind = "counter"; ifmib = "ifHCInOctets"; } ); }
+      columns = ( { name = "rxOctets"; kind = "counter"; } );
+      ifmib = { ifindex_base = 2000; ifType = "propVirtual";
+                columns = { rxOctets = "ifHCInOctets"; }; }; }
   );
 } );
 agent = { interval_ms = 100; allow_reset = true; state_file = "$TMP/agent.state"; };

@@ -32,10 +32,11 @@ segments = ( {
   name = "ifseg"; path = "$TMP/ifseg"; oid = 7; slots = 1;
   tables = (
     { name = "ports"; oid = 1; rows = [ "port0", "port1" ];
-      standard = "if-mib"; ifindex_base = 1000;
       columns = (
-        { name = "rxOctets"; kind = "counter"; ifmib = "ifHCInOctets"; },
-        { name = "oper";     kind = "gauge";   ifmib = "ifOperStatus"; } ); }
+        { name = "rxOctets"; kind = "counter"; },
+        { name = "oper";     kind = "gauge"; } );
+      ifmib = { ifindex_base = 1000;
+                columns = { rxOctets = "ifHCInOctets"; oper = "ifOperStatus"; }; }; }
   );
 } );
 agent = { interval_ms = $INTERVAL_MS; allow_reset = true; state_file = "$TMP/agent.state";

@@ -18,7 +18,7 @@
 # shellcheck disable=SC2317
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-packages=(libstatctr0 libstatctr-dev statctr-agentx statctl python3-statctr)
+packages=(libstatctr1 libstatctr-dev statctr-agentx statctl python3-statctr)
 passed=0
 failed=0
 
@@ -131,7 +131,7 @@ changelog_version() {
 }
 
 # DPKG_GENSYMBOLS_CHECK_LEVEL=4: any change of the exported symbols fails the
-# build until debian/libstatctr0.symbols lists it (see that file).
+# build until debian/libstatctr1.symbols lists it (see that file).
 build_debs() {
 	(cd "$src" && DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=2" \
 		DPKG_GENSYMBOLS_CHECK_LEVEL=4 timeout 600 dpkg-buildpackage -us -uc -b) \
@@ -183,7 +183,7 @@ install_debs() {
 # The package's files where Debian's tools look for them.
 installed_files() {
 	local f
-	for f in /usr/lib/"$(dpkg-architecture -qDEB_HOST_MULTIARCH)"/libstatctr.so.0 \
+	for f in /usr/lib/"$(dpkg-architecture -qDEB_HOST_MULTIARCH)"/libstatctr.so.1 \
 		/usr/include/statctr.h /usr/bin/statctl /usr/sbin/statctr-agentx \
 		/lib/systemd/system/statctr-agentx.service /usr/lib/sysusers.d/statctr.conf \
 		/usr/share/snmp/mibs/STATCTR-MIB.txt /usr/share/statctr/get-smi-mibs.sh \
@@ -294,7 +294,7 @@ build_writer() {
 	# shellcheck disable=SC2046
 	cc -std=gnu11 -Wall -Wextra -Werror -o "$work/minimal" \
 		/usr/share/doc/libstatctr-dev/examples/minimal.c $(pkg-config --cflags --libs statctr) &&
-		ldd "$work/minimal" | grep -Eq "libstatctr.so.0 => (/usr)?/lib/"
+		ldd "$work/minimal" | grep -Eq "libstatctr.so.1 => (/usr)?/lib/"
 }
 
 # as_user USER: AS becomes the command prefix that does what the unit's

@@ -19,7 +19,7 @@ for cand in ${PYTHON:-} python3 /usr/bin/python3; do
 	fi
 done
 [ -n "$py" ] || skip "no python3 with pytest (Debian: apt-get install python3-pytest)"
-lib=$top_builddir/lib/.libs/libstatctr.so.0
+lib=$top_builddir/lib/.libs/libstatctr.so.1
 [ -f "$lib" ] || skip "no $lib (configured with --disable-shared?)"
 
 export PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}

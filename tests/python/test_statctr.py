@@ -1,7 +1,7 @@
 """The Python reader (python/statctr) against live writers.
 
 tests/python/pytest.sh runs it with PYTHONPATH at python/, STATCTR_LIBRARY
-at the build's libstatctr.so.0 and STATCTR_TEST_BUILDDIR/SRCDIR at the
+at the build's libstatctr.so.1 and STATCTR_TEST_BUILDDIR/SRCDIR at the
 trees.  Writers: tests/python/py_writer (known values; -t: transactions
 flat out) and tests/fault/txn_writer (stops inside a transaction).  Every
 wait polls against a deadline that allows for a loaded 2-CPU machine.

@@ -21,7 +21,7 @@ command -v nm >/dev/null || skip "nm not found (Debian: apt-get install binutils
 check() {
 	local label=$1 opt=$2 file=$3 names foreign
 	# A version node of lib/libstatctr.map is an absolute symbol (A) of its
-	# own name, and names carry their node (@@STATCTR_0.1): symver.sh checks
+	# own name, and names carry their node (@@STATCTR_1.0): symver.sh checks
 	# both; here only the names count.
 	names=$(nm "$opt" --defined-only "$file" |
 		awk 'NF == 3 && !($2 == "A" && $3 ~ /^STATCTR_[0-9.]+$/) { sub(/@.*/, "", $3); print $3 }' |

@@ -37,7 +37,17 @@ for conf in "$TOOLS_TESTDIR"/corpus/*.conf; do
 		check "$name: the summary line" 1 "$(grep -c "^$conf: valid: [0-9]* segments, [0-9]* tables, [0-9]* cells$" "$workdir/s.out")"
 		# (but check-config's warnings of promtool's lint: the corpus's segment "s")
 		check "$name: nothing on stderr but warnings" "" \
-			"$(grep -v ': warning: Prometheus name ' "$workdir/s.err" || true)"
+			"$(grep -v -e ': warning: Prometheus name ' -e '^[^ ]*: segments[^ ]*\.standard: warning: ' "$workdir/s.err" || true)"
+		case $name in
+		*deprecated*)
+			# one warning, naming the `standard` line of each deprecated table
+			check "$name: the deprecation warning names FILE:LINE" "1" \
+				"$(grep -c -F "$conf:5: segments.[0].tables.[0].standard: warning: \`standard = \"if-mib\"\`" "$workdir/s.err")"
+			check "$name: one warning per deprecated table" "2" \
+				"$(grep -c 'is deprecated' "$workdir/s.err")" ;;
+		*)
+			check "$name: no deprecation warning" "0" "$(grep -c 'is deprecated' "$workdir/s.err" || true)" ;;
+		esac
 		nvalid=$((nvalid + 1))
 		;;
 	"line "*)

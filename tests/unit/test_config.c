@@ -964,130 +964,31 @@ static void histogram_cells_count_against_the_limit(void)
 	             "segments.[0].tables.[0]", "too many cells: 16777220");
 }
 
-/* ---- IF-MIB tables (lib/confifmib.c) ------------------------------------ */
+/* ---- IF-MIB keys: mib/'s, left unread (tests/unit/test_ifmib.c) ----------- */
 
-#define IFTABLE "rows = [ \"p0\", \"p1\" ]; standard = \"if-mib\"; "
-
-static void ifmib_settings_are_parsed(void)
+/* A table's ifmib group, and the deprecated keys in tables and columns, load. */
+static void ifmib_keys_are_left_unread(void)
 {
 	struct statctr_config *cfg = load_ok(
-	    "ifmib.conf", conf("",
-	                       IFTABLE "ifindex_base = 5000; ifType = \"l2vlan\"; ifMtu = 9000; "
-	                               "ifAlias = \"fabric\"; interfaces = ( { row = \"p1\"; "
-	                               "ifDescr = \"Port 1\"; ifType = 24; } );",
-	                       "name = \"c\"; kind = \"counter\"; ifmib = \"ifHCInOctets\";"));
-	const struct statctr_table_decl *t = &cfg->segments[0].tables[0];
-	const struct statctr_ifmib_decl *ifm = t->ifmib;
+	    "ifgroup.conf",
+	    conf("", "rows = 2; ifmib = { ifMtu = 1500; columns = { c = \"ifHCInOctets\"; }; };",
+	         counter_column));
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ifm);
-	CU_ASSERT_EQUAL(ifm->ifindex_base, 5000);
-	CU_ASSERT_EQUAL(ifm->defaults.type, 135);
-	CU_ASSERT_EQUAL(ifm->defaults.mtu, 9000);
-	CU_ASSERT_STRING_EQUAL(ifm->defaults.alias, "fabric");
-	CU_ASSERT_PTR_NULL(ifm->defaults.descr);
-	CU_ASSERT_EQUAL_FATAL(ifm->ninterfaces, 1);
-	CU_ASSERT_STRING_EQUAL(ifm->interfaces[0].row, "p1");
-	CU_ASSERT_STRING_EQUAL(ifm->interfaces[0].descr, "Port 1");
-	CU_ASSERT_EQUAL(ifm->interfaces[0].type, 24);
-	CU_ASSERT_EQUAL(ifm->interfaces[0].mtu, 9000);              /* the table's */
-	CU_ASSERT_STRING_EQUAL(ifm->interfaces[0].alias, "fabric"); /* the table's */
-	CU_ASSERT_STRING_EQUAL(t->columns[0].ifmib, "ifHCInOctets");
+	CU_ASSERT_EQUAL(cfg->segments[0].tables[0].ncolumns, 1);
 	statctr_config_free(cfg);
-}
-
-static void ifmib_defaults_and_plain_tables(void)
-{
-	struct statctr_config *cfg = load_ok("ifdflt.conf", conf("", IFTABLE, counter_column));
-	const struct statctr_ifmib_decl *ifm = cfg->segments[0].tables[0].ifmib;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ifm);
-	CU_ASSERT_EQUAL(ifm->ifindex_base, 1000);
-	CU_ASSERT_EQUAL(ifm->defaults.type, 6);
-	CU_ASSERT_EQUAL(ifm->defaults.mtu, 0);
-	CU_ASSERT_STRING_EQUAL(ifm->defaults.alias, "");
-	CU_ASSERT_EQUAL(ifm->ninterfaces, 0);
-	CU_ASSERT_STRING_EQUAL(cfg->segments[0].tables[0].columns[0].ifmib, "");
+	cfg = load_ok("ifold.conf",
+	              conf("", "rows = 2; standard = \"x\"; ifindex_base = -1; ifMtu = \"y\";",
+	                   "name = \"c\"; kind = \"counter\"; ifmib = 3;"));
+	CU_ASSERT_EQUAL(cfg->segments[0].tables[0].nrows, 2);
 	statctr_config_free(cfg);
-	cfg = load_ok("ifplain.conf", conf("", "rows = 1;", counter_column));
-	CU_ASSERT_PTR_NULL(cfg->segments[0].tables[0].ifmib);
-	statctr_config_free(cfg);
-}
-
-static void ifmib_keys_need_the_standard(void)
-{
-	expect_error("ifnostd.conf", conf("", "rows = 1; ifMtu = 1500;", counter_column), 5,
-	             "segments.[0].tables.[0].ifMtu", "only for an IF-MIB table");
-	expect_error("ifnostd2.conf",
-	             conf("", "rows = 1; interfaces = ( { row = \"0\"; } );", counter_column), 5,
-	             "segments.[0].tables.[0].interfaces", "only for an IF-MIB table");
-	expect_error("ifstd.conf", conf("", "rows = 1; standard = \"IF-MIB\";", counter_column), 5,
-	             "segments.[0].tables.[0].standard", "the only one is \"if-mib\"");
-}
-
-static void ifmib_bad_values_rejected(void)
-{
-	static const char *const alias65 =
-	    IFTABLE "ifAlias = \"0123456789012345678901234567890123456789012345678901234567890123"
-	            "4\";";
-
-	expect_error("iftype.conf", conf("", IFTABLE "ifType = \"ethernet\";", counter_column), 5,
-	             "segments.[0].tables.[0].ifType", "unknown ifType \"ethernet\"");
-	expect_error("iftype0.conf", conf("", IFTABLE "ifType = 0;", counter_column), 5,
-	             "segments.[0].tables.[0].ifType", "out of range");
-	expect_error("ifbase.conf", conf("", IFTABLE "ifindex_base = 0;", counter_column), 5,
-	             "segments.[0].tables.[0].ifindex_base", "out of range (1..2147483647)");
-	expect_error("ifmtu.conf", conf("", IFTABLE "ifMtu = -1;", counter_column), 5,
-	             "segments.[0].tables.[0].ifMtu", "out of range");
-	expect_error("ifalias.conf", conf("", alias65, counter_column), 5,
-	             "segments.[0].tables.[0].ifAlias", "65 characters, at most 64");
-	expect_error("ifrow.conf",
-	             conf("", IFTABLE "interfaces = ( { row = \"p2\"; } );", counter_column), 5,
-	             "segments.[0].tables.[0].interfaces.[0].row", "\"p2\" is no row of table t");
-	expect_error("ifrow2.conf",
-	             conf("", IFTABLE "interfaces = ( { row = \"p0\"; }, { row = \"p0\"; } );",
-	                  counter_column),
-	             5, "segments.[0].tables.[0].interfaces.[1].row", "declared twice");
-	expect_error(
-	    "ifkey.conf",
-	    conf("", IFTABLE "interfaces = ( { row = \"p0\"; ifName = \"x\"; } );", counter_column),
-	    5, "segments.[0].tables.[0].interfaces.[0].ifName", "");
-	expect_error("ifmibtype.conf",
-	             conf("", IFTABLE, "name = \"c\"; kind = \"counter\"; ifmib = 1;"), 7,
-	             "segments.[0].tables.[0].columns.[0].ifmib", "expected a string");
-}
-
-/* Numbered rows are named by their number; a dynamic table's any row name will do. */
-static void ifmib_interface_rows_of_numbered_and_dynamic_tables(void)
-{
-	struct statctr_config *cfg =
-	    load_ok("ifnum.conf", conf("",
-	                               "rows = 3; standard = \"if-mib\"; interfaces = ( { row = "
-	                               "\"2\"; ifAlias = \"last\"; } );",
-	                               counter_column));
-
-	CU_ASSERT_STRING_EQUAL(cfg->segments[0].tables[0].ifmib->interfaces[0].alias, "last");
-	statctr_config_free(cfg);
-	expect_error("ifnum3.conf",
-	             conf("", "rows = 3; standard = \"if-mib\"; interfaces = ( { row = \"3\"; } );",
-	                  counter_column),
-	             5, "segments.[0].tables.[0].interfaces.[0].row", "no row of table t");
-	cfg = load_ok("ifdyn.conf", conf("",
-	                                 "rows = { max = 4; }; standard = \"if-mib\"; "
-	                                 "interfaces = ( { row = \"vf 9\"; } );",
-	                                 counter_column));
-	CU_ASSERT_STRING_EQUAL(cfg->segments[0].tables[0].ifmib->interfaces[0].row, "vf 9");
-	statctr_config_free(cfg);
+	expect_error("ifname.conf", conf("", "rows = 1; ifName = \"x\";", counter_column), 5,
+	             "segments.[0].tables.[0].ifName", "unknown setting");
 }
 
 int main(void)
 {
 	static const struct test_case cases[] = {
-	    {"ifmib_settings_are_parsed", ifmib_settings_are_parsed},
-	    {"ifmib_defaults_and_plain_tables", ifmib_defaults_and_plain_tables},
-	    {"ifmib_keys_need_the_standard", ifmib_keys_need_the_standard},
-	    {"ifmib_bad_values_rejected", ifmib_bad_values_rejected},
-	    {"ifmib_interface_rows_of_numbered_and_dynamic_tables",
-	     ifmib_interface_rows_of_numbered_and_dynamic_tables},
+	    {"ifmib_keys_are_left_unread", ifmib_keys_are_left_unread},
 	    {"shipped_config_loads", shipped_config_loads},
 	    {"defaults_apply", defaults_apply},
 	    {"explicit_settings_are_kept", explicit_settings_are_kept},

@@ -1,7 +1,9 @@
 /*
- * test_ifmib.c - mib/ifmib.c: the IF-MIB object table is consistent with
- * RFC 2863's OIDs and with itself, and ifmib_check() refuses every bad
- * mapping with file:line and the setting, as check-config reports it.
+ * test_ifmib.c - mib/ifmib.c and mib/ifmibconf.c: the IF-MIB object table
+ * is consistent with RFC 2863's OIDs and with itself; a table's ifmib group
+ * is parsed, and ifmib_config_load() refuses every bad setting and mapping
+ * with file:line and the setting, as check-config reports it; the
+ * deprecated form (`standard = "if-mib"`) still loads, with a warning.
  */
 #include "ifmib.h"
 #include "statctr.h"
@@ -38,15 +40,28 @@ static struct statctr_config *load(const char *path)
 	return cfg;
 }
 
-/* ifmib_check() of @path fails with "PATH:@line: @setting: ...@what...". */
+/* The IF-MIB settings of @cfg, which must be valid. */
+static struct ifmib_config *load_ifmib(const struct statctr_config *cfg)
+{
+	struct ifmib_config *ic = NULL;
+
+	if (ifmib_config_load(cfg, &ic) != 0)
+		fprintf(stderr, "\n  unexpected error: %s\n", statctr_errmsg());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ic);
+	return ic;
+}
+
+/* ifmib_config_load() of @path fails with "PATH:@line: @setting: ...@what...". */
 static void expect_refused(const char *path, int line, const char *setting, const char *what)
 {
 	struct statctr_config *cfg = load(path);
+	struct ifmib_config *ic = NULL;
 	char prefix[1024];
 	const char *msg;
 
 	snprintf(prefix, sizeof(prefix), "%s:%d: %s: ", path, line, setting);
-	CU_ASSERT_EQUAL(ifmib_check(cfg), -EINVAL);
+	CU_ASSERT_EQUAL(ifmib_config_load(cfg, &ic), -EINVAL);
+	CU_ASSERT_PTR_NULL(ic);
 	msg = statctr_errmsg();
 	CU_ASSERT(strncmp(msg, prefix, strlen(prefix)) == 0 && strstr(msg, what));
 	if (strncmp(msg, prefix, strlen(prefix)) != 0 || !strstr(msg, what))
@@ -54,11 +69,13 @@ static void expect_refused(const char *path, int line, const char *setting, cons
 	statctr_config_free(cfg);
 }
 
-#define IFTABLE               "rows = [ \"p0\", \"p1\" ]; standard = \"if-mib\";"
-#define COUNTER(name, object) "{ name = \"" name "\"; kind = \"counter\"; ifmib = \"" object "\"; }"
-#define GAUGE(name, object)   "{ name = \"" name "\"; kind = \"gauge\"; ifmib = \"" object "\"; }"
+/* A two-row table with an ifmib group holding @keys and the column map @map. */
+#define IFTABLE(keys, map)  "rows = [ \"p0\", \"p1\" ]; ifmib = { " keys " columns = { " map " }; };"
+#define COUNTER(name)       "{ name = \"" name "\"; kind = \"counter\"; }"
+#define GAUGE(name)         "{ name = \"" name "\"; kind = \"gauge\"; }"
+#define MAP(column, object) column " = \"" object "\"; "
+#define AT                  "segments.[0].tables.[0].ifmib."
 
-/* RFC 2863's column numbers, ascending per table, no object twice. */
 static void objects_have_rfc2863_oids(void)
 {
 	static const struct {
@@ -218,14 +235,15 @@ static void sources_are_mappable_objects(void)
 static void columns_follow_the_mapping(void)
 {
 	struct statctr_config *cfg = load(one_table(
-	    "cols.conf", IFTABLE,
-	    COUNTER("rx", "ifHCInOctets") ", { name = \"x\"; kind = \"counter\"; }, " GAUGE(
-	        "oper", "ifOperStatus")));
-	const struct statctr_table_decl *t = &cfg->segments[0].tables[0];
+	    "cols.conf", IFTABLE("", MAP("rx", "ifHCInOctets") MAP("oper", "ifOperStatus")),
+	    COUNTER("rx") ", " COUNTER("x") ", " GAUGE("oper")));
+	struct ifmib_config *ic = load_ifmib(cfg);
+	const struct ifmib_table *t = ifmib_table_of(ic, 0, 0);
 	int cols[64];
 
 	CU_ASSERT_FATAL(ifmib_nobjects <= 64);
-	CU_ASSERT_EQUAL(ifmib_check(cfg), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(ic->nwarnings, 0);
 	ifmib_columns(t, cols);
 	CU_ASSERT_EQUAL(cols[ifmib_find("ifHCInOctets")], 0);
 	CU_ASSERT_EQUAL(cols[ifmib_find("ifInOctets")], 0);
@@ -237,63 +255,237 @@ static void columns_follow_the_mapping(void)
 	CU_ASSERT_EQUAL(ifmib_mapped(t, "ifOperStatus"), 2);
 	CU_ASSERT_EQUAL(ifmib_mapped(t, "ifHighSpeed"), -1);
 	CU_ASSERT_EQUAL(ifmib_range(t), IFMIB_MIN_RANGE);
+	ifmib_config_free(ic);
 	statctr_config_free(cfg);
-	cfg = load(one_table("range.conf", "rows = 100; standard = \"if-mib\";",
-	                     COUNTER("rx", "ifHCInOctets")));
-	CU_ASSERT_EQUAL(ifmib_range(&cfg->segments[0].tables[0]), 400);
+	cfg = load(one_table("range.conf",
+	                     "rows = 100; ifmib = { columns = { rx = \"ifHCInOctets\"; }; };",
+	                     COUNTER("rx")));
+	ic = load_ifmib(cfg);
+	CU_ASSERT_EQUAL(ifmib_range(ifmib_table_of(ic, 0, 0)), 400);
+	ifmib_config_free(ic);
 	statctr_config_free(cfg);
+}
+
+static void settings_are_parsed(void)
+{
+	struct statctr_config *cfg = load(one_table(
+	    "attrs.conf",
+	    IFTABLE("ifindex_base = 5000; ifType = \"l2vlan\"; ifMtu = 9000; ifAlias = \"fabric\"; "
+	            "interfaces = ( { row = \"p1\"; ifDescr = \"Port 1\"; ifType = 24; } );",
+	            MAP("c", "ifHCInOctets")),
+	    COUNTER("c") ", " COUNTER("d")));
+	struct ifmib_config *ic = load_ifmib(cfg);
+	const struct ifmib_table *t = ifmib_table_of(ic, 0, 0);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(ic->ntables, 1);
+	CU_ASSERT_EQUAL(t->ifindex_base, 5000);
+	CU_ASSERT_EQUAL(t->defaults.type, 135);
+	CU_ASSERT_EQUAL(t->defaults.mtu, 9000);
+	CU_ASSERT_STRING_EQUAL(t->defaults.alias, "fabric");
+	CU_ASSERT_PTR_NULL(t->defaults.descr);
+	CU_ASSERT_EQUAL_FATAL(t->ninterfaces, 1);
+	CU_ASSERT_STRING_EQUAL(t->interfaces[0].row, "p1");
+	CU_ASSERT_STRING_EQUAL(t->interfaces[0].descr, "Port 1");
+	CU_ASSERT_EQUAL(t->interfaces[0].type, 24);
+	CU_ASSERT_EQUAL(t->interfaces[0].mtu, 9000);              /* the table's */
+	CU_ASSERT_STRING_EQUAL(t->interfaces[0].alias, "fabric"); /* the table's */
+	CU_ASSERT_STRING_EQUAL(t->objects[0], "ifHCInOctets");
+	CU_ASSERT_PTR_NULL(t->objects[1]);
+	ifmib_config_free(ic);
+	statctr_config_free(cfg);
+}
+
+static void defaults_and_plain_tables(void)
+{
+	struct statctr_config *cfg =
+	    load(one_table("dflt.conf", "rows = 2; ifmib = { };", COUNTER("c")));
+	struct ifmib_config *ic = load_ifmib(cfg);
+	const struct ifmib_table *t = ifmib_table_of(ic, 0, 0);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(t->ifindex_base, 1000);
+	CU_ASSERT_EQUAL(t->defaults.type, 6);
+	CU_ASSERT_EQUAL(t->defaults.mtu, 0);
+	CU_ASSERT_STRING_EQUAL(t->defaults.alias, "");
+	CU_ASSERT_EQUAL(t->ninterfaces, 0);
+	CU_ASSERT_PTR_NULL(t->objects[0]);
+	ifmib_config_free(ic);
+	statctr_config_free(cfg);
+	cfg = load(one_table("plain.conf", "rows = 1;", COUNTER("c")));
+	ic = load_ifmib(cfg);
+	CU_ASSERT_EQUAL(ic->ntables, 0);
+	CU_ASSERT_PTR_NULL(ifmib_table_of(ic, 0, 0));
+	ifmib_config_free(ic);
+	statctr_config_free(cfg);
+}
+
+#define ALIAS65 "ifAlias = \"01234567890123456789012345678901234567890123456789012345678901234\";"
+
+static void bad_settings_refused_with_file_line(void)
+{
+	expect_refused(one_table("type.conf", IFTABLE("ifType = \"ethernet\";", ""), COUNTER("c")),
+	               5, AT "ifType", "unknown ifType \"ethernet\"");
+	expect_refused(one_table("type0.conf", IFTABLE("ifType = 0;", ""), COUNTER("c")), 5,
+	               AT "ifType", "out of range");
+	expect_refused(one_table("base.conf", IFTABLE("ifindex_base = 0;", ""), COUNTER("c")), 5,
+	               AT "ifindex_base", "out of range (1..2147483647)");
+	expect_refused(one_table("mtu.conf", IFTABLE("ifMtu = -1;", ""), COUNTER("c")), 5,
+	               AT "ifMtu", "out of range");
+	expect_refused(one_table("alias.conf", IFTABLE(ALIAS65, ""), COUNTER("c")), 5, AT "ifAlias",
+	               "65 characters, at most 64");
+	expect_refused(
+	    one_table("row.conf", IFTABLE("interfaces = ( { row = \"p2\"; } );", ""), COUNTER("c")),
+	    5, AT "interfaces.[0].row", "\"p2\" is no row of table t");
+	expect_refused(
+	    one_table("row2.conf",
+	              IFTABLE("interfaces = ( { row = \"p0\"; }, { row = \"p0\"; } );", ""),
+	              COUNTER("c")),
+	    5, AT "interfaces.[1].row", "declared twice");
+	expect_refused(one_table("ifkey.conf",
+	                         IFTABLE("interfaces = ( { row = \"p0\"; ifName = \"x\"; } );", ""),
+	                         COUNTER("c")),
+	               5, AT "interfaces.[0].ifName", "unknown setting");
+	expect_refused(one_table("key.conf", IFTABLE("standard = \"if-mib\";", ""), COUNTER("c")),
+	               5, AT "standard", "unknown setting");
+	expect_refused(one_table("notgroup.conf", "rows = 1; ifmib = 1;", COUNTER("c")), 5,
+	               "segments.[0].tables.[0].ifmib", "must be a group");
+	expect_refused(one_table("objtype.conf", IFTABLE("", "c = 1;"), COUNTER("c")), 5,
+	               AT "columns.c", "must be a string");
+	expect_refused(
+	    one_table("nocol.conf", IFTABLE("", MAP("rx", "ifHCInOctets")), COUNTER("c")), 5,
+	    AT "columns.rx", "table t has no column rx");
+	expect_refused(one_table("stray.conf", "rows = 1; ifMtu = 1500;", COUNTER("c")), 5,
+	               "segments.[0].tables.[0].ifMtu", "only for an IF-MIB table");
+	expect_refused(one_table("mixed.conf", IFTABLE("", "") " ifMtu = 1500;", COUNTER("c")), 5,
+	               "segments.[0].tables.[0].ifMtu", "the table's ifmib group holds them");
+	expect_refused(
+	    one_table("both.conf", IFTABLE("", "") " standard = \"if-mib\";", COUNTER("c")), 5,
+	    "segments.[0].tables.[0].standard", "beside the table's ifmib group");
 }
 
 static void bad_mappings_refused_with_file_line(void)
 {
-	const char *col = "segments.[0].tables.[0].columns.[0].ifmib";
+	const char *col = AT "columns.rx";
 
-	expect_refused(one_table("unknown.conf", IFTABLE, COUNTER("rx", "ifHCInOctet")), 7, col,
-	               "unknown IF-MIB object \"ifHCInOctet\"");
-	expect_refused(one_table("derived.conf", IFTABLE, COUNTER("rx", "ifInOctets")), 7, col,
-	               "unknown IF-MIB object \"ifInOctets\"");
-	expect_refused(one_table("kind.conf", IFTABLE, GAUGE("rx", "ifHCInOctets")), 7, col,
-	               "ifHCInOctets needs a counter column, rx is a gauge");
-	expect_refused(one_table("kind2.conf", IFTABLE, COUNTER("sp", "ifHighSpeed")), 7, col,
-	               "ifHighSpeed needs a gauge column, sp is a counter");
-	expect_refused(one_table("kind3.conf", IFTABLE, GAUGE("e", "ifInErrors")), 7, col,
-	               "needs a counter column");
-	expect_refused(one_table("nostd.conf", "rows = 1;", COUNTER("rx", "ifHCInOctets")), 7, col,
-	               "which is no IF-MIB table");
-	expect_refused(one_table("twice.conf", IFTABLE,
-	                         COUNTER("a", "ifHCInOctets") ", " COUNTER("b", "ifHCInOctets")),
-	               7, "segments.[0].tables.[0].columns.[1].ifmib",
-	               "ifHCInOctets is mapped twice (also column a)");
+	expect_refused(
+	    one_table("unknown.conf", IFTABLE("", MAP("rx", "ifHCInOctet")), COUNTER("rx")), 5, col,
+	    "unknown IF-MIB object \"ifHCInOctet\"");
+	expect_refused(
+	    one_table("derived.conf", IFTABLE("", MAP("rx", "ifInOctets")), COUNTER("rx")), 5, col,
+	    "unknown IF-MIB object \"ifInOctets\"");
+	expect_refused(one_table("kind.conf", IFTABLE("", MAP("rx", "ifHCInOctets")), GAUGE("rx")),
+	               5, col, "ifHCInOctets needs a counter column, rx is a gauge");
+	expect_refused(
+	    one_table("kind2.conf", IFTABLE("", MAP("rx", "ifHighSpeed")), COUNTER("rx")), 5, col,
+	    "ifHighSpeed needs a gauge column, rx is a counter");
+	expect_refused(one_table("kind3.conf", IFTABLE("", MAP("rx", "ifInErrors")), GAUGE("rx")),
+	               5, col, "needs a counter column");
+	expect_refused(one_table("twice.conf",
+	                         IFTABLE("", MAP("a", "ifHCInOctets") MAP("b", "ifHCInOctets")),
+	                         COUNTER("a") ", " COUNTER("b")),
+	               5, AT "columns.b", "ifHCInOctets is mapped twice (also column a)");
 }
 
 static void ranges_must_fit_and_not_overlap(void)
 {
 	struct statctr_config *cfg;
+	struct ifmib_config *ic;
 	char tables[1024];
 
-	expect_refused(one_table("high.conf", IFTABLE " ifindex_base = 2147483600;",
-	                         COUNTER("rx", "ifHCInOctets")),
-	               5, "segments.[0].tables.[0].ifindex_base", "passes 2147483647");
-	expect_refused(one_table("rows.conf", "rows = 257; standard = \"if-mib\";",
-	                         COUNTER("rx", "ifHCInOctets")),
-	               5, "segments.[0].tables.[0].rows",
-	               "257 rows in IF-MIB table t, at most 256");
-	cfg = load(one_table("top.conf", IFTABLE " ifindex_base = 2147483584;",
-	                     COUNTER("rx", "ifHCInOctets")));
-	CU_ASSERT_EQUAL(ifmib_check(cfg), 0); /* 2147483584 + 64 - 1 = 2^31 - 1 */
+	expect_refused(
+	    one_table("high.conf", IFTABLE("ifindex_base = 2147483600;", ""), COUNTER("rx")), 5,
+	    AT "ifindex_base", "passes 2147483647");
+	expect_refused(one_table("rows.conf", "rows = 257; ifmib = { };", COUNTER("rx")), 5,
+	               "segments.[0].tables.[0].rows", "257 rows in IF-MIB table t, at most 256");
+	cfg = load(one_table("top.conf", IFTABLE("ifindex_base = 2147483584;", ""), COUNTER("rx")));
+	ic = load_ifmib(cfg); /* 2147483584 + 64 - 1 = 2^31 - 1 */
+	ifmib_config_free(ic);
 	statctr_config_free(cfg);
 	snprintf(tables, sizeof(tables),
 	         "segments = ( { name = \"s\"; slots = 1; tables = (\n"
-	         "  { name = \"a\"; rows = 1; standard = \"if-mib\"; ifindex_base = 1000;\n"
+	         "  { name = \"a\"; rows = 1; ifmib = { ifindex_base = 1000; };\n"
 	         "    columns = ( { name = \"c\"; kind = \"counter\"; } ); },\n"
-	         "  { name = \"b\"; rows = 1; standard = \"if-mib\"; ifindex_base = 1063;\n"
+	         "  { name = \"b\"; rows = 1; ifmib = { ifindex_base = 1063; };\n"
 	         "    columns = ( { name = \"c\"; kind = \"counter\"; } ); } ); } );\n");
 	expect_refused(tu_write_file("overlap.conf", tables), 4,
-	               "segments.[0].tables.[1].ifindex_base",
+	               "segments.[0].tables.[1].ifmib.ifindex_base",
 	               "ifIndex range 1063..1126 of table b overlaps 1000..1063 of a");
 	tables[strstr(tables, "1063") - tables + 3] = '4';
 	cfg = load(tu_write_file("adjacent.conf", tables));
-	CU_ASSERT_EQUAL(ifmib_check(cfg), 0);
+	ic = load_ifmib(cfg);
+	CU_ASSERT_EQUAL(ic->ntables, 2);
+	ifmib_config_free(ic);
+	statctr_config_free(cfg);
+}
+
+/*
+ * The deprecated form, `standard = "if-mib"` with the keys in the table and
+ * `ifmib` in columns: the same settings, one warning naming file:line, and
+ * the old errors.
+ */
+#define OLD_COUNTER(name, object)                                                                  \
+	"{ name = \"" name "\"; kind = \"counter\"; ifmib = \"" object "\"; }"
+
+static void deprecated_form_loads_with_a_warning(void)
+{
+	const char *path = one_table(
+	    "old.conf",
+	    "rows = [ \"p0\", \"p1\" ]; standard = \"if-mib\"; ifindex_base = 5000; ifMtu = 9000; "
+	    "interfaces = ( { row = \"p1\"; ifAlias = \"up\"; } );",
+	    OLD_COUNTER("rx", "ifHCInOctets") ", " COUNTER("x"));
+	struct statctr_config *cfg = load(path);
+	struct ifmib_config *ic = load_ifmib(cfg);
+	const struct ifmib_table *t = ifmib_table_of(ic, 0, 0);
+	char prefix[600];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(t->ifindex_base, 5000);
+	CU_ASSERT_EQUAL(t->defaults.mtu, 9000);
+	CU_ASSERT_EQUAL_FATAL(t->ninterfaces, 1);
+	CU_ASSERT_STRING_EQUAL(t->interfaces[0].alias, "up");
+	CU_ASSERT_STRING_EQUAL(t->objects[0], "ifHCInOctets");
+	CU_ASSERT_PTR_NULL(t->objects[1]);
+	CU_ASSERT_EQUAL_FATAL(ic->nwarnings, 1);
+	snprintf(prefix, sizeof(prefix), "%s:5: segments.[0].tables.[0].standard: warning: ", path);
+	CU_ASSERT_EQUAL(strncmp(ic->warnings[0], prefix, strlen(prefix)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(ic->warnings[0], "deprecated"));
+	ifmib_config_free(ic);
+	statctr_config_free(cfg);
+	expect_refused(one_table("oldkind.conf", "rows = 1; standard = \"if-mib\";",
+	                         "{ name = \"rx\"; kind = \"gauge\"; ifmib = \"ifHCInOctets\"; }"),
+	               7, "segments.[0].tables.[0].columns.[0].ifmib", "needs a counter column");
+	expect_refused(one_table("oldnostd.conf", "rows = 1;", OLD_COUNTER("rx", "ifHCInOctets")),
+	               7, "segments.[0].tables.[0].columns.[0].ifmib", "which is no IF-MIB table");
+	expect_refused(one_table("oldstd.conf", "rows = 1; standard = \"IF-MIB\";", COUNTER("c")),
+	               5, "segments.[0].tables.[0].standard", "the only one is \"if-mib\"");
+	expect_refused(
+	    one_table("oldmtu.conf", "rows = 1; standard = \"if-mib\"; ifMtu = -1;", COUNTER("c")),
+	    5, "segments.[0].tables.[0].ifMtu", "out of range");
+}
+
+/* Numbered rows are named by their number; a dynamic table's any row name will do. */
+static void interface_rows_of_numbered_and_dynamic_tables(void)
+{
+	struct statctr_config *cfg = load(one_table(
+	    "num.conf",
+	    "rows = 3; ifmib = { interfaces = ( { row = \"2\"; ifAlias = \"last\"; } ); };",
+	    COUNTER("c")));
+	struct ifmib_config *ic = load_ifmib(cfg);
+
+	CU_ASSERT_STRING_EQUAL(ic->tables[0].interfaces[0].alias, "last");
+	ifmib_config_free(ic);
+	statctr_config_free(cfg);
+	expect_refused(one_table("num3.conf",
+	                         "rows = 3; ifmib = { interfaces = ( { row = \"3\"; } ); };",
+	                         COUNTER("c")),
+	               5, AT "interfaces.[0].row", "no row of table t");
+	cfg = load(one_table(
+	    "dyn.conf", "rows = { max = 4; }; ifmib = { interfaces = ( { row = \"vf 9\"; } ); };",
+	    COUNTER("c")));
+	ic = load_ifmib(cfg);
+	CU_ASSERT_STRING_EQUAL(ic->tables[0].interfaces[0].row, "vf 9");
+	ifmib_config_free(ic);
 	statctr_config_free(cfg);
 }
 
@@ -301,12 +493,15 @@ static void shipped_config_is_valid(void)
 {
 	const char *srcdir = getenv("srcdir");
 	struct statctr_config *cfg = NULL;
+	struct ifmib_config *ic;
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/conf/statctr.conf", srcdir ? srcdir : ".");
 	CU_ASSERT_EQUAL_FATAL(statctr_config_load(path, &cfg), 0);
-	CU_ASSERT_EQUAL(ifmib_check(cfg), 0);
-	CU_ASSERT_PTR_NOT_NULL(cfg->segments[0].tables[0].ifmib);
+	ic = load_ifmib(cfg);
+	CU_ASSERT_PTR_NOT_NULL(ifmib_table_of(ic, 0, 0));
+	CU_ASSERT_EQUAL(ic->nwarnings, 0); /* the example uses the current form */
+	ifmib_config_free(ic);
 	statctr_config_free(cfg);
 }
 
@@ -318,7 +513,13 @@ int main(void)
 	    {"values_encode_the_rfc_syntax", values_encode_the_rfc_syntax},
 	    {"sources_are_mappable_objects", sources_are_mappable_objects},
 	    {"columns_follow_the_mapping", columns_follow_the_mapping},
+	    {"settings_are_parsed", settings_are_parsed},
+	    {"defaults_and_plain_tables", defaults_and_plain_tables},
+	    {"bad_settings_refused_with_file_line", bad_settings_refused_with_file_line},
 	    {"bad_mappings_refused_with_file_line", bad_mappings_refused_with_file_line},
+	    {"deprecated_form_loads_with_a_warning", deprecated_form_loads_with_a_warning},
+	    {"interface_rows_of_numbered_and_dynamic_tables",
+	     interface_rows_of_numbered_and_dynamic_tables},
 	    {"ranges_must_fit_and_not_overlap", ranges_must_fit_and_not_overlap},
 	    {"shipped_config_is_valid", shipped_config_is_valid},
 	    {NULL, NULL},
