@@ -222,6 +222,21 @@ struct object {
 	uint32_t subid;
 };
 
+/* Column @mc (oids.h's tables) of @entry, named @descriptor. */
+static struct object column_object(const struct mib_column *mc, const char *descriptor,
+                                   const char *entry, const char *units)
+{
+	return (struct object){descriptor, mc->syntax, mib_access_text(mc->access),
+	                       units,      entry,      mc->arc};
+}
+
+/* "descriptor Type": @mc's SEQUENCE member (its syntax without a range). */
+static void column_member(char *buf, size_t size, const char *descriptor,
+                          const struct mib_column *mc)
+{
+	snprintf(buf, size, "%s %.*s", descriptor, (int)strcspn(mc->syntax, " "), mc->syntax);
+}
+
 static void emit_object_head(struct gen *g, const struct object *o)
 {
 	fprintf(g->out, "%s OBJECT-TYPE\n    SYNTAX      %s\n", o->name, o->syntax);
@@ -242,9 +257,14 @@ static void emit_object_tail(struct gen *g, const struct object *o)
 static void emit_sequence(struct gen *g, const struct statctr_table_decl *t,
                           const struct mib_table_names *n)
 {
-	fprintf(g->out, "%c%s ::= SEQUENCE {\n", n->entry[0] - 'a' + 'A', n->entry + 1);
-	fprintf(g->out, "    %s Unsigned32,\n    %s DisplayString,\n", n->row_index, n->row_name);
-	fprintf(g->out, "    %s TimeStamp,\n    %s StatctrResetAction", n->disc, n->reset);
+	const char *const fixed[MIB_DATA_NCOLUMNS] = {n->row_index, n->row_name, n->disc, n->reset};
+	char member[160];
+
+	fprintf(g->out, "%c%s ::= SEQUENCE {", n->entry[0] - 'a' + 'A', n->entry + 1);
+	for (size_t i = 0; i < MIB_DATA_NCOLUMNS; i++) {
+		column_member(member, sizeof(member), fixed[i], &mib_data_columns[i]);
+		fprintf(g->out, "%s\n    %s", i ? "," : "", member);
+	}
 	for (uint32_t c = 0; c < t->ncolumns; c++)
 		fprintf(g->out, ",\n    %s %s", n->columns[c],
 		        t->columns[c].kind == STATCTR_KIND_GAUGE ? "Gauge32" : "Counter64");
@@ -291,9 +311,10 @@ static void emit_fixed_columns(struct gen *g, const struct statctr_table_decl *t
                                const struct mib_table_names *n)
 {
 	char range[48];
-	struct object o = {n->row_index, range, "not-accessible", "", n->entry, MIB_DATA_ROW_INDEX};
+	struct object o = column_object(&mib_data_columns[0], n->row_index, n->entry, "");
 
-	snprintf(range, sizeof(range), "Unsigned32 (1..%" PRIu32 ")", t->nrows);
+	snprintf(range, sizeof(range), "%s (1..%" PRIu32 ")", o.syntax, t->nrows);
+	o.syntax = range;
 	emit_object_head(g, &o);
 	if (t->dynamic)
 		emit_description(g, "The row's index, from 1, given when the row was added and "
@@ -302,8 +323,7 @@ static void emit_fixed_columns(struct gen *g, const struct statctr_table_decl *t
 		emit_description(g, "The row's position among the declared rows, from 1.");
 	emit_object_tail(g, &o);
 
-	o = (struct object){n->row_name, "DisplayString", "read-only",
-	                    "",          n->entry,        MIB_DATA_ROW_NAME};
+	o = column_object(&mib_data_columns[1], n->row_name, n->entry, "");
 	emit_object_head(g, &o);
 	if (t->dynamic)
 		emit_description(g, "The row's name, given by the writer when it added the row; "
@@ -313,8 +333,7 @@ static void emit_fixed_columns(struct gen *g, const struct statctr_table_decl *t
 		                    "are numbered.");
 	emit_object_tail(g, &o);
 
-	o = (struct object){n->disc, "TimeStamp", "read-only",
-	                    "",      n->entry,    MIB_DATA_DISCONTINUITY};
+	o = column_object(&mib_data_columns[2], n->disc, n->entry, "");
 	emit_object_head(g, &o);
 	emit_description(g,
 	                 "The value of sysUpTime at the most recent discontinuity of "
@@ -323,8 +342,7 @@ static void emit_fixed_columns(struct gen *g, const struct statctr_table_decl *t
 	                 t->dynamic ? "the row's add, " : "");
 	emit_object_tail(g, &o);
 
-	o = (struct object){n->reset, "StatctrResetAction", "read-write", "",
-	                    n->entry, MIB_DATA_RESET};
+	o = column_object(&mib_data_columns[3], n->reset, n->entry, "");
 	emit_object_head(g, &o);
 	emit_description(g, "Writing reset(2) resets every counter of this row (gauges "
 	                    "are left alone); reading returns idle(1).");
@@ -430,9 +448,9 @@ static void emit_bucket_table(struct gen *g, const struct statctr_table_decl *t,
 	snprintf(entry_text, sizeof(entry_text), "One bucket of histogram %s of one row of %s.",
 	         col->name, n->table);
 	snprintf(clause, sizeof(clause), "INDEX       { %s, %s }", n->row_index, h->bucket_index);
-	snprintf(members[0], sizeof(members[0]), "%s Unsigned32", h->bucket_index);
-	snprintf(members[1], sizeof(members[1]), "%s DisplayString", h->bucket_bound);
-	snprintf(members[2], sizeof(members[2]), "%s Counter64", h->bucket_count);
+	column_member(members[0], sizeof(members[0]), h->bucket_index, &mib_hist_bucket_columns[0]);
+	column_member(members[1], sizeof(members[1]), h->bucket_bound, &mib_hist_bucket_columns[1]);
+	column_member(members[2], sizeof(members[2]), h->bucket_count, &mib_hist_bucket_columns[2]);
 	emit_table_pair(g, h->bucket_table, h->bucket_entry, h->node, MIB_HIST_BUCKETS, text,
 	                entry_text, clause, member_list, 3);
 }
@@ -442,21 +460,19 @@ static void emit_bucket_columns(struct gen *g, const struct statctr_table_decl *
 {
 	const struct mib_hist_names *h = &n->hists[c];
 	const struct statctr_column_decl *col = &t->columns[c];
-	struct object o = {h->bucket_index, "Unsigned32 (1..65)", "not-accessible", "",
-	                   h->bucket_entry, MIB_HIST_BUCKET_INDEX};
+	struct object o =
+	    column_object(&mib_hist_bucket_columns[0], h->bucket_index, h->bucket_entry, "");
 
 	emit_object(g, &o, NULL,
 	            "The bucket's position, from 1 for the lowest bound; the last, %" PRIu32
 	            ", is +Inf.",
 	            col->nbuckets + 1);
-	o = (struct object){h->bucket_bound, "DisplayString",      "read-only", "",
-	                    h->bucket_entry, MIB_HIST_BUCKET_BOUND};
+	o = column_object(&mib_hist_bucket_columns[1], h->bucket_bound, h->bucket_entry, "");
 	emit_object(g, &o, NULL,
 	            "The bucket's inclusive upper bound in decimal%s%s, or '+Inf' for the last "
 	            "bucket (Prometheus's le label).",
 	            col->units[0] ? ", in " : "", col->units);
-	o = (struct object){h->bucket_count, "Counter64",          "read-only", "",
-	                    h->bucket_entry, MIB_HIST_BUCKET_COUNT};
+	o = column_object(&mib_hist_bucket_columns[2], h->bucket_count, h->bucket_entry, "");
 	emit_object(g, &o, NULL,
 	            "The number of values recorded that are less than or equal to the bound "
 	            "(cumulative). Discontinuities occur at %sresets and writer restarts, as "
@@ -471,24 +487,23 @@ static void emit_summary(struct gen *g, const struct statctr_table_decl *t,
 	const struct statctr_column_decl *col = &t->columns[c];
 	char text[256], entry_text[256], clause[96], members[2][96];
 	const char *const member_list[] = {members[0], members[1]};
-	struct object o = {h->count, "Counter64",      "read-only",
-	                   "",       h->summary_entry, MIB_HIST_COUNT};
+	struct object o =
+	    column_object(&mib_hist_summary_columns[0], h->count, h->summary_entry, "");
 
 	snprintf(text, sizeof(text), "The count and sum of histogram %s, one row per row of %s.",
 	         col->name, n->table);
 	snprintf(entry_text, sizeof(entry_text),
 	         "The count and sum of histogram %s of one row of %s.", col->name, n->table);
 	snprintf(clause, sizeof(clause), "AUGMENTS    { %s }", n->entry);
-	snprintf(members[0], sizeof(members[0]), "%s Counter64", h->count);
-	snprintf(members[1], sizeof(members[1]), "%s Counter64", h->sum);
+	column_member(members[0], sizeof(members[0]), h->count, &mib_hist_summary_columns[0]);
+	column_member(members[1], sizeof(members[1]), h->sum, &mib_hist_summary_columns[1]);
 	emit_table_pair(g, h->summary_table, h->summary_entry, h->node, MIB_HIST_SUMMARY, text,
 	                entry_text, clause, member_list, 2);
 	emit_object(g, &o, NULL,
 	            "The number of values recorded: the +Inf bucket's %s. Discontinuities as "
 	            "for %s.",
 	            h->bucket_count, h->bucket_count);
-	o = (struct object){h->sum,     "Counter64",      "read-only",
-	                    col->units, h->summary_entry, MIB_HIST_SUM};
+	o = column_object(&mib_hist_summary_columns[1], h->sum, h->summary_entry, col->units);
 	emit_object(g, &o, NULL,
 	            "The sum of the values recorded%s%s, modulo 2^64; with %s, their mean. "
 	            "Discontinuities as for %s.",
@@ -534,8 +549,10 @@ static bool emit_interval_pair(struct gen *g, const struct statctr_table_decl *t
 	bool ok = members && list;
 
 	if (ok) {
-		snprintf(members[m++], sizeof(members[0]), "%s Unsigned32", iv->epoch);
-		snprintf(members[m++], sizeof(members[0]), "%s TruthValue", iv->valid);
+		column_member(members[m++], sizeof(members[0]), iv->epoch,
+		              &mib_interval_columns[0]);
+		column_member(members[m++], sizeof(members[0]), iv->valid,
+		              &mib_interval_columns[1]);
 		for (uint32_t c = 0; c < td->ncolumns; c++)
 			if (iv->counts[c])
 				snprintf(members[m++], sizeof(members[0]), "%s Counter64",
@@ -558,8 +575,7 @@ static void emit_hist_interval(struct gen *g, const struct statctr_table_decl *t
 	const struct mib_hist_names *h = &n->hists[c];
 	char text[TEXT_MAX], entry_text[256], clause[256], member[96];
 	const char *const members[] = {member};
-	struct object o = {hi->count, "Counter64", "read-only",
-	                   "",        hi->entry,   MIB_HIST_INTERVAL_COUNT};
+	struct object o = column_object(&mib_hist_interval_columns[0], hi->count, hi->entry, "");
 
 	snprintf(text, sizeof(text),
 	         "The buckets of histogram %s of table %s per epoch: one row per kept epoch, row "
@@ -572,7 +588,7 @@ static void emit_hist_interval(struct gen *g, const struct statctr_table_decl *t
 	         n->table);
 	snprintf(clause, sizeof(clause), "INDEX       { %s, %s, %s }", n->iv.epoch, n->row_index,
 	         h->bucket_index);
-	snprintf(member, sizeof(member), "%s Counter64", hi->count);
+	column_member(member, sizeof(member), hi->count, &mib_hist_interval_columns[0]);
 	emit_table_pair(g, hi->table, hi->entry, h->node, MIB_HIST_INTERVALS, text, entry_text,
 	                clause, members, 1);
 	emit_object(g, &o, NULL,
@@ -590,9 +606,7 @@ static bool emit_intervals(struct gen *g, const struct statctr_segment_decl *seg
 	const struct mib_table_names *n = &sn->tables[t];
 	const struct mib_interval_names *iv = &n->iv;
 	char text[TEXT_MAX], entry_text[256], clause[160];
-	struct object o = {iv->epoch,        "Unsigned32 (1..4294967295)",
-	                   "not-accessible", "",
-	                   iv->entry,        MIB_INTERVAL_EPOCH};
+	struct object o = column_object(&mib_interval_columns[0], iv->epoch, iv->entry, "");
 
 	if (iv->table == NULL)
 		return true;
@@ -611,8 +625,7 @@ static bool emit_intervals(struct gen *g, const struct statctr_segment_decl *seg
 	if (!emit_interval_pair(g, td, sn, n, text, entry_text, clause))
 		return false;
 	emit_object(g, &o, NULL, "The epoch's number (statctrEpochNumber).");
-	o = (struct object){iv->valid, "TruthValue", "read-only",
-	                    "",        iv->entry,    MIB_INTERVAL_VALID};
+	o = column_object(&mib_interval_columns[1], iv->valid, iv->entry, "");
 	emit_object(g, &o, NULL,
 	            "Whether the epoch's interval is exact (statctrEpochValid). false(2): it "
 	            "spans a writer restart whose final counts were not captured; the counts of "

@@ -9,6 +9,7 @@
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
 #include "names.h"
+#include "objects.h"
 #include "settings.h"
 
 #include <ctype.h>
@@ -229,10 +230,11 @@ static bool table_names_init(struct mib_names *reg, const struct statctr_segment
 	n->table = mib_name(reg, 3, seg->name, t->name, "Table");
 	n->entry = mib_name(reg, 3, seg->name, t->name, "Entry");
 	n->group = mib_name(reg, 3, seg->name, t->name, "Group");
-	n->row_index = mib_name(reg, 3, seg->name, t->name, "RowIndex");
-	n->row_name = mib_name(reg, 3, seg->name, t->name, "RowName");
-	n->disc = mib_name(reg, 3, seg->name, t->name, "Discontinuity");
-	n->reset = mib_name(reg, 3, seg->name, t->name, "Reset");
+	const char **const fixed[MIB_DATA_NCOLUMNS] = {&n->row_index, &n->row_name, &n->disc,
+	                                               &n->reset};
+
+	for (size_t i = 0; i < MIB_DATA_NCOLUMNS; i++)
+		*fixed[i] = mib_name(reg, 3, seg->name, t->name, mib_data_columns[i].suffix);
 	n->columns = calloc(t->ncolumns, sizeof(*n->columns));
 	if (n->columns == NULL)
 		return false;
@@ -254,9 +256,16 @@ static bool hist_names_init(struct mib_names *reg, const char *seg, const char *
 	    &h->node,         &h->bucket_table, &h->bucket_entry,  &h->bucket_index,
 	    &h->bucket_bound, &h->bucket_count, &h->summary_table, &h->summary_entry,
 	    &h->count,        &h->sum};
-	static const char *const suffixes[] = {
-	    "Histogram",   "BucketTable",  "BucketEntry",  "BucketIndex", "BucketBound",
-	    "BucketCount", "SummaryTable", "SummaryEntry", "Count",       "Sum"};
+	const char *const suffixes[] = {"Histogram",
+	                                "BucketTable",
+	                                "BucketEntry",
+	                                mib_hist_bucket_columns[0].suffix,
+	                                mib_hist_bucket_columns[1].suffix,
+	                                mib_hist_bucket_columns[2].suffix,
+	                                "SummaryTable",
+	                                "SummaryEntry",
+	                                mib_hist_summary_columns[0].suffix,
+	                                mib_hist_summary_columns[1].suffix};
 
 	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
 		*out[i] = mib_name(reg, 4, parts[0], parts[1], parts[2], suffixes[i]);
@@ -317,7 +326,7 @@ static bool hist_interval_names_init(struct mib_names *reg, const char *seg, con
 {
 	h->table = mib_name(reg, 4, seg, table, column, "IntervalBucketTable");
 	h->entry = mib_name(reg, 4, seg, table, column, "IntervalBucketEntry");
-	h->count = mib_name(reg, 4, seg, table, column, "IntervalBucketCount");
+	h->count = mib_name(reg, 4, seg, table, column, mib_hist_interval_columns[0].suffix);
 	return h->table && h->entry && h->count;
 }
 
@@ -327,8 +336,8 @@ static bool interval_names_init(struct mib_names *reg, const struct statctr_segm
 	reg->owner = td;
 	iv->table = mib_name(reg, 3, seg->name, td->name, "IntervalTable");
 	iv->entry = mib_name(reg, 3, seg->name, td->name, "IntervalEntry");
-	iv->epoch = mib_name(reg, 3, seg->name, td->name, "IntervalEpoch");
-	iv->valid = mib_name(reg, 3, seg->name, td->name, "IntervalValid");
+	iv->epoch = mib_name(reg, 3, seg->name, td->name, mib_interval_columns[0].suffix);
+	iv->valid = mib_name(reg, 3, seg->name, td->name, mib_interval_columns[1].suffix);
 	iv->counts = calloc(td->ncolumns, sizeof(*iv->counts));
 	iv->hists = calloc(td->ncolumns, sizeof(*iv->hists));
 	if (!iv->table || !iv->entry || !iv->epoch || !iv->valid || !iv->counts || !iv->hists)

@@ -1,6 +1,7 @@
 /*
- * objects.c - mib_objects[] and mib_spaces[], expanded from mib/oids.h's
- * tables; no number is written here.
+ * objects.c - mib_objects[], mib_spaces[] and the generated tables'
+ * columns (mib_data_columns[], ...), expanded from mib/oids.h's tables; no
+ * number is written here.
  */
 #include "objects.h"
 
@@ -19,6 +20,35 @@ const struct mib_space_nodes mib_spaces[MIB_NSPACES] = {
     MIB_FIXED_TABLES(MIB_SPACE_ROW)
 #undef MIB_SPACE_ROW
 };
+
+#define MIB_COLUMN_ROW(id, suffix, arc, syntax, access) {suffix, arc, syntax, MIB_##access},
+const struct mib_column mib_data_columns[] = {MIB_DATA_OBJECTS(MIB_COLUMN_ROW)};
+const struct mib_column mib_hist_bucket_columns[] = {MIB_HIST_BUCKET_OBJECTS(MIB_COLUMN_ROW)};
+const struct mib_column mib_hist_summary_columns[] = {MIB_HIST_SUMMARY_OBJECTS(MIB_COLUMN_ROW)};
+const struct mib_column mib_hist_interval_columns[] = {MIB_HIST_INTERVAL_OBJECTS(MIB_COLUMN_ROW)};
+const struct mib_column mib_interval_columns[] = {MIB_INTERVAL_OBJECTS(MIB_COLUMN_ROW)};
+#undef MIB_COLUMN_ROW
+
+/* Each array's length is its enum count: a row added to a table must be counted there. */
+#define MIB_COUNT_ROW(id, suffix, arc, syntax, access) +1
+_Static_assert(0 MIB_DATA_OBJECTS(MIB_COUNT_ROW) == MIB_DATA_NCOLUMNS, "MIB_DATA_NCOLUMNS");
+_Static_assert(0 MIB_HIST_BUCKET_OBJECTS(MIB_COUNT_ROW) == MIB_HIST_BUCKET_NCOLUMNS,
+               "MIB_HIST_BUCKET_NCOLUMNS");
+_Static_assert(0 MIB_HIST_SUMMARY_OBJECTS(MIB_COUNT_ROW) == MIB_HIST_SUMMARY_NCOLUMNS,
+               "MIB_HIST_SUMMARY_NCOLUMNS");
+_Static_assert(0 MIB_HIST_INTERVAL_OBJECTS(MIB_COUNT_ROW) == MIB_HIST_INTERVAL_NCOLUMNS,
+               "MIB_HIST_INTERVAL_NCOLUMNS");
+_Static_assert(0 MIB_INTERVAL_OBJECTS(MIB_COUNT_ROW) == MIB_INTERVAL_NCOLUMNS,
+               "MIB_INTERVAL_NCOLUMNS");
+#undef MIB_COUNT_ROW
+
+const char *mib_access_text(enum mib_access access)
+{
+	static const char *const text[] = {"not-accessible", "read-only", "read-write",
+	                                   "accessible-for-notify"};
+
+	return text[access];
+}
 
 size_t mib_object_oid(const struct mib_object *o, uint32_t sub[3])
 {

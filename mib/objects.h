@@ -56,6 +56,29 @@ struct mib_space_nodes {
 extern const struct mib_space_nodes mib_spaces[MIB_NSPACES];
 
 /*
+ * A column of the generated tables (oids.h: MIB_DATA_OBJECTS and the
+ * tables after it), expanded into arrays in their OID order.
+ */
+struct mib_column {
+	const char *suffix; /* of the descriptor, after its table's prefix */
+	uint32_t arc;       /* under the entry */
+	const char *syntax;
+	enum mib_access access;
+};
+
+/* One array per generated table kind; the enum counts are their lengths. */
+enum { MIB_DATA_NCOLUMNS = 4, MIB_HIST_BUCKET_NCOLUMNS = 3, MIB_HIST_SUMMARY_NCOLUMNS = 2 };
+enum { MIB_HIST_INTERVAL_NCOLUMNS = 1, MIB_INTERVAL_NCOLUMNS = 2 };
+extern const struct mib_column mib_data_columns[MIB_DATA_NCOLUMNS];
+extern const struct mib_column mib_hist_bucket_columns[MIB_HIST_BUCKET_NCOLUMNS];
+extern const struct mib_column mib_hist_summary_columns[MIB_HIST_SUMMARY_NCOLUMNS];
+extern const struct mib_column mib_hist_interval_columns[MIB_HIST_INTERVAL_NCOLUMNS];
+extern const struct mib_column mib_interval_columns[MIB_INTERVAL_NCOLUMNS];
+
+/* The text of @access as SMIv2 writes it ("read-only", ...). */
+const char *mib_access_text(enum mib_access access);
+
+/*
  * mib_object_oid() - the sub-identifiers of @o below statctrObjects
  * (R.1): statctrAgent.arc, or table.entry.arc.  Returns how many (2 or 3).
  */

@@ -168,35 +168,71 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 	X(EPOCH_START_DATE, "statctrEpochStartDate", EPOCH, 4, "DateAndTime", READ_ONLY, ALL)      \
 	X(EPOCH_VALID, "statctrEpochValid", EPOCH, 5, "TruthValue", READ_ONLY, ALL)
 
-/* The entry columns of every declared table under statctrData. */
-#define MIB_DATA_ROW_INDEX     1  /* Unsigned32 (1..nrows), not-accessible: the INDEX */
-#define MIB_DATA_ROW_NAME      2  /* DisplayString */
-#define MIB_DATA_DISCONTINUITY 3  /* TimeStamp: the latest of the row's cells */
-#define MIB_DATA_RESET         4  /* StatctrResetAction, read-write */
-#define MIB_DATA_FIRST_VALUE   10 /* declared column i is MIB_DATA_FIRST_VALUE + i */
+/*
+ * The generated tables' columns (`statctl mib`, mib/gen.c), in the form of
+ * MIB_FIXED_OBJECTS: one row per column every such table has, in OID order.
+ * The descriptor of each is its table's prefix (mib/names.c: segment,
+ * table and for a histogram's tables the column) and the suffix.
+ *   X(id, suffix, arc, syntax, access)
+ * syntax: as generated; a declared table's row index gets its range,
+ * "(1..rows)", from the declaration.  tests/unit/test_mib.c checks a
+ * generated module against these tables, both ways.
+ *
+ * A declared table's entry under statctrData, INDEX { ROW_INDEX }; declared
+ * column i follows at MIB_DATA_FIRST_VALUE + i (Counter64, Gauge32 for a
+ * gauge; a histogram's is its count).
+ */
+#define MIB_DATA_OBJECTS(X)                                                                        \
+	X(ROW_INDEX, "RowIndex", 1, "Unsigned32", NOT_ACCESSIBLE)                                  \
+	X(ROW_NAME, "RowName", 2, "DisplayString", READ_ONLY)                                      \
+	X(DISCONTINUITY, "Discontinuity", 3, "TimeStamp", READ_ONLY)                               \
+	X(RESET, "Reset", 4, "StatctrResetAction", READ_WRITE)
+#define MIB_DATA_FIRST_VALUE 10
 
 /*
- * Under a histogram's node R.4.S.T.(MIB_DATA_FIRST_VALUE + i): its two
- * tables, each with its entry at .1 (MIB_ARC_ENTRY), and their columns.
+ * Under a histogram's node R.4.S.T.(MIB_DATA_FIRST_VALUE + i): its tables,
+ * each with its entry at .1 (MIB_ARC_ENTRY).  The bucket table, INDEX {
+ * the table's row index, BUCKET_INDEX } (bucket b is b + 1, the last
+ * +Inf; a count is cumulative: values <= the bound); the summary table,
+ * AUGMENTS { the table's entry } (the sum is mod 2^64); and in a segment
+ * with epochs the interval bucket table, INDEX { the interval table's
+ * epoch, row index, bucket index }.
  */
-#define MIB_HIST_BUCKETS      1 /* the bucket table, INDEX { row index, bucket index } */
-#define MIB_HIST_BUCKET_INDEX 1 /* Unsigned32 (1..65), not-accessible: bucket b is b + 1 */
-#define MIB_HIST_BUCKET_BOUND 2 /* DisplayString: the inclusive upper bound, "+Inf" last */
-#define MIB_HIST_BUCKET_COUNT 3 /* Counter64: values <= the bound (cumulative) */
-#define MIB_HIST_SUMMARY      2 /* the summary table, AUGMENTS { the table's entry } */
-#define MIB_HIST_COUNT        1 /* Counter64: values recorded */
-#define MIB_HIST_SUM          2 /* Counter64: their sum, mod 2^64 */
-/* In a segment with epochs: INDEX { the interval table's epoch, row index, bucket index }. */
-#define MIB_HIST_INTERVALS      3
-#define MIB_HIST_INTERVAL_COUNT 1 /* Counter64: values <= the bound in the epoch (cumulative) */
+#define MIB_HIST_BUCKETS   1
+#define MIB_HIST_SUMMARY   2
+#define MIB_HIST_INTERVALS 3
+#define MIB_HIST_BUCKET_OBJECTS(X)                                                                 \
+	X(BUCKET_INDEX, "BucketIndex", 1, "Unsigned32 (1..65)", NOT_ACCESSIBLE)                    \
+	X(BUCKET_BOUND, "BucketBound", 2, "DisplayString", READ_ONLY)                              \
+	X(BUCKET_COUNT, "BucketCount", 3, "Counter64", READ_ONLY)
+#define MIB_HIST_SUMMARY_OBJECTS(X)                                                                \
+	X(COUNT, "Count", 1, "Counter64", READ_ONLY)                                               \
+	X(SUM, "Sum", 2, "Counter64", READ_ONLY)
+#define MIB_HIST_INTERVAL_OBJECTS(X)                                                               \
+	X(INTERVAL_COUNT, "IntervalBucketCount", 1, "Counter64", READ_ONLY)
 
 /*
- * The entry columns of a declared table's interval table under
- * statctrIntervals, INDEX { MIB_INTERVAL_EPOCH, the table's row index };
- * declared counter or histogram column i is MIB_DATA_FIRST_VALUE + i.
+ * A declared table's interval table under statctrIntervals, INDEX { EPOCH,
+ * the table's row index }: the epoch number, whether its interval is exact
+ * (statctrEpochValid); declared counter or histogram column i follows at
+ * MIB_DATA_FIRST_VALUE + i (Counter64).
  */
-#define MIB_INTERVAL_EPOCH 1 /* Unsigned32 (1..4294967295), not-accessible: the epoch number */
-#define MIB_INTERVAL_VALID 2 /* TruthValue: the epoch's interval is exact (statctrEpochValid) */
+#define MIB_INTERVAL_OBJECTS(X)                                                                    \
+	X(EPOCH, "IntervalEpoch", 1, "Unsigned32 (1..4294967295)", NOT_ACCESSIBLE)                 \
+	X(VALID, "IntervalValid", 2, "TruthValue", READ_ONLY)
+
+/* The arcs as constants: MIB_DATA_ROW_INDEX, MIB_HIST_BUCKET_COUNT, MIB_INTERVAL_VALID, ... */
+#define MIB_DATA_ARC(id, suffix, arc, syntax, access)     MIB_DATA_##id = arc,
+#define MIB_HIST_ARC(id, suffix, arc, syntax, access)     MIB_HIST_##id = arc,
+#define MIB_INTERVAL_ARC(id, suffix, arc, syntax, access) MIB_INTERVAL_##id = arc,
+enum mib_data_arc { MIB_DATA_OBJECTS(MIB_DATA_ARC) };
+enum mib_hist_bucket_arc { MIB_HIST_BUCKET_OBJECTS(MIB_HIST_ARC) };
+enum mib_hist_summary_arc { MIB_HIST_SUMMARY_OBJECTS(MIB_HIST_ARC) };
+enum mib_hist_interval_arc { MIB_HIST_INTERVAL_OBJECTS(MIB_HIST_ARC) };
+enum mib_interval_arc { MIB_INTERVAL_OBJECTS(MIB_INTERVAL_ARC) };
+#undef MIB_DATA_ARC
+#undef MIB_HIST_ARC
+#undef MIB_INTERVAL_ARC
 
 /* The generated module's own nodes, under the first segment's statctrData.S. */
 #define MIB_MODULE_IDENTITY    0 /* table OIDs start at 1, so 0 is free */

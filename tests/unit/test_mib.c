@@ -129,11 +129,12 @@ static void object_type(size_t i, struct node *n)
 	}
 }
 
-static void load_mib(void)
+static bool mib_loaded; /* nodes[] holds STATCTR-MIB's (else a generated module's) */
+
+/* Every node of the module text in mib_text into nodes[]. */
+static void parse_nodes(void)
 {
-	if (nnodes > 0)
-		return;
-	read_source("mib/STATCTR-MIB.txt", mib_text, sizeof(mib_text));
+	nnodes = 0;
 	tokenize(mib_text);
 	for (size_t i = 0; i + 1 < ntokens; i++) {
 		struct node n = {0};
@@ -156,6 +157,15 @@ static void load_mib(void)
 		CU_ASSERT_FATAL(nnodes < MAX_NODES);
 		nodes[nnodes++] = n;
 	}
+}
+
+static void load_mib(void)
+{
+	if (mib_loaded)
+		return;
+	read_source("mib/STATCTR-MIB.txt", mib_text, sizeof(mib_text));
+	parse_nodes();
+	mib_loaded = true;
 }
 
 static const struct node *find_node(const char *name)
@@ -447,6 +457,107 @@ static void histogram_module_text(void)
 	/* The declared column is a Counter64 without the histogram's units. */
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(text, "sTLat OBJECT-TYPE\n    SYNTAX      Counter64\n    MAX-ACCESS"));
+	free(text);
+	statctr_config_free(cfg);
+}
+
+/* ---- the generated tables against oids.h's tables, both ways ----------- */
+
+/* A declared column of a generated entry: descriptor, arc, syntax. */
+struct declared {
+	const char *name;
+	uint32_t arc;
+	const char *syntax;
+};
+
+/*
+ * The children of @entry in the parsed module are exactly @cols (named
+ * @prefix and the suffix, at the arc, syntax and access of the table; a
+ * declared table's row index with its range) and @decl.
+ */
+static void expect_entry(const char *entry, const char *prefix, const struct mib_column *cols,
+                         size_t ncols, const struct declared *decl, size_t ndecl)
+{
+	size_t children = 0;
+	char name[128], syntax[160];
+
+	for (size_t i = 0; i < ncols; i++) {
+		const struct node *n;
+
+		snprintf(name, sizeof(name), "%s%s", prefix, cols[i].suffix);
+		n = find_node(name);
+		if (!n)
+			fprintf(stderr, "\n%s: not in the generated module\n", name);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+		snprintf(syntax, sizeof(syntax), "%s", cols[i].syntax);
+		if (strcmp(cols[i].suffix, "RowIndex") == 0) /* its range is the table's */
+			snprintf(syntax, sizeof(syntax), "%s", n->syntax);
+		CU_ASSERT_EQUAL(strncmp(n->syntax, cols[i].syntax, strlen(cols[i].syntax)), 0);
+		expect_node(name, entry, cols[i].arc, syntax, mib_access_text(cols[i].access));
+	}
+	for (size_t i = 0; i < ndecl; i++)
+		expect_node(decl[i].name, entry, decl[i].arc, decl[i].syntax, "read-only");
+	for (size_t i = 0; i < nnodes; i++) {
+		bool known = false;
+
+		if (strcmp(nodes[i].parent, entry) != 0)
+			continue;
+		children++;
+		for (size_t k = 0; k < ncols; k++) {
+			snprintf(name, sizeof(name), "%s%s", prefix, cols[k].suffix);
+			known |= strcmp(nodes[i].name, name) == 0;
+		}
+		for (size_t k = 0; k < ndecl; k++)
+			known |= strcmp(nodes[i].name, decl[k].name) == 0;
+		if (!known)
+			fprintf(stderr, "\n%s in %s: in no table of oids.h\n", nodes[i].name,
+			        entry);
+		CU_ASSERT_TRUE(known);
+	}
+	CU_ASSERT_EQUAL(children, ncols + ndecl);
+}
+
+/*
+ * A module with every generated table kind (a dynamic table with a counter,
+ * a gauge and a histogram, in a segment with epochs) has exactly the
+ * columns MIB_DATA_OBJECTS, MIB_HIST_*_OBJECTS and MIB_INTERVAL_OBJECTS
+ * say, and the declared ones, as its text states them.
+ */
+static void generated_tables_are_the_tables_both_ways(void)
+{
+	static const char conf[] =
+	    "segments = ( { name = \"s\"; epochs = { keep = 4; }; tables = ( { name = \"t\";\n"
+	    "  rows = { max = 4; }; columns = ( { name = \"c\"; kind = \"counter\"; },\n"
+	    "  { name = \"g\"; kind = \"gauge\"; },\n"
+	    "  { name = \"lat\"; kind = \"histogram\"; buckets = [ 1, 2 ]; } ); } ); } );\n";
+	static const struct declared data[] = {
+	    {"sTC", 10, "Counter64"}, {"sTG", 11, "Gauge32"}, {"sTLat", 12, "Counter64"}};
+	static const struct declared intervals[] = {{"sTCInterval", 10, "Counter64"},
+	                                            {"sTLatInterval", 12, "Counter64"}};
+	struct mib_settings set = {NULL, (char *)MIB_ROOT_DEFAULT};
+	struct statctr_config *cfg = NULL;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	CU_ASSERT_EQUAL_FATAL(statctr_config_load(tu_write_file("all.conf", conf), &cfg), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(mib_generate(out, cfg, &set, 1700000000), 0);
+	fclose(out);
+	CU_ASSERT_FATAL(size < sizeof(mib_text));
+	memcpy(mib_text, text, size + 1);
+	mib_loaded = false;
+	parse_nodes();
+	expect_entry("sTEntry", "sT", mib_data_columns, MIB_DATA_NCOLUMNS, data, 3);
+	expect_entry("sTLatBucketEntry", "sTLat", mib_hist_bucket_columns, MIB_HIST_BUCKET_NCOLUMNS,
+	             NULL, 0);
+	expect_entry("sTLatSummaryEntry", "sTLat", mib_hist_summary_columns,
+	             MIB_HIST_SUMMARY_NCOLUMNS, NULL, 0);
+	expect_entry("sTLatIntervalBucketEntry", "sTLat", mib_hist_interval_columns,
+	             MIB_HIST_INTERVAL_NCOLUMNS, NULL, 0);
+	expect_entry("sTIntervalEntry", "sT", mib_interval_columns, MIB_INTERVAL_NCOLUMNS,
+	             intervals, 2);
+	nnodes = 0;
 	free(text);
 	statctr_config_free(cfg);
 }
@@ -872,6 +983,8 @@ int main(void)
 	    {"root_anchors", root_anchors},
 	    {"histogram_names", histogram_names},
 	    {"histogram_module_text", histogram_module_text},
+	    {"generated_tables_are_the_tables_both_ways",
+	     generated_tables_are_the_tables_both_ways},
 	    {"defaults_are_the_tables", defaults_are_the_tables},
 	    {"values_as_written", values_as_written},
 	    {"v3_users_as_written", v3_users_as_written},
