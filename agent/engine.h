@@ -6,7 +6,7 @@
  *
  * A backend (one file per MIB: handlers.c for STATCTR-MIB, ifmib.c for
  * IF-MIB) describes its regions and, for each, how to find an instance
- * (O(log n), by bisection: oidmap.c, ifmib.c) and what its value is.  The
+ * (O(log n), by bisection: oidmap.c, ifmib.c, each with bisect.h's one loop) and what its value is.  The
  * engine owns what is common: the published result every varbind of a PDU
  * answers from (one aggregation per PDU, across regions and backends), the
  * SET phases (RESERVE1 checks and the reset rate limit; the first COMMIT

@@ -21,6 +21,7 @@
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include "ifmib.h"
+#include "bisect.h"
 #include "../mib/ifmib.h"
 #include "agent.h"
 #include "encode.h"
@@ -226,17 +227,9 @@ static void build(struct if_table *t, const struct agg_result *res)
 /* The first present row with ifIndex >= @ifindex, by bisection; NULL when none. */
 static const struct if_row *row_ge(const struct if_table *t, uint64_t ifindex)
 {
-	uint32_t lo = 0, hi = t->nrows;
+	size_t i = BISECT_FIRST(t->nrows, m, t->rows[m].ifindex < ifindex);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].ifindex < ifindex)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->nrows ? &t->rows[lo] : NULL;
+	return i < t->nrows ? &t->rows[i] : NULL;
 }
 
 /* ------------------------------------------------------------------------

@@ -7,7 +7,7 @@ agent_statctr_agentx_SOURCES = \
 	agent/oidmap.h agent/oidmap.c \
 	agent/setcheck.h agent/setcheck.c \
 	agent/timebase.h agent/timebase.c \
-	agent/encode.h agent/encode.c \
+	agent/bisect.h agent/encode.h agent/encode.c \
 	agent/register.h agent/register.c \
 	agent/engine.h agent/engine.c \
 	agent/handlers.h agent/handlers.c \

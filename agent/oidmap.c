@@ -19,6 +19,7 @@
 
 #include "oidmap.h"
 #include "agent.h"
+#include "bisect.h"
 #include "names.h"
 
 #include <errno.h>
@@ -104,17 +105,7 @@ static unsigned space_levels(unsigned space)
 /* Position of the first segment whose oid is >= v. */
 static uint32_t seg_lower_bound(const struct oidmap *map, uint64_t v)
 {
-	uint32_t lo = 0, hi = map->cfg->nsegments;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (map->by_oid[mid].oid < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)BISECT_FIRST(map->cfg->nsegments, m, map->by_oid[m].oid < v);
 }
 
 /* Configuration index of the segment with oid @soid (it exists). */
@@ -150,19 +141,11 @@ static bool range_ge(uint64_t lo, uint64_t hi, uint64_t v, uint32_t *out)
 static bool ids_ge(const statctr_id *ids, uint32_t n, uint64_t v, uint32_t *out)
 {
 	uint64_t want = v ? v - 1 : 0;
-	uint32_t lo = 0, hi = n;
+	size_t i = BISECT_FIRST(n, m, ids[m] < want);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (ids[mid] < want)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == n)
+	if (i == n)
 		return false;
-	*out = ids[lo] + 1;
+	*out = ids[i] + 1;
 	return true;
 }
 
@@ -191,19 +174,11 @@ static bool present_ge(const struct oidmap *map, const struct agg_segment *as, u
                        uint32_t t, uint64_t row, uint32_t *out)
 {
 	const struct present_rows *p = present_rows(map, seg, t, as->snap);
-	uint32_t lo = 0, hi = p->n;
+	size_t i = BISECT_FIRST(p->n, m, p->rows[m] < row);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (p->rows[mid] < row)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == p->n)
+	if (i == p->n)
 		return false;
-	*out = p->rows[lo];
+	*out = p->rows[i];
 	return true;
 }
 
@@ -212,17 +187,10 @@ static uint32_t table_of(const struct oidmap *map, uint32_t seg, statctr_id cell
 {
 	const struct statctr_segment_decl *d = &map->cfg->segments[seg];
 	const uint32_t *order = map->tables_by_cell[seg];
-	uint32_t lo = 0, hi = d->ntables;
+	/* The first table starting after @cell, less one: table 0 starts at cell 0. */
+	size_t after = BISECT_FIRST(d->ntables, m, d->tables[order[m]].first_cell <= cell);
 
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->tables[order[mid]].first_cell <= cell)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return order[lo];
+	return order[after - 1];
 }
 
 /*
@@ -311,17 +279,7 @@ static bool row_ge(const struct search *s, uint64_t v, uint32_t *out)
 /* Position of the first epoch of @as whose number is >= @v. */
 static uint32_t epoch_lower_bound(const struct agg_segment *as, uint64_t v)
 {
-	uint32_t lo = 0, hi = as->nepochs;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (as->epochs[mid].number < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)BISECT_FIRST(as->nepochs, m, as->epochs[m].number < v);
 }
 
 /* The smallest kept epoch number >= @v of segment @conf (numbers ascend, oldest first). */
@@ -454,17 +412,7 @@ static int cmp_column(const struct oidmap_column *c, const oid *rel, size_t len)
 
 static size_t column_lower_bound(const struct oidmap_region *reg, const oid *rel, size_t len)
 {
-	size_t lo = 0, hi = reg->ncols;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_column(&reg->cols[mid], rel, len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return BISECT_FIRST(reg->ncols, m, cmp_column(&reg->cols[m], rel, len) < 0);
 }
 
 /* -1: @name sorts before the region, 0: inside it (@rel set), 1: after it. */

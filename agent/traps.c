@@ -22,6 +22,7 @@
 
 #include "traps.h"
 #include "agent.h"
+#include "bisect.h"
 #include "encode.h"
 #include "handlers.h"
 #include "objects.h"
@@ -67,17 +68,7 @@ static uint32_t nsegs_seen;
 
 static size_t position(uint32_t ifindex)
 {
-	size_t lo = 0, hi = ndisabled;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (disabled[mid] < ifindex)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return BISECT_FIRST(ndisabled, m, disabled[m] < ifindex);
 }
 
 static int add_disabled(uint32_t ifindex)
