@@ -6,13 +6,13 @@
  *
  * A backend (one file per MIB: handlers.c for STATCTR-MIB, ifmib.c for
  * IF-MIB) describes its regions and, for each, how to find an instance
- * (O(log n), by bisection: oidmap.c, ifmib.c, each with bisect.h's one loop) and what its value is.  The
- * engine owns what is common: the published result every varbind of a PDU
- * answers from (one aggregation per PDU, across regions and backends), the
- * SET phases (RESERVE1 checks and the reset rate limit; the first COMMIT
- * hands every reset of the PDU to the aggregation thread in one
- * agg_reset()), and keeping regions served across a reload
- * (engine_adopt()).  SNMP thread only.
+ * (O(log n), by bisection: oidmap.c, ifmib.c, both with bisect.h's one
+ * loop) and what its value is.  The engine owns what is common: the
+ * published result every varbind of a PDU answers from (one aggregation
+ * per PDU, across regions and backends), the SET phases (RESERVE1 checks
+ * and the reset rate limit; the first COMMIT hands every reset of the PDU
+ * to the aggregation thread in one agg_reset()), and keeping regions
+ * served across a reload (engine_adopt()).  SNMP thread only.
  */
 #ifndef STATCTR_AGENT_ENGINE_H
 #define STATCTR_AGENT_ENGINE_H
