@@ -593,6 +593,37 @@ void ifmib_serve_changes(struct ifmib_serve *ifm, const struct agg_result *res, 
 		table_changes(&ifm->tables[i], res, tell, arg);
 }
 
+/* Table @t's counterpart in @old: same segment, table and ifIndex range; or NULL. */
+static const struct if_table *same_table(const struct ifmib_serve *old, const struct if_table *t)
+{
+	for (size_t i = 0; i < old->ntables; i++) {
+		const struct if_table *o = &old->tables[i];
+
+		if (strcmp(o->seg_decl->name, t->seg_decl->name) == 0 &&
+		    strcmp(o->decl->name, t->decl->name) == 0 && o->base == t->base &&
+		    o->range == t->range)
+			return o;
+	}
+	return NULL;
+}
+
+void ifmib_serve_adopt(struct ifmib_serve *new, const struct ifmib_serve *old)
+{
+	for (size_t i = 0; old && i < new->ntables; i++) {
+		struct if_table *t = &new->tables[i];
+		const struct if_table *o = same_table(old, t);
+
+		if (!o)
+			continue;
+		memcpy(t->oper, o->oper, t->range * sizeof(*t->oper));
+		memcpy(t->changed, o->changed, t->range * sizeof(*t->changed));
+		memcpy(t->told, o->told, t->range * sizeof(*t->told));
+		memcpy(t->flips, o->flips, t->range * sizeof(*t->flips));
+		memcpy(t->told_ns, o->told_ns, t->range * sizeof(*t->told_ns));
+		t->built_once = o->built_once;
+	}
+}
+
 void ifmib_serve_free(struct ifmib_serve *ifm)
 {
 	if (!ifm)

@@ -62,6 +62,16 @@ typedef enum ifmib_told ifmib_tell_fn(void *arg, const struct ifmib_change *c, u
 void ifmib_serve_changes(struct ifmib_serve *ifm, const struct agg_result *res, ifmib_tell_fn *tell,
                          void *arg);
 
+/*
+ * ifmib_serve_adopt() - at a reload, @new takes over what @old knows of
+ * each interface both serve (a table of the same segment and name, over
+ * the same ifIndex range): its last ifOperStatus and since when
+ * (ifLastChange), and what was last told.  A change seen first by @new is
+ * then a change (notified), not a row appearing, and ifLastChange keeps
+ * its value across the reload.  Before @new serves; SNMP thread.
+ */
+void ifmib_serve_adopt(struct ifmib_serve *new, const struct ifmib_serve *old);
+
 /* Frees (NULL: nothing); the engine's regions must be gone first. */
 void ifmib_serve_free(struct ifmib_serve *ifm);
 

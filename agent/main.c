@@ -476,6 +476,7 @@ static void switch_serving(struct agent *a)
 		                      "sys_* settings take effect on restart\n");
 	/* The regions both serve stay registered: no gap, no PDU (engine_adopt()). */
 	engine_adopt(a->next.engine, old.engine);
+	ifmib_serve_adopt(a->next.ifmib, old.ifmib); /* ifLastChange, and a change in between */
 	engine_on_reset(a->next.engine, on_reset, a);
 	a->cur = a->next;
 	memset(&a->next, 0, sizeof(a->next));

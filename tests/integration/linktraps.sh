@@ -312,6 +312,29 @@ fx_wait_pass
 [ "$(grep -c " $ROOT.0." "$TRAPS")" -eq "$statctr_before" ] ||
 	fail "switched off, yet: $(grep " $ROOT.0." "$TRAPS" | tail -n +"$((statctr_before + 1))")"
 
+log "SIGHUP: each interface keeps its state: ifLastChange as it was, and a flip during the reload is notified once"
+reload() { # then waits for it
+	local served
+	served=$(grep -c "SIGHUP: configuration .* reloaded" "$TMP/agent.log")
+	kill -HUP "$AGENT_PID"
+	"$@"
+	fx_wait 10 sh -c "[ \$(grep -c 'SIGHUP: configuration .* reloaded' '$TMP/agent.log') -gt $served ]" ||
+		fail "no reload"
+	fx_wait_pass
+}
+last=$(snmp_value "$IF.9.1000")
+[ -n "$last" ] && [ "$last" != "0" ] || fail "ifLastChange of port0 is '$last' after its flips"
+reload true
+[ "$(snmp_value "$IF.9.1000")" = "$last" ] ||
+	fail "ifLastChange of port0 went from '$last' to '$(snmp_value "$IF.9.1000")' across a SIGHUP"
+downs=$(count linkDown 1000)
+reload fx_ifcmd "set ports oper port0 2"
+fx_wait 5 have linkDown 1000 $((downs + 1)) || fail "a flip during a reload gave no linkDown"
+fx_wait_pass
+[ "$(count linkDown 1000)" -eq $((downs + 1)) ] || fail "a flip during a reload gave $(($(count linkDown 1000) - downs)) linkDown"
+[ "$(snmp_value "$IF.9.1000")" != "$last" ] || fail "ifLastChange did not move with the flip"
+log "ifLastChange kept across a SIGHUP ($last); a flip during one gave exactly one linkDown"
+
 log "$(sort -n -k2 "$TMP/latencies" | awk -v b="$BOUND_MS" '{ v[n++] = $2; s += $2; if ($2 > b) o++ }
 	END { printf "latency flip -> arrival: %d notifications, mean %.0f ms, median %d ms, max %d ms, %d over %d ms\n",
 	      n, s / n, v[int(n / 2)], v[n - 1], o, b }')"
