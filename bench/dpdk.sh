@@ -2,7 +2,7 @@
 # dpdk.sh - what counting with statctr costs a DPDK forwarder
 # (docs/PERFORMANCE.md, "DPDK forwarder"; examples/dpdk).
 #
-#   bench/dpdk.sh [--build-dir DIR] [--pairs N] [--seconds S]
+#   bench/dpdk.sh [--build-dir DIR] [--pairs N] [--seconds S] [--timed N]
 #
 # Runs examples/dpdk/statctr-dpdk-fwd and its twin statctr-dpdk-fwd-nocount
 # (the same source with STATCTR_DPDK_NO_COUNT: no statctr call, no TSC read
@@ -12,18 +12,22 @@
 # cycles: the time another process held the CPU is not counted); the ratio of each
 # pair (counting / not counting) is printed, then the median ratio.  The
 # target: at most 1.02.  Alternating the two binaries within one run keeps
-# the machine's drift out of the ratios.
+# the machine's drift out of the ratios.  --timed N passes -t N to the
+# counting forwarder: its burstCycles histogram times one burst in N instead
+# of every burst (default 1, every burst).
 set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 builddir=$srcdir
 PAIRS=7
 SECONDS_EACH=3
+TIMED=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build-dir) builddir=$2; shift ;;
 	--pairs) PAIRS=$2; shift ;;
 	--seconds) SECONDS_EACH=$2; shift ;;
-	*) echo "usage: bench/dpdk.sh [--build-dir DIR] [--pairs N] [--seconds S]" >&2; exit 2 ;;
+	--timed) TIMED=$2; shift ;;
+	*) echo "usage: bench/dpdk.sh [--build-dir DIR] [--pairs N] [--seconds S] [--timed N]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -33,20 +37,22 @@ FWD=$builddir/examples/dpdk/statctr-dpdk-fwd
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/statctr-bench-dpdk.XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
 
-# cycles_per_packet BINARY: one run; prints the worker's cycles per packet.
+# cycles_per_packet BINARY [OPTION...]: one run; prints the worker's cycles per packet.
 cycles_per_packet() {
-	"$1" --no-huge --no-pci --no-shconf --no-telemetry -m 256 -l 0-1 --log-level=lib.eal:notice \
+	local bin=$1
+	shift
+	"$bin" --no-huge --no-pci --no-shconf --no-telemetry -m 256 -l 0-1 --log-level=lib.eal:notice \
 		--vdev net_null0 --vdev net_null1 \
-		-- -c "$TMP/statctr.conf" -P "$TMP/dpdk" -d "$SECONDS_EACH" -i 100 >"$TMP/run.log" 2>&1 ||
-		{ echo "dpdk.sh: $1 failed:" >&2; cat "$TMP/run.log" >&2; exit 1; }
+		-- -c "$TMP/statctr.conf" -P "$TMP/dpdk" -d "$SECONDS_EACH" -i 100 "$@" >"$TMP/run.log" 2>&1 ||
+		{ echo "dpdk.sh: $bin failed:" >&2; cat "$TMP/run.log" >&2; exit 1; }
 	awk '/^cpu cycles\/packet:/ { print $3 }' "$TMP/run.log"
 }
 
-echo "pair  counting  not-counting  ratio   (cycles per packet of CPU time, net_null, 1 worker lcore)"
+echo "pair  counting  not-counting  ratio   (cycles per packet of CPU time, net_null, 1 worker lcore, -t $TIMED)"
 ratios=()
 mins=(999999 999999)
 for i in $(seq "$PAIRS"); do
-	with=$(cycles_per_packet "$FWD")
+	with=$(cycles_per_packet "$FWD" -t "$TIMED")
 	without=$(cycles_per_packet "$FWD-nocount")
 	ratio=$(awk -v a="$with" -v b="$without" 'BEGIN { printf "%.4f", a / b }')
 	ratios+=("$ratio")

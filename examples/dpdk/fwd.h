@@ -62,6 +62,7 @@ struct fwd_worker {
 	unsigned lcore;
 	struct statctr_seg *seg;
 	unsigned idle_us; /* sleep after a turn that found no packet; 0: spin */
+	unsigned timed;   /* -t: the burstCycles histogram times 1 burst in this many */
 	unsigned nqueues;
 	struct fwd_queue queues[FWD_MAX_QUEUES_LCORE];
 	uint64_t packets, cycles; /* forwarded, and the loop's TSC cycles */

@@ -44,7 +44,7 @@ atomic_bool fwd_stop;
 
 struct options {
 	const char *config, *segment, *seg_path, *control;
-	unsigned seconds, poll_ms, idle_us;
+	unsigned seconds, poll_ms, idle_us, timed;
 };
 
 static struct fwd_worker workers[RTE_MAX_LCORE];
@@ -59,7 +59,7 @@ static void on_signal(int sig)
 static int usage(void)
 {
 	fprintf(stderr, "usage: statctr-dpdk-fwd EAL-OPTIONS -- -c CONFIG [-s SEGMENT] [-P PATH]\n"
-	                "       [-C CONTROL] [-d SECONDS] [-i POLL_MS] [-y IDLE_US]\n");
+	                "       [-C CONTROL] [-d SECONDS] [-i POLL_MS] [-y IDLE_US] [-t BURSTS]\n");
 	return 2;
 }
 
@@ -83,8 +83,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	int c, err = 0;
 
-	*o = (struct options){.segment = "dpdk", .poll_ms = 100};
-	while ((c = getopt(argc, argv, "c:s:P:C:d:i:y:")) != -1) {
+	*o = (struct options){.segment = "dpdk", .poll_ms = 100, .timed = 1};
+	while ((c = getopt(argc, argv, "c:s:P:C:d:i:y:t:")) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -107,13 +107,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'y':
 			err = parse_uint(c, optarg, 1000000u, &o->idle_us);
 			break;
+		case 't':
+			err = parse_uint(c, optarg, 65536u, &o->timed);
+			break;
 		default:
 			return -EINVAL;
 		}
 		if (err != 0)
 			return err;
 	}
-	if (o->config == NULL || optind != argc || o->poll_ms == 0)
+	if (o->config == NULL || optind != argc || o->poll_ms == 0 || o->timed == 0)
 		return -EINVAL;
 	/* Both go into the declaration as libconfig strings (conf.c). */
 	if (strpbrk(o->segment, "\"\\") != NULL ||
@@ -125,14 +128,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 /* l2fwd's pairs; port i's rx queue goes to worker i mod nworkers. */
-static int assign_queues(struct statctr_seg *seg, unsigned idle_us)
+static int assign_queues(struct statctr_seg *seg, const struct options *o)
 {
 	uint16_t list[FWD_MAX_PORTS], nports = 0, port;
 	unsigned lcore, k = 0;
 
 	RTE_LCORE_FOREACH_WORKER(lcore)
 	{
-		workers[k] = (struct fwd_worker){.lcore = lcore, .seg = seg, .idle_us = idle_us};
+		workers[k] = (struct fwd_worker){
+		    .lcore = lcore, .seg = seg, .idle_us = o->idle_us, .timed = o->timed};
 		k++;
 	}
 	nworkers = k;
@@ -274,7 +278,7 @@ static int set_up(const struct options *o, struct rte_mempool *pool, struct stat
 		if (fwd_port_add(*segp, port) != 0)
 			return -EIO;
 	}
-	err = assign_queues(*segp, o->idle_us);
+	err = assign_queues(*segp, o);
 	if (err != 0)
 		fprintf(stderr, "statctr-dpdk-fwd: queues: %s\n", statctr_errmsg());
 	return err;

@@ -9,7 +9,9 @@
  * octets), the tx port's row (packets and octets sent, drops) and the
  * queue's row (packets, octets, drops): a reader sees packets and octets
  * of every row agree.  Each burst's TSC cycles go into the queue's
- * burstCycles histogram at the next poll.
+ * burstCycles histogram at the next poll; with -t N, one burst in N is
+ * timed instead, by two TSC reads around it (a sample of the same
+ * distribution, without the TSC read of every poll).
  * Never does: a locked instruction, a system call or a lookup on the fast
  * path (every cell is found by fwd_queue_bind() before launch).
  *
@@ -142,12 +144,28 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+#ifndef STATCTR_DPDK_NO_COUNT
+/* One burst of @q timed alone (-t N > 1): two TSC reads around it. */
+static uint16_t timed_burst(struct statctr_slot *slot, const struct fwd_queue *q, struct pending *p)
+{
+	uint64_t t0 = rte_rdtsc();
+	uint16_t n = forward_burst(q, p);
+
+	if (n != 0)
+		statctr_hist_record(slot, q->cycles, rte_rdtsc() - t0);
+	return n;
+}
+#endif
+
 /*
  * The loop.  A burst's cycles are those from its poll to the next poll
  * (rx, rewrite, tx and counting): one TSC read per poll, the end of one
  * burst the start of the next.  They are recorded in the burst's queue's
  * histogram at the next poll, each record a transaction of its own (sum
- * and bucket agree); an empty poll records nothing.
+ * and bucket agree); an empty poll records nothing.  With -t N (w->timed
+ * > 1), every N-th poll's burst is timed alone (timed_burst(): rx,
+ * rewrite and tx, without the counting between polls) and no other poll
+ * reads the TSC; each queue counts its own polls.
  */
 static void forward(struct fwd_worker *w, struct statctr_slot *slot)
 {
@@ -156,6 +174,11 @@ static void forward(struct fwd_worker *w, struct statctr_slot *slot)
 #ifndef STATCTR_DPDK_NO_COUNT
 	const struct fwd_queue *last = NULL; /* the last poll's queue, if it moved packets */
 	uint64_t poll = start;
+	const unsigned timed = w->timed;            /* -t */
+	unsigned until_timed[FWD_MAX_QUEUES_LCORE]; /* per queue: polls until its next timed one */
+
+	for (unsigned i = 0; i < w->nqueues; i++)
+		until_timed[i] = timed;
 #endif
 
 	(void)slot;
@@ -166,16 +189,27 @@ static void forward(struct fwd_worker *w, struct statctr_slot *slot)
 			const struct fwd_queue *q = &w->queues[i];
 			uint16_t n;
 #ifndef STATCTR_DPDK_NO_COUNT
-			uint64_t now = rte_rdtsc();
+			if (timed > 1) {
+				if (--until_timed[i] == 0) {
+					until_timed[i] = timed;
+					n = timed_burst(slot, q, &pend[i]);
+				} else {
+					n = forward_burst(q, &pend[i]);
+				}
+			} else {
+				uint64_t now = rte_rdtsc();
 
-			if (last != NULL)
-				statctr_hist_record(slot, last->cycles, now - poll);
-			poll = now;
-#endif
+				if (last != NULL)
+					statctr_hist_record(slot, last->cycles, now - poll);
+				poll = now;
+				n = forward_burst(q, &pend[i]);
+				last = n != 0 ? q : NULL;
+			}
+#else
 			n = forward_burst(q, &pend[i]);
+#endif
 			packets += n;
 #ifndef STATCTR_DPDK_NO_COUNT
-			last = n != 0 ? q : NULL;
 			if (pend[i].bursts == FLUSH_BURSTS || (n == 0 && pend[i].bursts != 0))
 				flush(slot, q, &pend[i]);
 #endif

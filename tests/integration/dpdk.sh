@@ -186,4 +186,35 @@ while o < len(d):
     o += 16 + struct.unpack_from("<IIII", d, o)[2]; n += 1
 print(n)' "$TMP/out1.pcap")
 [ "$sent" = "$NPKTS" ] || fail "net_pcap1 wrote $sent packets, expected $NPKTS"
+
+log "-t 4: one burst in 4 timed (net_null: every burst 32 packets); -t 0 refused"
+tfwd() { # -t VALUE [-d SECONDS]: two net_null ports; the caller's (sub)shell becomes it
+	exec "$FWD" --no-huge --no-pci --no-shconf --no-telemetry -m 256 --lcores "$LCORES" \
+		--log-level=lib.eal:notice --file-prefix "statctr-t-$$" --vdev net_null0 --vdev net_null1 \
+		-- -c "$TMP/t.conf" -P "$TMP/t" -t "$@" >"$TMP/t.log" 2>&1
+}
+rc=0
+(tfwd 0 -d 1) || rc=$?
+[ "$rc" -eq 2 ] || fail "-t 0 gave exit $rc, expected 2: $(cat "$TMP/t.log")"
+tfwd 4 -d 60 &
+T_PID=$!
+fx_track "$T_PID"
+# Read while it runs (the segment goes with it): a queue's counts lag its
+# bursts by at most 15 (FLUSH_BURSTS - 1), the histogram not at all.
+t_busy() {
+	"$STATCTL" show -f json "$TMP/t" queues >"$TMP/t.json" 2>/dev/null &&
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["segments"][0]["tables"][0]["rows"]; sys.exit(not r or min(x["values"]["packets"] for x in r) < 32 * 400)' "$TMP/t.json"
+}
+fx_wait 20 t_busy || fail "-t 4: no 400 bursts per queue within 20 s: $(cat "$TMP/t.log")"
+kill -TERM "$T_PID"
+wait "$T_PID" || fail "the forwarder with -t 4 exited $?: $(cat "$TMP/t.log")"
+fx_untrack "$T_PID"
+python3 - "$TMP/t.json" <<'PY' || fail "-t 4: the histogram does not hold one burst in 4: $(cat "$TMP/t.json")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["segments"][0]["tables"][0]["rows"]
+for r in rows:
+    bursts, timed = r["values"]["packets"] // 32, r["histograms"]["burstCycles"]["count"]
+    assert bursts // 4 - 1 <= timed <= (bursts + 15) // 4 + 1, (r["name"], bursts, timed)
+    print("%s: %d bursts, %d timed" % (r["name"], bursts, timed))
+PY
 log "PASS: $NPKTS packets, $OCTETS octets counted exactly; hot-plug row added and removed"
