@@ -1,6 +1,6 @@
 /*
  * minimal.c - the smallest useful statctr writer: one thread counting
- * packets and bytes of "eth0" in conf/statctr.conf's "dataplane" segment.
+ * packets and bytes of "dp0" in conf/statctr.conf's "dataplane" segment.
  * Read it with `statctl show dataplane ifStats` while it runs (10 s).
  */
 #include <stdio.h>

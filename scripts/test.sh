@@ -64,13 +64,13 @@ step() {
 }
 
 # The README's first command, minus the install: the demo must show live
-# counters over SNMP (eth0's rxPackets rising between refreshes).
+# counters over SNMP (dp0's rxPackets rising between refreshes).
 demo_smoke() {
 	out=$top/build/demo.out
 	DEMO_BUILD=$top/build/default DEMO_SECONDS=7 DEMO_PORT=$((20000 + $$ % 20000)) \
 		./scripts/demo.sh >"$out" 2>&1 || { tail -n 30 "$out"; return 1; }
-	awk '$1 == "eth0" { n++; if (n == 1) first = $4; last = $4 }
-		END { printf "demo: %d refreshes, eth0 rxPackets %s -> %s\n", n, first, last
+	awk '$1 == "dp0" { n++; if (n == 1) first = $4; last = $4 }
+		END { printf "demo: %d refreshes, dp0 rxPackets %s -> %s\n", n, first, last
 		      exit !(n >= 2 && last + 0 > first + 0 && first + 0 >= 0) }' "$out" ||
 		{ tail -n 30 "$out"; return 1; }
 }

@@ -19,13 +19,13 @@ fx_wait_pass
 
 snmp_set() { snmpset -v2c -c "$WCOMMUNITY" -t 2 -r 1 -Oq "127.0.0.1:$PORT" "$@" >/dev/null; }
 
-log "resets: the totals row and one cell (ifStats.rxPackets.eth0)"
+log "resets: the totals row and one cell (ifStats.rxPackets.dp0)"
 sleep 0.2
 snmp_set "$DATA.3.1.4.1" i 2 || fail "row reset refused"
 snmp_set "$ROOT.1.3.1.12.1.1" i 2 || fail "cell reset refused"
 fx_wait_pass
 [ "$(snmp_value "$DATA.3.1.10.1")" = 0 ] || fail "totals.packets not 0 after its reset"
-[ "$(snmp_value "$ROOT.1.3.1.8.1.1")" = 0 ] || fail "ifStats.rxPackets.eth0 not 0 after its reset"
+[ "$(snmp_value "$ROOT.1.3.1.8.1.1")" = 0 ] || fail "ifStats.rxPackets.dp0 not 0 after its reset"
 
 # Everything whose change would tell a manager "discontinuity".
 DISC_OIDS="$ROOT.1.2.1.9.1 $ROOT.1.2.1.9.2 $DATA.3.1.3.1 $DATA.1.1.3.1 $DATA.1.1.3.2

@@ -113,7 +113,7 @@ fi
 log "statctl reset as nobody:daemon: $(cat "$TMP/err")"
 [ "$(fx_reader | awk '$1 == "totals.packets.all" { print $2 }')" = 2000 ] || fail "a refused reset changed values"
 as nobody nogroup statctl reset "$SEGMENT" ifStats >/dev/null || fail "a member of the segment's group could not reset"
-[ "$(fx_reader | awk '$1 == "ifStats.rxPackets.eth0" { print $2 }')" = 0 ] || fail "the group's reset did not apply"
+[ "$(fx_reader | awk '$1 == "ifStats.rxPackets.dp0" { print $2 }')" = 0 ] || fail "the group's reset did not apply"
 snmpset -v2c -c "$WCOMMUNITY" -t 2 -r 1 "127.0.0.1:$PORT" "$DATA.3.1.4.1" i 2 >/dev/null ||
 	fail "the unprivileged agent cannot reset (control file 0660, group nogroup)"
 fx_wait_pass

@@ -21,7 +21,7 @@ fds0=$(fx_fd_count "$AGENT_PID")
 log "agent pid $AGENT_PID: $fds0 descriptors, $regions registrations"
 poller_start "$DATA.3.1.10.1" "$ROOT.1.1.5.0"
 
-ifname_answers() { [ "$(snmp_value .1.3.6.1.2.1.31.1.1.1.1.1000)" = eth0 ]; }
+ifname_answers() { [ "$(snmp_value .1.3.6.1.2.1.31.1.1.1.1.1000)" = dp0 ]; }
 worst=0 worst_if=0
 for i in $(seq "$RESTARTS"); do
 	sig=$([ $((i % 2)) = 1 ] && echo KILL || echo TERM)
@@ -58,7 +58,7 @@ sleep 1
 poller_stop
 [ "$(fx_fd_count "$AGENT_PID")" = "$fds0" ] || fail "descriptors $fds0 -> $(fx_fd_count "$AGENT_PID")"
 # The IF-MIB ranges came back once each (ifmib.c: one Register PDU per range).
-[ "$(snmp_value .1.3.6.1.2.1.31.1.1.1.1.1000)" = eth0 ] || fail "ifName.1000 not served after the restarts"
+[ "$(snmp_value .1.3.6.1.2.1.31.1.1.1.1.1000)" = dp0 ] || fail "ifName.1000 not served after the restarts"
 no_log "cannot register|registering pdu failed|duplicate" "a registration failed"
 # snmpd's side: every subtree registered exactly once per session.
 ! grep -i "duplicate" "$TMP/snmpd.log" || fail "snmpd logged a duplicate registration"

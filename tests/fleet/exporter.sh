@@ -76,7 +76,7 @@ scrape() {
 # Names, types, labels and values of one scrape
 
 # The reader's "table.column.row value" lines of dataplane as samples:
-# dataplaneIfStatsRxOctets{dataplaneIfStatsRowName="eth0"} VALUE.
+# dataplaneIfStatsRxOctets{dataplaneIfStatsRowName="dp0"} VALUE.
 # (The histogram stages.latency is checked on its own: check_histogram.)
 expected_samples() {
 	reader_lines latch | grep -v '^stages\.' | while read -r cell value; do
@@ -110,8 +110,8 @@ check_scrape() {
 		dataplane2TotalsPackets counter
 	EOF
 	! grep -Eq 'Reset|RowIndex' "$file" || fail "$path: reset or row index in the scrape"
-	grep -q '^dataplaneIfStatsDiscontinuity{dataplaneIfStatsRowName="eth3"} ' "$file" ||
-		fail "$path: no discontinuity sample of eth3"
+	grep -q '^dataplaneIfStatsDiscontinuity{dataplaneIfStatsRowName="dp3"} ' "$file" ||
+		fail "$path: no discontinuity sample of dp3"
 	[ "$(grep -c '^dataplaneFlowStatsPackets{' "$file")" = "$ROWS" ] ||
 		fail "$path: $(grep -c '^dataplaneFlowStatsPackets{' "$file") flowStats rows, not $ROWS"
 	dataplane_samples "$file" >"$TMP/got.$path"

@@ -23,13 +23,13 @@ fx_need snmpget snmpset cfgmaker mrtg collectd
 fx_config
 fx_snmpd
 fx_ifwriter dataplane
-fx_ifcmd "set ifStats speed eth0 10000" "set ifStats speed eth1 10000" \
-	"set ifStats speed eth2 1000" "set ifStats speed eth3 1000" \
-	"add ifStats rxOctets eth0 5000000000" "add ifStats rxPackets eth0 100"
+fx_ifcmd "set ifStats speed dp0 10000" "set ifStats speed dp1 10000" \
+	"set ifStats speed dp2 1000" "set ifStats speed dp3 1000" \
+	"add ifStats rxOctets dp0 5000000000" "add ifStats rxPackets dp0 100"
 fx_agent
 fx_wait_pass
 HOST=127.0.0.1:$PORT
-ETH0_RXOCTETS=$DATA.1.1.11.1 # ifStats.rxOctets, row eth0 (docs/agent.md, "Counting")
+ETH0_RXOCTETS=$DATA.1.1.11.1 # ifStats.rxOctets, row dp0 (docs/agent.md, "Counting")
 
 # ------------------------------------------------------------------------
 log "MRTG: cfgmaker makes every statctr row a target"
@@ -45,20 +45,20 @@ for ifindex in 1000 1001 1002 1003; do
 	case $ifindex in 1000 | 1001) want=1250000000 ;; *) want=125000000 ;; esac
 	[ "$maxbytes" = "$want" ] || fail "MaxBytes of $target is '$maxbytes', not $want (ifHighSpeed)"
 done
-log "MRTG: two runs log eth0's ifHCInOctets exactly"
+log "MRTG: two runs log dp0's ifHCInOctets exactly"
 mrtg_run() {
 	env LANG=C mrtg --lock-file "$TMP/mrtg.lock" --confcache-file "$TMP/mrtg.ok" \
 		--logging "$TMP/mrtg.log" "$TMP/mrtg.cfg" || fail "mrtg failed: $(tail -n 5 "$TMP/mrtg.log")"
 }
 mrtg_run
-fx_ifcmd "add ifStats rxOctets eth0 1000000"
+fx_ifcmd "add ifStats rxOctets dp0 1000000"
 fx_wait_pass
 mrtg_run
 target=$(sed -n 's/^Target\[\([^]]*_1000\)\]:.*/\1/p' "$TMP/mrtg.cfg")
 want=$(snmp_value "$ETH0_RXOCTETS")
-[ "$want" = 5001000000 ] || fail "eth0 rxOctets is $want, not 5001000000"
+[ "$want" = 5001000000 ] || fail "dp0 rxOctets is $want, not 5001000000"
 read -r _ got _ <"$TMP/mrtg/$target.log"
-[ "$got" = "$want" ] || fail "MRTG logged eth0's in-octets as $got, not $want"
+[ "$got" = "$want" ] || fail "MRTG logged dp0's in-octets as $got, not $want"
 
 # ------------------------------------------------------------------------
 log "check_snmp: gauge and counter thresholds"
@@ -80,7 +80,7 @@ export MP_STATE_DIRECTORY=$TMP/nagios NAGIOS_PLUGIN_STATE_DIRECTORY=$TMP/nagios
 mkdir -p "$MP_STATE_DIRECTORY"
 expect 0 -o "$DATA.1.1.10.1" -l rxPackets --rate -w :1000000 -c :2000000
 sleep 1 # the rate's interval: one whole second at least
-fx_ifcmd "add ifStats rxPackets eth0 100000"
+fx_ifcmd "add ifStats rxPackets dp0 100000"
 fx_wait_pass
 expect 0 -o "$DATA.1.1.10.1" -l rxPackets --rate -w :1000000 -c :2000000
 rate=$(sed -n 's/.*rxPackets=\([0-9.]*\).*/\1/p' <<<"$out")
@@ -131,7 +131,7 @@ csv_lines() { cat "$TMP"/csv/statctr/snmp/"$1"-eth0_rxOctets-* 2>/dev/null | gre
 csv_has() { [ "$(csv_lines "$1" | wc -l)" -ge "$2" ]; }
 fx_wait 20 csv_has derive 2 || fail "collectd wrote no rates: $(tail -n 5 "$TMP/collectd.log")"
 n=$(csv_lines derive | wc -l)
-fx_expect_set ok "$DATA.1.1.4.1" i 2 # reset row eth0
+fx_expect_set ok "$DATA.1.1.4.1" i 2 # reset row dp0
 fx_wait 20 csv_has derive $((n + 3)) || fail "collectd stopped writing: $(tail -n 5 "$TMP/collectd.log")"
 fx_wait 10 csv_has counter $((n + 3)) || fail "collectd stopped writing the counter"
 # The first rate of each is nan (no previous value); then the counter stood

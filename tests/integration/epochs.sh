@@ -43,11 +43,11 @@ show_count() {
 served_epoch() { snmp_get "$EPOCHS.2.1.$1" | grep -qv 'No Such'; }
 
 log "epoch 1 by statctl, epoch 2 by SET, counts added in each"
-fx_ifcmd "add ifStats rxPackets eth0 100" "add flowStats packets 3 7" \
+fx_ifcmd "add ifStats rxPackets dp0 100" "add flowStats packets 3 7" \
 	"rec stages latency classify 5"
 statctl epoch start first dataplane | grep -q 'epoch 1 "first" started' ||
 	fail "statctl epoch start did not start epoch 1"
-fx_ifcmd "add ifStats rxPackets eth0 250" "add ifStats txOctets eth1 5000000000" \
+fx_ifcmd "add ifStats rxPackets dp0 250" "add ifStats txOctets dp1 5000000000" \
 	"add flowStats packets 3 11" "rec stages latency classify 10" \
 	"rec stages latency classify 20" "rec stages latency classify 1000000"
 snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET statctrSegmentEpochStart start(2) failed"
@@ -55,7 +55,7 @@ snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET statctrSegmentEpochStart sta
 fx_wait 5 served_epoch 2 || fail "epoch 2 (the SET's) is not served"
 statctl epoch list dataplane | grep -q 'snmp-[0-9]\{8\}T[0-9]\{6\}Z' ||
 	fail "statctl does not list the SET's epoch: $(statctl epoch list dataplane)"
-fx_ifcmd "add ifStats rxPackets eth0 1000" "add flowStats packets 3 13" \
+fx_ifcmd "add ifStats rxPackets dp0 1000" "add flowStats packets 3 13" \
 	"rec stages latency classify 100"
 fx_wait_pass
 
@@ -79,15 +79,15 @@ check() { # OID WANT WHAT
 	[ "$got" = "$2" ] || fail "$3: SNMP $got, expected $2"
 }
 for n in 1 2; do
-	check "$IV.10.$n.1" "$(show_count ifStats eth0 1 --epoch $n)" "epoch $n ifStats.eth0.rxPackets"
-	check "$IV.13.$n.2" "$(show_count ifStats eth1 4 --epoch $n)" "epoch $n ifStats.eth1.txOctets"
+	check "$IV.10.$n.1" "$(show_count ifStats dp0 1 --epoch $n)" "epoch $n ifStats.dp0.rxPackets"
+	check "$IV.13.$n.2" "$(show_count ifStats dp1 4 --epoch $n)" "epoch $n ifStats.dp1.txOctets"
 	check "$FLOWIV.10.$n.4" "$(show_count flowStats 3 1 --epoch $n)" "epoch $n flowStats.3.packets"
 done
 check "$IV.10.1.1" 250 "epoch 1 rxPackets (statctl agrees)"
 check "$IV.10.2.1" 1000 "epoch 2 rxPackets (statctl agrees)"
 check "$IV.13.1.2" 5000000000 "epoch 1 txOctets above 2^32"
 check "$FLOWIV.10.2.4" 13 "epoch 2 flow 3 packets"
-since=$(show_count ifStats eth0 1 --since 1)
+since=$(show_count ifStats dp0 1 --since 1)
 [ "$since" = 1250 ] || fail "statctl show --since 1 gives $since"
 [ $(($(snmp_value "$IV.10.1.1") + $(snmp_value "$IV.10.2.1"))) = "$since" ] ||
 	fail "the intervals do not add up to --since 1"
@@ -111,8 +111,8 @@ walked=$(snmp_walk "$IV.10" | wc -l)
 [ "$walked" = 8 ] || fail "rxPackets of 2 epochs x 4 rows: $walked instances walked"
 
 log "a reset changes no interval count"
-snmpset $rw "$ROOT.3.1.1.1.4.1" i 2 >/dev/null || fail "row reset of eth0 failed"
-[ "$(snmp_value "$ROOT.3.1.1.1.10.1")" = 0 ] || fail "eth0 rxPackets not reset"
+snmpset $rw "$ROOT.3.1.1.1.4.1" i 2 >/dev/null || fail "row reset of dp0 failed"
+[ "$(snmp_value "$ROOT.3.1.1.1.10.1")" = 0 ] || fail "dp0 rxPackets not reset"
 check "$IV.10.2.1" 1000 "epoch 2 rxPackets after a reset"
 
 log "SETs refused: bad value, read community, a read-only column"
@@ -130,7 +130,7 @@ snmp_get "$ROOT.5.2.1.1.10.1.1" | grep -q 'No Such Object' ||
 [ "$(snmp_walk "$EPOCHS.2" | wc -l)" = 2 ] || fail "a refused SET started an epoch"
 
 log "a writer crash whose segment is removed unseen: the interval across it is invalid"
-fx_ifcmd "add ifStats rxPackets eth0 7"
+fx_ifcmd "add ifStats rxPackets dp0 7"
 snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET of epoch 3"
 fx_wait 5 served_epoch 3 || fail "epoch 3 is not served"
 # The agent is stopped: nobody sees the writer gone before its files go.
@@ -141,7 +141,7 @@ exec 7>&-
 rm -f "$SEGMENT" "$SEGMENT.ctl"
 fx_ifwriter dataplane
 kill -CONT "$AGENT_PID"
-fx_ifcmd "add ifStats rxPackets eth0 40"
+fx_ifcmd "add ifStats rxPackets dp0 40"
 invalid() { [ "$(snmp_value "$EPOCHS.5.1.3")" = 2 ]; }
 fx_wait 10 invalid || fail "epoch 3's interval, across the lost generation, is not marked invalid"
 [ "$(snmp_value "$EPOCHS.5.1.1")" = 1 ] || fail "epoch 1 became invalid"
@@ -153,16 +153,16 @@ statctl show --epoch 3 dataplane ifStats >/dev/null 2>&1 && fail "statctl gives 
 log "a new epoch in the new generation counts exactly again"
 snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET of epoch 4"
 fx_wait 5 served_epoch 4 || fail "epoch 4 is not served"
-fx_ifcmd "add ifStats rxPackets eth0 9"
+fx_ifcmd "add ifStats rxPackets dp0 9"
 fx_wait_pass
 [ "$(snmp_value "$EPOCHS.5.1.4")" = 1 ] || fail "epoch 4 not valid"
-check "$IV.10.4.1" "$(show_count ifStats eth0 1 --epoch 4)" "epoch 4 rxPackets"
+check "$IV.10.4.1" "$(show_count ifStats dp0 1 --epoch 4)" "epoch 4 rxPackets"
 check "$IV.10.4.1" 9 "epoch 4 rxPackets (statctl agrees)"
 
 log "a writer crash the agent sees: it captures the final counts, the interval stays exact"
 snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET of epoch 5"
 fx_wait 5 served_epoch 5 || fail "epoch 5 is not served"
-fx_ifcmd "add ifStats rxPackets eth0 11"
+fx_ifcmd "add ifStats rxPackets dp0 11"
 fx_wait_pass
 kill -9 "$WRITER_PID"
 fx_untrack "$WRITER_PID"
@@ -172,12 +172,12 @@ fx_wait 10 gone || fail "the agent does not report writerGone(4)"
 fx_wait_pass
 rm -f "$SEGMENT" "$SEGMENT.ctl"
 fx_ifwriter dataplane
-fx_ifcmd "add ifStats rxPackets eth0 6"
+fx_ifcmd "add ifStats rxPackets dp0 6"
 fx_wait_pass
 fx_wait 10 served_epoch 5 || fail "epoch 5 is not served after the restart"
 [ "$(snmp_value "$EPOCHS.5.1.5")" = 1 ] || fail "epoch 5's interval, captured by the agent, is not valid"
 check "$IV.10.5.1" 17 "epoch 5 rxPackets across the captured crash (11 + 6)"
-check "$IV.10.5.1" "$(show_count ifStats eth0 1 --epoch 5)" "epoch 5 rxPackets (statctl agrees)"
+check "$IV.10.5.1" "$(show_count ifStats dp0 1 --epoch 5)" "epoch 5 rxPackets (statctl agrees)"
 
 log "the schedule: interval_s = 2 starts interval epochs on 2 s boundaries"
 fx_agent_stop

@@ -243,7 +243,7 @@ fx_config "interval_ms = 100; state_file = \"$TMP/conf.state\";"
 fx_writer -t 1 -n 10 -R vfStats:3:1:40
 fx_writer_settled
 fx_agent
-conf_registered() { [ "$(snmp_value "$IFX.1.1000")" = eth0 ]; }
+conf_registered() { [ "$(snmp_value "$IFX.1.1000")" = dp0 ]; }
 fx_wait 5 conf_registered || fail "no IF-MIB rows of conf/statctr.conf within 5 s"
 fx_wait_pass
 # "name rxOctets" of the present rows: by STATCTR-MIB, and by IF-MIB (2000.. is vfStats').
@@ -256,5 +256,5 @@ join <(snmp_walk "$IFX.1" | awk -F'[. ]' '$13 >= 2000 { print $13, $NF }' | sort
 [ "$(grep -c . "$TMP/vf.statctr")" = 3 ] || fail "vfStats rows: $(cat "$TMP/vf.statctr")"
 same_lines "$TMP/vf.statctr" "$TMP/vf.ifmib" "vfStats' interfaces differ from its rows"
 [ "$(snmp_value "$IFX.18.1000")" = uplink ] && [ "$(snmp_value "$IF.4.1001")" = 1500 ] ||
-	fail "ifStats' eth0 and eth1: $(snmp_value "$IFX.18.1000") $(snmp_value "$IF.4.1001")"
+	fail "ifStats' dp0 and dp1: $(snmp_value "$IFX.18.1000") $(snmp_value "$IF.4.1001")"
 log "ok"

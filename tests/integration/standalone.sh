@@ -133,7 +133,7 @@ grep -q authorizationError <<<"$out" || fail "authNoPriv: $out"
 out=$(snmpget -v3 -u ops -l noAuthNoPriv -t 2 -r 0 "127.0.0.1:$PORT" "$SYSTEM.3.0" 2>&1) &&
 	fail "noAuthNoPriv answered: $out"
 # flowStats.packets of flow 0: read by nms, not reset by it, reset by ops
-# (the snmpd part below resets totals and eth0).
+# (the snmpd part below resets totals and dp0).
 [ "$(snmpget $NMS "127.0.0.1:$PORT" "$DATA.2.1.10.1")" -gt 0 ] || fail "flow 0's packets are 0 before the reset"
 out=$(snmpset $NMS "127.0.0.1:$PORT" "$DATA.2.1.4.1" i 2 2>&1) && fail "the read user could reset: $out"
 grep -q noAccess <<<"$out" || fail "the read user's reset: $out"
@@ -243,7 +243,7 @@ case $hidden in No\ Such*) ;; *) fail "ipForwarding is not hidden by the view: $
 V3="-v3 -u $OPS -l authPriv -a SHA-256 -A $OPS_AUTH -x AES -X $OPS_PRIV -On -Oqv -t 2 -r 1"
 [ "$(snmpget $V3 "127.0.0.1:$PORT" "$SYSTEM.3.0" | tr -cd 0-9)" -gt 0 ] ||
 	fail "the v3 reset user cannot read sysUpTime"
-# totals.packets (row 1) and ifStats.rxPackets of eth0: non-zero, then reset.
+# totals.packets (row 1) and ifStats.rxPackets of dp0: non-zero, then reset.
 [ "$(value_of "$DATA.3.1.10.1")" -gt 0 ] || fail "totals.packets is 0 before the reset"
 [ "$(value_of "$DATA.1.1.10.1")" -gt 0 ] || fail "ifStats.rxPackets is 0 before the reset"
 snmpset -v2c -c "$COMMUNITY" -t 1 -r 0 "127.0.0.1:$PORT" "$DATA.3.1.4.1" i 2 >/dev/null 2>&1 &&

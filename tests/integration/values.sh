@@ -36,7 +36,7 @@ log "gauges latched at both bounds"
 # statctrCellGauge64 (CounterBasedGauge64) keeps 64 bits, negative -> 0.
 cell=$(snmp_walk "$ROOT.1.3.1.3" | awk '$2 == "queueDepth" { n++ } n == 2 { print $1; exit }')
 cell=${cell##*.}
-[ "$(snmp_value "$ROOT.1.3.1.10.1.$cell")" = 5000000000 ] || fail "Gauge64 of queueDepth.eth1"
+[ "$(snmp_value "$ROOT.1.3.1.10.1.$cell")" = 5000000000 ] || fail "Gauge64 of queueDepth.dp1"
 
 log "snmpget of single instances"
 want=$(grep '^totals.octets.all ' "$TMP/expect" | cut -d' ' -f2)

@@ -74,7 +74,7 @@ pysnmp_poller() {
 }
 # OIDs of flowStats.packets rows 1..20 with the rows' discontinuity; of
 # statctrCellCounter and statctrCellDiscontinuity of 20 counter cells of
-# segment $1 (ifStats.eth0's counters, flowStats rows 0..6, totals).
+# segment $1 (ifStats.dp0's counters, flowStats rows 0..6, totals).
 pairs_data() { for r in $(seq 1 20); do echo "$1.2.1.10.$r $1.2.1.3.$r"; done; }
 pairs_cells() {
 	for c in 1 2 3 4 5 $(seq 29 41) 157 158; do

@@ -329,11 +329,11 @@ statctl_show() {
 		return 1
 	}
 	printf '    statctl: %s\n' "${out//$'\n'/$'\n'    statctl: }" >&3
-	echo "$out" | awk '$1 == "eth0" { found = 1; exit !($2 + 0 > 0) } END { if (!found) exit 1 }'
+	echo "$out" | awk '$1 == "dp0" { found = 1; exit !($2 + 0 > 0) } END { if (!found) exit 1 }'
 }
 
 port=$((20000 + $$ % 20000))
-# statctrData.<segment 1>.<table 1>.1.<10 + column 0 = rxPackets>.<row eth0 + 1>
+# statctrData.<segment 1>.<table 1>.1.<10 + column 0 = rxPackets>.<row dp0 + 1>
 oid_eth0_rx=.1.3.6.1.4.1.8072.9999.9999.4242.3.1.1.1.10.1
 snmp_rx() {
 	snmpget -v2c -c public -Oqv -t 1 -r 0 "127.0.0.1:$port" "$oid_eth0_rx" 2>/dev/null
@@ -369,12 +369,12 @@ python_reads() {
 import sys, statctr
 assert sys.argv[1] in statctr.segments("/nonexistent", config=sys.argv[2])
 with statctr.View(sys.argv[1]) as v, v.snapshot() as s:
-    print(s.counter("ifStats", "rxPackets", "eth0"), s.table("ifStats")["rxPackets"][0])
+    print(s.counter("ifStats", "rxPackets", "dp0"), s.table("ifStats")["rxPackets"][0])
 ' "$seg_path" "$conf") || {
 		echo "$out"
 		return 1
 	}
-	echo "    python3 statctr: eth0 rxPackets $out" >&3
+	echo "    python3 statctr: dp0 rxPackets $out" >&3
 	[ "$(echo "$out" | awk '{ print ($1 > 0 && $2 >= $1) }')" = 1 ]
 }
 
@@ -383,7 +383,7 @@ counter_rises() {
 	first=$(snmp_rx)
 	sleep 1.5
 	second=$(snmp_rx)
-	echo "    eth0 rxPackets over SNMP: $first -> $second" >&3
+	echo "    dp0 rxPackets over SNMP: $first -> $second" >&3
 	[ "${first:-0}" -gt 0 ] && [ "${second:-0}" -gt "$first" ]
 }
 
@@ -400,13 +400,13 @@ snmptable_by_name() {
 		return 1
 	}
 	printf '    snmptable: %s\n' "${out//$'\n'/$'\n'    snmptable: }" >&3
-	echo "$out" | grep -q '^eth0,'
+	echo "$out" | grep -q '^dp0,'
 }
 
 check "writer built from libstatctr-dev (pkg-config statctr)" build_writer &&
 	check "writer ($writer_user, in group statctr) creates its segment" start_writer &&
-	check "statctl (as statctr) shows eth0 counting" statctl_show &&
-	check "python3 statctr (as statctr) reads eth0" python_reads &&
+	check "statctl (as statctr) shows dp0 counting" statctl_show &&
+	check "python3 statctr (as statctr) reads dp0" python_reads &&
 	check "statctr-agentx starts as statctr (setpriv, like the unit)" start_agent &&
 	check "a live counter rises over SNMP" counter_rises &&
 	check "snmptable by name with the installed MIB" snmptable_by_name

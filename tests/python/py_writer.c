@@ -5,7 +5,7 @@
  * py_writer -c CONFIG -s SEGMENT [-t]: creates the segment of
  * test_statctr.py's declaration, takes one slot and sets:
  *
- *   ports (rows eth0 eth1 eth2): rxPackets = 1000 (r + 1),
+ *   ports (rows dp0 dp1 dp2): rxPackets = 1000 (r + 1),
  *       rxOctets = 2^63 + r (above 2^53: exact only as integers),
  *       queue (gauge) = -5 (r + 1)
  *   cpus (rows = 4, numbered): ticks = r * r + 1

@@ -31,7 +31,7 @@ CI = os.environ.get("CI") == "true"
 CONFIG = """segments = ( {
   name = "pytest"; oid = 7; slots = 2; path = "%(path)s";
   tables = (
-    { name = "ports"; oid = 1; description = "Per-port counts"; rows = [ "eth0", "eth1", "eth2" ];
+    { name = "ports"; oid = 1; description = "Per-port counts"; rows = [ "dp0", "dp1", "dp2" ];
       columns = (
         { name = "rxPackets"; kind = "counter"; units = "packets"; description = "Packets received"; },
         { name = "rxOctets"; kind = "counter"; units = "octets"; },
@@ -114,7 +114,7 @@ def test_values_names_kinds(seg: Path) -> None:
         assert [t.name for t in v.tables] == ["ports", "cpus", "vfs", "pair"]
         ports = v.table("ports")
         assert ports.description == "Per-port counts"
-        assert ports.row_names == ("eth0", "eth1", "eth2")
+        assert ports.row_names == ("dp0", "dp1", "dp2")
         assert [(c.name, c.kind, c.units) for c in ports.columns] == [
             ("rxPackets", statctr.Kind.COUNTER, "packets"),
             ("rxOctets", statctr.Kind.COUNTER, "octets"),
@@ -126,7 +126,7 @@ def test_values_names_kinds(seg: Path) -> None:
 
         s = v.snapshot()
         assert s.stats.busy_slots == 0 and s.stats.rows_present == 1
-        for r, name in enumerate(["eth0", "eth1", "eth2"]):
+        for r, name in enumerate(["dp0", "dp1", "dp2"]):
             assert s.counter("ports", "rxPackets", name) == 1000 * (r + 1)
             assert s.counter("ports", "rxPackets", r) == 1000 * (r + 1)
             # Above 2^53: exact only as integers, never through a float.
@@ -138,7 +138,7 @@ def test_values_names_kinds(seg: Path) -> None:
         assert s.counter("cpus", "ticks", "2") == 5
 
         assert s.rows("vfs") == [None, "vf-b", None, None]
-        assert s.rows("ports") == ["eth0", "eth1", "eth2"]
+        assert s.rows("ports") == ["dp0", "dp1", "dp2"]
         assert s.counter("vfs", "bytes", "vf-b") == 77 == s.counter("vfs", "bytes", 1)
         assert s.counter("vfs", "bytes", 0) == 0  # absent: 0, as in C
         h = s.histogram("vfs", "lat", "vf-b")  # recorded 0 5 5 50
@@ -229,23 +229,23 @@ def test_segments_of_a_config_with_several(tmp_path: Path) -> None:
 def test_reset(seg: Path) -> None:
     with statctr.View(str(seg)) as v:
         before = v.snapshot()
-        v.reset("ports", "eth0")
-        v.reset("ports", "eth1", "rxOctets")
+        v.reset("ports", "dp0")
+        v.reset("ports", "dp1", "rxOctets")
         v.reset("cpus")
         s = v.snapshot()
-        assert s.counter("ports", "rxPackets", "eth0") == 0
-        assert s.counter("ports", "rxPackets", "eth0", raw=True) == 1000
-        assert s.counter("ports", "rxOctets", "eth1") == 0
-        assert s.counter("ports", "rxPackets", "eth1") == 2000  # not in the reset cell
-        assert s.gauge("ports", "queue", "eth0") == -5  # a level has nothing to reset
+        assert s.counter("ports", "rxPackets", "dp0") == 0
+        assert s.counter("ports", "rxPackets", "dp0", raw=True) == 1000
+        assert s.counter("ports", "rxOctets", "dp1") == 0
+        assert s.counter("ports", "rxPackets", "dp1") == 2000  # not in the reset cell
+        assert s.gauge("ports", "queue", "dp0") == -5  # a level has nothing to reset
         assert [s.counter("cpus", "ticks", r) for r in range(4)] == [0, 0, 0, 0]
-        assert s.discontinuity("ports", "rxPackets", "eth0") > before.discontinuity(
-            "ports", "rxPackets", "eth0")
-        assert before.counter("ports", "rxPackets", "eth0") == 1000  # an older snapshot is kept
+        assert s.discontinuity("ports", "rxPackets", "dp0") > before.discontinuity(
+            "ports", "rxPackets", "dp0")
+        assert before.counter("ports", "rxPackets", "dp0") == 1000  # an older snapshot is kept
         with pytest.raises(ValueError):
             v.reset("ports", column="rxPackets")
         v.reset()
-        assert v.snapshot().counter("ports", "rxPackets", "eth2") == 0
+        assert v.snapshot().counter("ports", "rxPackets", "dp2") == 0
 
 
 def test_transaction_invariant_over_1000_snapshots(txn_seg: Path) -> None:
@@ -430,8 +430,8 @@ def test_refresh_follows_a_restarted_writer(tmp_path: Path) -> None:
             assert v.info().status == statctr.Status.ACTIVE
             s = v.snapshot()
             assert s.stats.generation != old.stats.generation
-            assert s.counter("ports", "rxPackets", "eth1") == 2000
-            assert old.counter("ports", "rxPackets", "eth1") == 2000  # the old generation's
+            assert s.counter("ports", "rxPackets", "dp1") == 2000
+            assert old.counter("ports", "rxPackets", "dp1") == 2000  # the old generation's
             assert v.refresh() is False
         finally:
             with pytest.raises(StopIteration):

@@ -23,7 +23,7 @@ for old, new in [
     (b"\0dataplane\0", b"\0data\x1b[5mX\0"),
     (b"\0ifStats\0", b"\0\x1b]0;X\x07s\0"),
     (b"\0rxPackets\0", b"\0rx\x1b[31m\x9bP\0"),
-    (b"\0eth0\0", b"\0\x1b[1m\0"),
+    (b"\0dp0\0", b"\0\x1b[m\0"),
     (b"\0octets\0", b"\0oct\x08\x08\x08\0"),
     (b"\0Per-interface packet and byte counts\0",
      b"\0\x1b[2J\x1b[H\rclear\x7f and byte counts of it\0"),

@@ -101,8 +101,8 @@ log "defect 2: STATE_FILE.ifindex a FIFO held open by another user: refused, the
 as "$SEC_OTHER" mkfifo -m 0666 "$STATE.ifindex"
 hold_fifo "$SEC_OTHER" "$STATE.ifindex"
 agent_with "$STATE"
-fx_wait 5 sh -c "snmpget $V2 127.0.0.1:$PORT $IFNAME.1000 | grep -q eth0" ||
-	fail "eth0 is not served as ifIndex 1000"
+fx_wait 5 sh -c "snmpget $V2 127.0.0.1:$PORT $IFNAME.1000 | grep -q dp0" ||
+	fail "dp0 is not served as ifIndex 1000"
 # The refusal is logged by the SNMP thread at its next look at the store (a GET).
 fx_wait 5 sh -c "snmpget $V2 127.0.0.1:$PORT $IFNAME.1000 >/dev/null;
 	grep -q 'ifIndex file $STATE.ifindex: is a FIFO or a device' '$TMP/agent.log'" ||
@@ -113,25 +113,25 @@ fx_agent_stop
 fx_stop "$HOLDER"
 rm -f "$STATE.ifindex"
 
-log "defect 6: an ifIndex file planted by another user (eth0 and eth1 swapped) is not believed"
-as "$SEC_OTHER" sh -c "printf '%s\n' '1000 dataplane ifStats eth1' '1001 dataplane ifStats eth0' \
+log "defect 6: an ifIndex file planted by another user (dp0 and dp1 swapped) is not believed"
+as "$SEC_OTHER" sh -c "printf '%s\n' '1000 dataplane ifStats dp1' '1001 dataplane ifStats dp0' \
 	>'$STATE.ifindex'"
 agent_with "$STATE"
-fx_wait 5 sh -c "snmpget $V2 127.0.0.1:$PORT $IFNAME.1000 | grep -q eth0" ||
-	fail "ifIndex 1000 is $(snmp_get $IFNAME.1000), not eth0: the planted file was believed"
+fx_wait 5 sh -c "snmpget $V2 127.0.0.1:$PORT $IFNAME.1000 | grep -q dp0" ||
+	fail "ifIndex 1000 is $(snmp_get $IFNAME.1000), not dp0: the planted file was believed"
 grep -q "ifIndex file $STATE.ifindex: belongs to another user" "$TMP/agent.log" ||
 	fail "the refusal was not logged: $(grep ifIndex "$TMP/agent.log")"
 # The agent's own file replaces the planted one (root's, 0644, the true numbering).
 fx_wait 5 sh -c "[ \"\$(stat -c %U '$STATE.ifindex')\" = root ]" || fail "the planted file was not replaced"
-grep -q '^1000 dataplane ifStats eth0$' "$STATE.ifindex" || fail "the new file: $(cat "$STATE.ifindex")"
+grep -q '^1000 dataplane ifStats dp0$' "$STATE.ifindex" || fail "the new file: $(cat "$STATE.ifindex")"
 fx_agent_stop
 
 log "defect 6: a root-owned ifIndex file writable by others is not believed either"
-printf '%s\n' '1000 dataplane ifStats eth1' '1001 dataplane ifStats eth0' >"$STATE.ifindex"
+printf '%s\n' '1000 dataplane ifStats dp1' '1001 dataplane ifStats dp0' >"$STATE.ifindex"
 chmod 0666 "$STATE.ifindex"
 agent_with "$STATE"
-fx_wait 5 sh -c "snmpget $V2 127.0.0.1:$PORT $IFNAME.1000 | grep -q eth0" ||
-	fail "ifIndex 1000 is $(snmp_get $IFNAME.1000), not eth0"
+fx_wait 5 sh -c "snmpget $V2 127.0.0.1:$PORT $IFNAME.1000 | grep -q dp0" ||
+	fail "ifIndex 1000 is $(snmp_get $IFNAME.1000), not dp0"
 grep -q "ifIndex file $STATE.ifindex: is writable by group or others" "$TMP/agent.log" ||
 	fail "the refusal was not logged"
 fx_agent_stop
@@ -161,7 +161,7 @@ boots_refused "holds 2147483646, and snmpEngineBoots would reach 2147483647"
 
 log "defect 7: a 1,000,000-line ifIndex file is loaded in O(n log n)"
 awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "%d other t%d row%d\n", 3000000 + i, i % 7, i
-	print "1001 dataplane ifStats eth0"; print "1000 dataplane ifStats eth1" }' >"$STATE.ifindex"
+	print "1001 dataplane ifStats dp0"; print "1000 dataplane ifStats dp1" }' >"$STATE.ifindex"
 chmod 0644 "$STATE.ifindex"
 sec_config "interval_ms = 100; state_file = \"$STATE\";"
 start=$(date +%s%N)
@@ -169,10 +169,10 @@ start=$(date +%s%N)
 AGENT_PID=$!
 fx_track "$AGENT_PID"
 # A bound for a loaded machine and sanitizer builds; the landed tree needed 180 s.
-fx_wait 60 sh -c "snmpget $V2 127.0.0.1:$PORT $IFNAME.1001 | grep -q eth0" ||
-	fail "the 1M-line file's eth0 (ifIndex 1001) is not served within 60 s"
+fx_wait 60 sh -c "snmpget $V2 127.0.0.1:$PORT $IFNAME.1001 | grep -q dp0" ||
+	fail "the 1M-line file's dp0 (ifIndex 1001) is not served within 60 s"
 ms=$((($(date +%s%N) - start) / 1000000))
-log "1,000,001 lines: eth0 served as ifIndex 1001 after $ms ms (the landed tree took 180 s)"
+log "1,000,001 lines: dp0 served as ifIndex 1001 after $ms ms (the landed tree took 180 s)"
 fx_agent_stop
 log "pass"
 exit 0

@@ -106,7 +106,7 @@ grep -q '^written$' "$TMP/writer.out" || fail "the writer did not finish within 
 out=$(timeout 10 "$TMP/readme" reader 2>&1) || fail "the reader failed: $out"
 [ "$out" = 1 ] || fail "the reader printed '$out', not the writer's 1 packet"
 octets=$(timeout 10 "$top_builddir/examples/reader" -1 "$TMP/dataplane" |
-	awk '$1 == "ifStats.rxOctets.eth0" { print $2 }')
-[ "$octets" = 1500 ] || fail "ifStats.rxOctets.eth0 is '$octets', not the writer's 1500"
+	awk '$1 == "ifStats.rxOctets.dp0" { print $2 }')
+[ "$octets" = 1500 ] || fail "ifStats.rxOctets.dp0 is '$octets', not the writer's 1500"
 echo "PASS: readme_api: the README's writer and reader compile (-Wall -Wextra -Werror) and" \
 	"read back 1 packet and 1500 octets"

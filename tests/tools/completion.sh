@@ -28,11 +28,11 @@ check "formats" "json prometheus text" "$(complete_line show -f "")"
 check "exporter-config options" "-o" "$(complete_line exporter-config -o)"
 check "the segment" "$segment" "$(complete_line show "stctl_compl_")"
 check "its tables" "flowStats ifStats stages totals vfStats" "$(complete_line show "$segment" "")"
-check "rows of a table, quoted for the shell" 'eth0 eth3 eth\"1 eth\\2' \
+check "rows of a table, quoted for the shell" 'dp0 dp3 eth\"1 eth\\2' \
 	"$(complete_line reset "$segment" ifStats "")"
 check "epoch verbs" "list start" "$(complete_line epoch "")"
-check "rows by prefix" 'eth0' "$(complete_line reset "$segment" ifStats eth0)"
+check "rows by prefix" 'dp0' "$(complete_line reset "$segment" ifStats dp0)"
 check "columns of a table" "drops queueDepth rxOctets rxPackets speed txOctets txPackets" \
-	"$(complete_line reset "$segment" ifStats eth0 "")"
+	"$(complete_line reset "$segment" ifStats dp0 "")"
 check "show takes no row" "" "$(complete_line show "$segment" ifStats "")"
 finish

@@ -87,7 +87,7 @@ need_command python3
 # names that need escaping, and a description with quotes and backslashes.
 make_config() {
 	sed -e "s/name = \"dataplane\";/name = \"$2\";/" \
-	    -e 's/rows = \[ "eth0", "eth1", "eth2", "eth3" \];/rows = [ "eth0", "eth\\"1", "eth\\\\2", "eth3" ];/' \
+	    -e 's/rows = \[ "dp0", "dp1", "dp2", "dp3" \];/rows = [ "dp0", "eth\\"1", "eth\\\\2", "dp3" ];/' \
 	    -e 's/description = "Packets dropped";/description = "Packets \\"dropped\\" by a\\\\b";/' \
 	    "$srcdir/conf/statctr.conf" >"$1"
 }

@@ -22,14 +22,14 @@ expect() {
 	grep "^$1\.$2\.$3 " "$workdir/reader.1" | cut -d' ' -f2
 }
 
-rx0=$(expect ifStats rxPackets eth0)
-check "writer counted on eth0" yes "$([ "$rx0" -gt 0 ] && echo yes)"
+rx0=$(expect ifStats rxPackets dp0)
+check "writer counted on dp0" yes "$([ "$rx0" -gt 0 ] && echo yes)"
 
-check_status "reset one cell" 0 "$STATCTL" reset "$segment" ifStats eth0 rxOctets
-check "confirmation" "reset $segment ifStats eth0 rxOctets (1 cell)" "$out"
-check "reset cell reads 0" 0 "$(value ifStats rxOctets eth0)"
-check "neighbour cell kept" "$rx0" "$(value ifStats rxPackets eth0)"
-check "--raw ignores the reset" "$(expect ifStats rxOctets eth0)" "$(value ifStats rxOctets eth0 --raw)"
+check_status "reset one cell" 0 "$STATCTL" reset "$segment" ifStats dp0 rxOctets
+check "confirmation" "reset $segment ifStats dp0 rxOctets (1 cell)" "$out"
+check "reset cell reads 0" 0 "$(value ifStats rxOctets dp0)"
+check "neighbour cell kept" "$rx0" "$(value ifStats rxPackets dp0)"
+check "--raw ignores the reset" "$(expect ifStats rxOctets dp0)" "$(value ifStats rxOctets dp0 --raw)"
 
 check_status "reset a row by name" 0 "$STATCTL" reset "$segment" ifStats 'eth"1'
 check "row counters read 0" "0 0" "$(value ifStats rxPackets 'eth"1') $(value ifStats txOctets 'eth"1')"
@@ -61,9 +61,9 @@ check_status "reset unknown table" 1 "$STATCTL" reset "$segment" nosuch
 check "message names it" 1 "$(printf "%s\n" "$err" | grep -c "segment '$segment': no table 'nosuch'")"
 check_status "reset unknown row" 1 "$STATCTL" reset "$segment" flowStats 64
 check "message names the row" 1 "$(printf "%s\n" "$err" | grep -c "table 'flowStats' has no row '64'")"
-check_status "reset unknown column" 1 "$STATCTL" reset "$segment" ifStats eth0 nosuch
+check_status "reset unknown column" 1 "$STATCTL" reset "$segment" ifStats dp0 nosuch
 check "message names the column" 1 "$(printf "%s\n" "$err" | grep -c "has no column 'nosuch'")"
-check_status "reset a gauge" 1 "$STATCTL" reset "$segment" ifStats eth0 queueDepth
+check_status "reset a gauge" 1 "$STATCTL" reset "$segment" ifStats dp0 queueDepth
 check "message says gauge" 1 "$(printf "%s\n" "$err" | grep -c "ifStats.queueDepth is a gauge")"
 check_status "reset missing segment" 1 "$STATCTL" reset "stctl_none_$$"
 finish

@@ -43,19 +43,19 @@ tail -n +2 "$TMP/if.table" | tr -d '"' | awk -F'|' -v cols="$header" '
 	sort >"$TMP/if.lines"
 reader_lines latch | grep '^ifStats\.' >"$TMP/if.expect"
 same_lines "$TMP/if.expect" "$TMP/if.lines" "snmptable dataplaneIfStatsTable differs from the reader"
-grep -q '^ifStats.queueDepth.eth0 42$' "$TMP/if.lines" || fail "the gauge set to 42 is not 42"
-grep -q '^ifStats.rxPackets.eth0 0$' "$TMP/if.lines" && fail "eth0 counted nothing: no test"
+grep -q '^ifStats.queueDepth.dp0 42$' "$TMP/if.lines" || fail "the gauge set to 42 is not 42"
+grep -q '^ifStats.rxPackets.dp0 0$' "$TMP/if.lines" && fail "dp0 counted nothing: no test"
 
 log "a reset through statctl is seen over SNMP"
-"$STATCTL" -c "$TMP/statctr.conf" reset dataplane ifStats eth0 >"$TMP/reset.out" ||
+"$STATCTL" -c "$TMP/statctr.conf" reset dataplane ifStats dp0 >"$TMP/reset.out" ||
 	fail "statctl reset: $(cat "$TMP/reset.out")"
 fx_wait_pass
 get() { snmpget $MIBOPTS -OU -v2c -c "$COMMUNITY" -Oqv "127.0.0.1:$PORT" "STATCTR-DATAPLANE-MIB::$1"; }
-[ "$(get dataplaneIfStatsRxPackets.1)" = 0 ] || fail "rxPackets of eth0 is not 0 after the reset"
+[ "$(get dataplaneIfStatsRxPackets.1)" = 0 ] || fail "rxPackets of dp0 is not 0 after the reset"
 [ "$(get dataplaneIfStatsQueueDepth.1)" = 42 ] || fail "the reset changed a gauge"
-want=$(grep '^ifStats.rxPackets.eth1 ' "$TMP/if.expect" | cut -d' ' -f2)
-[ "$(get dataplaneIfStatsRxPackets.2)" = "$want" ] || fail "the reset changed eth1"
+want=$(grep '^ifStats.rxPackets.dp1 ' "$TMP/if.expect" | cut -d' ' -f2)
+[ "$(get dataplaneIfStatsRxPackets.2)" = "$want" ] || fail "the reset changed dp1"
 [ "$(snmpget $MIBOPTS -v2c -c "$COMMUNITY" -Oqvt "127.0.0.1:$PORT" \
 	STATCTR-DATAPLANE-MIB::dataplaneIfStatsDiscontinuity.1)" != 0 ] ||
-	fail "the discontinuity time of eth0 did not move"
+	fail "the discontinuity time of dp0 did not move"
 log "all passed"

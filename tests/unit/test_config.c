@@ -119,8 +119,8 @@ static void shipped_config_loads(void)
 	CU_ASSERT_EQUAL(t->first_cell, 0);
 	CU_ASSERT_EQUAL_FATAL(t->nrows, 4);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t->row_names);
-	CU_ASSERT_STRING_EQUAL(t->row_names[0], "eth0");
-	CU_ASSERT_STRING_EQUAL(t->row_names[3], "eth3");
+	CU_ASSERT_STRING_EQUAL(t->row_names[0], "dp0");
+	CU_ASSERT_STRING_EQUAL(t->row_names[3], "dp3");
 	CU_ASSERT_EQUAL_FATAL(t->ncolumns, 7);
 	CU_ASSERT_STRING_EQUAL(t->columns[0].name, "rxPackets");
 	CU_ASSERT_EQUAL(t->columns[0].kind, STATCTR_KIND_COUNTER);

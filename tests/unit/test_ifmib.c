@@ -9,6 +9,8 @@
 #include "statctr.h"
 #include "testutil.h"
 
+#include <unistd.h>
+
 /* A file with one table (@table on line 5) and its columns (@columns on line 7). */
 static const char *one_table(const char *name, const char *table, const char *columns)
 {
@@ -501,6 +503,21 @@ static void shipped_config_is_valid(void)
 	ic = load_ifmib(cfg);
 	CU_ASSERT_PTR_NOT_NULL(ifmib_table_of(ic, 0, 0));
 	CU_ASSERT_EQUAL(ic->nwarnings, 0); /* the example uses the current form */
+	/* Its interfaces sit next to the kernel's in ifTable: no row may take
+	 * the name of one (eth0 did), which an NMS would mix up. */
+	for (uint32_t i = 0; i < ic->ntables; i++) {
+		const struct statctr_table_decl *t = ic->tables[i].decl;
+
+		for (uint32_t r = 0; t->row_names && r < t->nrows; r++) {
+			char sys[300];
+
+			snprintf(sys, sizeof(sys), "/sys/class/net/%s", t->row_names[r]);
+			if (access(sys, F_OK) == 0)
+				fprintf(stderr, "\n%s: row %s is a kernel interface's name\n", path,
+				        t->row_names[r]);
+			CU_ASSERT_NOT_EQUAL(access(sys, F_OK), 0);
+		}
+	}
 	ifmib_config_free(ic);
 	statctr_config_free(cfg);
 }

@@ -21,7 +21,7 @@ static struct statctr_view *view;
 
 /* Table 0 static and named, table 1 dynamic with room for 3 rows. */
 #define SMALL_TABLES                                                                               \
-	"{ name = \"fixed\"; rows = [ \"eth0\", \"eth1\" ]; columns = ( "                          \
+	"{ name = \"fixed\"; rows = [ \"dp0\", \"dp1\" ]; columns = ( "                          \
 	"{ name = \"pkts\"; kind = \"counter\"; } ); }, "                                          \
 	"{ name = \"numbered\"; rows = 2; columns = ( { name = \"pkts\"; kind = \"counter\"; } "   \
 	"); }, "                                                                                   \
@@ -74,10 +74,10 @@ static void add_remove_find_errors(void)
 	setup();
 	memset(long_name, 'x', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
-	CU_ASSERT_EQUAL(statctr_row_add(seg, "ifs", "eth0", &row), 0);
+	CU_ASSERT_EQUAL(statctr_row_add(seg, "ifs", "dp0", &row), 0);
 	CU_ASSERT_EQUAL(row, 0);
-	CU_ASSERT_EQUAL(statctr_row_add(seg, "ifs", "eth0", &row), -EEXIST);
-	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "already has a row eth0"));
+	CU_ASSERT_EQUAL(statctr_row_add(seg, "ifs", "dp0", &row), -EEXIST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "already has a row dp0"));
 	CU_ASSERT_EQUAL(statctr_row_add(seg, "fixed", "eth9", &row), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "static"));
 	CU_ASSERT_EQUAL(statctr_row_add(seg, "nope", "eth9", &row), -ENOENT);
@@ -94,14 +94,14 @@ static void add_remove_find_errors(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "full"));
 	CU_ASSERT_EQUAL(statctr_row_find(seg, "ifs", "~!{}", &row), 0);
 	CU_ASSERT_EQUAL(row, 2);
-	CU_ASSERT_EQUAL(statctr_row_find(seg, "ifs", "eth1", &row), -ENOENT);
-	CU_ASSERT_EQUAL(statctr_row_find(seg, "fixed", "eth0", &row), -EINVAL);
+	CU_ASSERT_EQUAL(statctr_row_find(seg, "ifs", "dp1", &row), -ENOENT);
+	CU_ASSERT_EQUAL(statctr_row_find(seg, "fixed", "dp0", &row), -EINVAL);
 	CU_ASSERT_EQUAL(statctr_row_remove(seg, "ifs", 2), 0);
 	CU_ASSERT_EQUAL(statctr_row_remove(seg, "ifs", 2), -ENOENT);
 	CU_ASSERT_EQUAL(statctr_row_remove(seg, "ifs", 3), -ENOENT);
 	CU_ASSERT_EQUAL(statctr_row_remove(seg, "fixed", 0), -EINVAL);
 	CU_ASSERT_EQUAL(statctr_row_find(seg, "ifs", "~!{}", &row), -ENOENT);
-	CU_ASSERT_EQUAL(statctr_row_find(seg, "ifs", "eth0", &row), 0);
+	CU_ASSERT_EQUAL(statctr_row_find(seg, "ifs", "dp0", &row), 0);
 	CU_ASSERT_EQUAL(row, 0);
 	teardown();
 }
@@ -151,7 +151,7 @@ static void present_rows_have_names_and_absent_rows_none(void)
 	CU_ASSERT_STRING_EQUAL(statctr_snap_row_name(snap, IFS, 0), "vf7");
 	CU_ASSERT_PTR_NULL(statctr_snap_row_name(snap, IFS, 1));
 	CU_ASSERT_PTR_NULL(statctr_snap_row_name(snap, IFS, 3));
-	CU_ASSERT_STRING_EQUAL(statctr_snap_row_name(snap, 0, 1), "eth1");
+	CU_ASSERT_STRING_EQUAL(statctr_snap_row_name(snap, 0, 1), "dp1");
 	CU_ASSERT_PTR_NULL(statctr_snap_row_name(snap, 1, 0)); /* numbered */
 	CU_ASSERT_PTR_NULL(statctr_snap_row_name(snap, 9, 0));
 	CU_ASSERT_PTR_NULL(statctr_view_row_name(view, IFS, 0));
@@ -162,7 +162,7 @@ static void present_rows_have_names_and_absent_rows_none(void)
 	statctr_view_close(view);
 	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	CU_ASSERT_STRING_EQUAL(statctr_snap_row_name(snap, IFS, 0), "vf7");
-	CU_ASSERT_STRING_EQUAL(statctr_snap_row_name(snap, 0, 0), "eth0");
+	CU_ASSERT_STRING_EQUAL(statctr_snap_row_name(snap, 0, 0), "dp0");
 	statctr_snap_free(snap);
 	teardown();
 }

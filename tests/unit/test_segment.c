@@ -14,7 +14,7 @@ static const char *config(void)
 {
 	return tu_config(3,
 	                 "{ name = \"ifStats\"; oid = 7; description = \"per interface\"; "
-	                 "rows = [ \"eth0\", \"eth1\" ]; columns = ( "
+	                 "rows = [ \"dp0\", \"dp1\" ]; columns = ( "
 	                 "{ name = \"rx\"; kind = \"counter\"; units = \"packets\"; description = "
 	                 "\"received\"; }, "
 	                 "{ name = \"depth\"; kind = \"gauge\"; } ); }, " TU_SIMPLE_TABLE(5),
@@ -54,7 +54,7 @@ static void create_then_view_sees_metadata(void)
 	CU_ASSERT_EQUAL(c.kind, STATCTR_KIND_COUNTER);
 	CU_ASSERT_EQUAL(statctr_view_column(view, 0, 1, &c), 0);
 	CU_ASSERT_EQUAL(c.kind, STATCTR_KIND_GAUGE);
-	CU_ASSERT_STRING_EQUAL(statctr_view_row_name(view, 0, 1), "eth1");
+	CU_ASSERT_STRING_EQUAL(statctr_view_row_name(view, 0, 1), "dp1");
 	CU_ASSERT_PTR_NULL(statctr_view_row_name(view, 1, 0));
 	CU_ASSERT_EQUAL(statctr_view_table(view, 1, &t), 0);
 	CU_ASSERT_EQUAL(t.first_cell, 4);
