@@ -19,9 +19,10 @@ static const char show_help[] =
     "  -o, --output=FILE    write to FILE instead of stdout, atomically (a new file in\n"
     "                       FILE's directory, fsync()ed, renamed over FILE): for\n"
     "                       node_exporter's textfile collector\n"
-    "      --since=E        counters: the counts since the start of epoch E\n"
-    "      --epoch=N        counters: the counts of epoch N's interval (to the next\n"
-    "                       epoch, or to now for the latest)\n" ANY_OWNER_HELP
+    "      --since=E        counters and histograms: the counts since the start of\n"
+    "                       epoch E\n"
+    "      --epoch=N        counters and histograms: the counts of epoch N's interval\n"
+    "                       (to the next epoch, or to now for the latest)\n" ANY_OWNER_HELP
     "\nSEGMENT is a name (/dev/shm/statctr.NAME, or as CONFIG declares it) or a path;\n"
     "without it every segment found is shown (with -c, the configuration's).  A\n"
     "segment that cannot be read is reported and the rest shown (FILE replaced,\n"

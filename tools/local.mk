@@ -24,7 +24,7 @@ TOOLS_TESTS = \
 	tests/tools/watch.sh tests/tools/check_config.sh tests/tools/mib.sh \
 	tests/tools/verdicts.sh \
 	tests/tools/snmptable.sh tests/tools/textfile.sh tests/tools/exporter_config.sh \
-	tests/tools/completion.sh tests/tools/rows.sh tests/tools/hist.sh tests/tools/cpuslots.sh \
+	tests/tools/completion.sh tests/tools/rows.sh tests/tools/hist.sh tests/tools/hist_epochs.sh tests/tools/cpuslots.sh \
 	tests/tools/epochs.sh
 TESTS += $(TOOLS_TESTS)
 # promtool's style lint against check-config's warnings (tests/integration/ifwriter writes).

@@ -78,6 +78,13 @@ struct source;
 int epoch_select(struct source *src, uint32_t number, bool to_next);
 /* A counter's count over @src's selected interval; 0 and a message when refused. */
 uint64_t epoch_count(const struct source *src, statctr_id id);
+struct hist;
+/* Histogram @id over @src's selected interval: its buckets (per epoch, from
+ * statctr_snap_epoch_bucket()), their count and the values' sum into @h,
+ * whose nbuckets is set; refused ones count 0, with a message. */
+void epoch_hist(const struct source *src, statctr_id id, struct hist *h);
+/* The values histogram @id recorded over @src's selected interval. */
+uint64_t epoch_hist_count(const struct source *src, statctr_id id);
 /* JSON: the "epochs" array of a segment (empty without epochs). */
 void epochs_json(FILE *out, struct statctr_view *view);
 

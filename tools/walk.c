@@ -250,6 +250,8 @@ void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct 
 		out->gauge = statctr_snap_gauge(snap, id);
 	else if (out->kind == STATCTR_KIND_COUNTER && tv->src->epoch_from != 0)
 		out->counter = epoch_count(tv->src, id);
+	else if (out->kind == STATCTR_KIND_HISTOGRAM && tv->src->epoch_from != 0)
+		out->counter = epoch_hist_count(tv->src, id);
 	else
 		out->counter = counter_value(snap, id, out->kind, tv->opts->raw);
 	fill_delta(tv, row, id, out);
@@ -272,7 +274,10 @@ bool table_hist(const struct table_view *tv, uint32_t row, uint32_t col, struct 
 	out->nbuckets = statctr_view_hist_buckets(tv->src->view, id, &out->bounds);
 	if (out->nbuckets == 0 || out->nbuckets > STATCTR_MAX_BUCKETS)
 		return false;
-	hist_read(out, tv->src->snap, id);
+	if (tv->src->epoch_from != 0)
+		epoch_hist(tv->src, id, out); /* show --since/--epoch: the interval's values */
+	else
+		hist_read(out, tv->src->snap, id);
 	return true;
 }
 
