@@ -21,7 +21,7 @@ static struct statctr_view *view;
 
 /* Table 0 static and named, table 1 dynamic with room for 3 rows. */
 #define SMALL_TABLES                                                                               \
-	"{ name = \"fixed\"; rows = [ \"dp0\", \"dp1\" ]; columns = ( "                          \
+	"{ name = \"fixed\"; rows = [ \"dp0\", \"dp1\" ]; columns = ( "                            \
 	"{ name = \"pkts\"; kind = \"counter\"; } ); }, "                                          \
 	"{ name = \"numbered\"; rows = 2; columns = ( { name = \"pkts\"; kind = \"counter\"; } "   \
 	"); }, "                                                                                   \
