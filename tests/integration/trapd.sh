@@ -1,4 +1,5 @@
-# snmptrapd helpers of the notification tests (linktraps.sh, linkstorm.sh),
+# shellcheck shell=bash
+# snmptrapd helpers of the notification tests (linktraps, linkstorm, disman),
 # sourced after fixture.sh: start_trapd starts a real snmptrapd whose
 # notifications tests/integration/trapstamp.py stamps into $TRAPS, one line
 # each; count, have and last_of read that file.
