@@ -1,17 +1,19 @@
 #!/bin/bash
-# A notification storm (issue 21): the ifOperStatus gauges of a 1,000-row
-# IF-MIB table all flip at once, five times (down, up, down, up, down, each
-# seen by a pass), through a real snmpd (trap2sink) to a real snmptrapd,
-# with the default hold-down (link_holddown_ms 1000, docs/agent.md,
-# "Notifications").  Proves: every row's notifications alternate, are at
-# least a hold-down apart and are no more than the burst's length allows;
-# every row's last one is linkDown down(2), its final state, and a GET
-# reads down(2) for all 1,000; statctrNotificationsSent equals what
-# snmptrapd received and Sent + Suppressed grew by exactly the 5,000
-# changes (none lost); GETs through the agent during the storm are all
-# answered, p99 below 100 ms plus twice snmpd's own sysUpTime.0 p99
-# measured in turn with them (a loaded 2-CPU machine delays both; as
-# tests/security/resetstorm.sh).  Sanitizer builds get 3x the bound.
+# A notification storm (issue 21): the ifOperStatus gauges of every row of
+# the largest IF-MIB table the agent takes (256 rows) flip at once, down,
+# up, down... for over three hold-downs (each change seen by a pass) and end
+# down, through a real snmpd (trap2sink) to a real snmptrapd, with the
+# default hold-down (link_holddown_ms 1000, docs/agent.md, "Notifications").
+# Proves: every row's notifications alternate, are at least a hold-down
+# (less 300 ms of delivery jitter) apart and no more than the burst's length
+# allows; every row's last one is linkDown down(2), its final state, and a
+# GET reads down(2) for all rows; statctrNotificationsSent equals what
+# snmptrapd received, Sent + Suppressed grew by exactly the changes made,
+# none lost; the hold-down let each row's later state through; GETs through
+# the agent during the storm are all answered, p99 below 100 ms plus twice
+# snmpd's own sysUpTime.0 p99 measured in turn with them (a loaded 2-CPU
+# machine delays both; as tests/security/resetstorm.sh).  Sanitizer builds
+# get 3x the bound.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
 
 fx_need snmpget snmpwalk snmptrap snmptrapd python3
@@ -104,7 +106,7 @@ fx_untrack "$GETTER"
 all_read 2 || fail "after the storm $(opers 2) of $ROWS rows read down(2)"
 
 grep ' link' "$TRAPS" >"$TMP/links"
-python3 - "$TMP/links" "$burst" "$ROWS" "$BASE" "$HOLDDOWN_MS" "$t0" <<'PY' || fail "the storm's notifications"
+python3 - "$TMP/links" "$burst" "$ROWS" "$BASE" "$HOLDDOWN_MS" "$t0" >"$TMP/check.out" 2>&1 <<'PY' ||
 import sys
 path, burst, rows, base, hold, t0 = sys.argv[1], *map(int, sys.argv[2:])
 per = {}
@@ -119,7 +121,9 @@ for ifindex, seq in per.items():
     assert kinds[0] == "linkDown" and seq[-1][1:] == ("linkDown", "2"), (ifindex, seq)
     assert all(a != b for a, b in zip(kinds, kinds[1:])), "not alternating: %d %s" % (ifindex, kinds)
     gaps = [b - a for a, b in zip(times, times[1:])]
-    assert all(g >= hold * 9 // 10 for g in gaps), "closer than the hold-down: %d %s" % (ifindex, gaps)
+    # Gaps between arrivals: a batch of rows' notifications reaches snmptrapd
+    # spread over up to a few hundred ms on a loaded machine.
+    assert all(g >= hold - 300 for g in gaps), "closer than the hold-down: %d %s" % (ifindex, gaps)
     assert len(seq) <= most, "%d: %d notifications for a %d ms burst" % (ifindex, len(seq), burst)
 first = sorted(seq[0][0] - t0 for seq in per.values())
 last = max(seq[-1][0] for seq in per.values()) - t0
@@ -128,6 +132,8 @@ print("%d notifications for %d rows in a %d ms burst; each row's first: "
       "median %d ms, max %d ms after the storm began; the last %d ms after"
       % (n, rows, burst, first[len(first) // 2], first[-1], last))
 PY
+	fail "the storm's notifications: $(tail -n 3 "$TMP/check.out")"
+log "$(cat "$TMP/check.out")"
 n=$(grep -c . "$TMP/links")
 sent=$(($(snmp_value "$SENT") - sent0))
 suppressed=$(($(snmp_value "$SUPPRESSED") - suppressed0))
