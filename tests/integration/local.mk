@@ -15,6 +15,8 @@ INTEGRATION_TESTS = \
 	tests/integration/hist.sh \
 	tests/integration/ifmib.sh \
 	tests/integration/linktraps.sh \
+	tests/integration/linkstorm.sh \
+	tests/integration/disman.sh \
 	tests/integration/dpdk.sh \
 	tests/integration/cpuslots.sh \
 	tests/integration/epochs.sh
@@ -23,6 +25,7 @@ dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += \
 	tests/integration/fixture.sh \
 	tests/integration/trapstamp.py \
+	tests/integration/trapd.sh \
 	tests/integration/perf.sh \
 	scripts/get-smi-mibs.sh
 # A writer recording known values into histograms (hist.sh).

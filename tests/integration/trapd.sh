@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# snmptrapd helpers of the notification tests (linktraps, linkstorm, disman),
+# sourced after fixture.sh: start_trapd starts a real snmptrapd whose
+# notifications tests/integration/trapstamp.py stamps into $TRAPS, one line
+# each; count, have and last_of read that file.
+TRAPS=$TMP/traps.txt
+
+# snmptrapd on a free port, its notifications stamped into $TRAPS.  A ping
+# sent before snmptrapd listens is lost: sent again until one arrives.
+trapd_ping() { # PORT
+	kill -0 "$TRAPD_PID" 2>/dev/null || return 1
+	snmptrap -v2c -c public "127.0.0.1:$1" '' .1.3.6.1.4.1.8072.9999.1 &&
+		fx_wait 1 grep -q ' .1.3.6.1.4.1.8072.9999.1$' "$TRAPS"
+}
+trapd_answers() { # PORT
+	local i
+	for i in $(seq 10); do
+		kill -0 "$TRAPD_PID" 2>/dev/null || return 1
+		trapd_ping "$1" && return 0
+	done
+	return 1
+}
+start_trapd() {
+	local try
+	echo "disableAuthorization yes" >"$TMP/snmptrapd.conf"
+	mkfifo "$TMP/trapfifo"
+	for try in 1 2 3 4 5; do
+		TPORT=$((20000 + (RANDOM * 7 + $$ + try) % 40000))
+		python3 "$top_srcdir/tests/integration/trapstamp.py" "$TRAPS" <"$TMP/trapfifo" &
+		fx_track $!
+		snmptrapd -f -C -c "$TMP/snmptrapd.conf" -On -Lo -F 'TRAP %P\t%v\n' \
+			"udp:127.0.0.1:$TPORT" >"$TMP/trapfifo" 2>&1 &
+		TRAPD_PID=$!
+		fx_track "$TRAPD_PID"
+		if trapd_answers "$TPORT"; then
+			log "snmptrapd pid $TRAPD_PID on udp:127.0.0.1:$TPORT"
+			return 0
+		fi
+		fx_stop "$TRAPD_PID"
+		fx_untrack "$TRAPD_PID"
+	done
+	fail "snmptrapd did not receive on any of 5 ports"
+}
+
+# Notifications NAME for ifIndex IFINDEX received so far.
+count() { awk -v n="$1" -v i="$2" '$2 == n && $3 == i' "$TRAPS" | grep -c . || true; }
+have() { [ "$(count "$1" "$2")" -ge "$3" ]; }
+last_of() { awk -v n="$1" -v i="$2" '$2 == n && $3 == i' "$TRAPS" | tail -n 1; }
+
