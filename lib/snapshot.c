@@ -189,30 +189,16 @@ static uint64_t *row_of(const struct statctr_snap *snap, uint32_t s)
  * 8-byte atomic adds, so any load sees a whole value.  Under TSan the
  * atomic loads keep the race detector's report meaningful.
  */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SNAP_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define SNAP_TSAN 1
-#endif
-#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(SNAP_TSAN)
-#define SNAP_PLAIN_LOADS 1
-#else
-#define SNAP_PLAIN_LOADS 0
-#endif
-
 static inline uint64_t cell_load(const _Atomic uint64_t *src, uint32_t j)
 {
-#if SNAP_PLAIN_LOADS
+#if PLAIN_SEQ_ACCESS
 	return ((const uint64_t *)(const void *)src)[j];
 #else
 	return atomic_load_explicit(&src[j], memory_order_relaxed);
 #endif
 }
 
-#if SNAP_PLAIN_LOADS
+#if PLAIN_SEQ_ACCESS
 /* Four cells at a time, in vectors (gcc's -O2 does not vectorise the
  * scalar loop: it would need a check that @out and @src do not overlap).
  * memcpy() for the loads and stores: no alignment assumed. */
@@ -245,7 +231,7 @@ static inline void add_cells(uint64_t *out, const uint64_t *in, uint64_t *restri
 	uint32_t j = 0;
 	uint64_t x;
 
-#if SNAP_PLAIN_LOADS
+#if PLAIN_SEQ_ACCESS
 	for (; j + 4 <= n; j += 4)
 		add_cells4(out, in, row, src, j);
 #endif
