@@ -559,7 +559,9 @@ static int store_start(void *arg)
 			    &base[c],
 			    atomic_load_explicit(&carry[c], memory_order_relaxed) + sum[c],
 			    memory_order_relaxed);
-	else /* the common case, no restart yet: one read stream, not two */
+	else if (PLAIN_SEQ_ACCESS) /* the common case, no restart yet: a copy */
+		memcpy((void *)base, sum, (size_t)e->ncells * sizeof(*sum));
+	else
 		for (uint32_t c = 0; c < e->ncells; c++)
 			atomic_store_explicit(&base[c], sum[c], memory_order_relaxed);
 	store_record(e, i, a, l.era);

@@ -16,6 +16,26 @@
 
 #define STATCTR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
+/* 1 where data under a sequence protocol (slot cells, epoch bases) is read
+ * and written with plain, vectorisable loads and stores: x86-64 and arm64
+ * (an aligned 8-byte access, and each 8-byte element of a vector access,
+ * is single-copy atomic), outside ThreadSanitizer, which keeps the relaxed
+ * atomics so that its reports stay meaningful (docs/design.md, "Plain
+ * loads of slot cells"). */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define STATCTR_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define STATCTR_TSAN 1
+#endif
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(STATCTR_TSAN)
+#define PLAIN_SEQ_ACCESS 1
+#else
+#define PLAIN_SEQ_ACCESS 0
+#endif
+
 /* error.c: set the thread's message and return -err (err > 0). */
 int set_error(int err, const char *fmt, ...) STATCTR_PRINTF(2, 3);
 

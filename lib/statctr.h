@@ -739,16 +739,32 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
  * memory and snapshot cost follow CPUs rather than threads.
  *
  * THE PROTOCOL.  With collapse 1 and the thread's rseq registered by glibc
- * (x86-64), an add is a restartable sequence: the thread stores the
- * address of a descriptor (start, length, abort address) in its rseq area,
- * loads its CPU number from that area, computes the cell of that CPU's
- * slot and adds to it with one plain `add` to memory, the commit.  If the
- * kernel preempts, migrates or signals the thread between the descriptor's
- * start and the commit, it resumes the thread at the abort address instead,
- * which counts the abort (a locked add to the slot's `aborts`, in its
- * header line; the slow path) and starts again.  So only threads running
- * on CPU k store to slot k's cells, one instruction at a time: every add
- * is exact with no locked instruction.  With collapse > 1, or without rseq
+ * (x86-64), an add is a restartable sequence: between its start and its
+ * commit, the thread's rseq_cs (in its struct rseq) holds the address of
+ * this call site's descriptor (start, length, abort address); it loads its
+ * CPU number from that area, computes the cell of that CPU's slot and adds
+ * to it with one plain `add` to memory, the commit.  If the kernel
+ * preempts, migrates or signals the thread between the start and the
+ * commit, it resumes the thread at the abort address instead, which counts
+ * the abort (a locked add to the slot's `aborts`, in its header line; the
+ * slow path) and starts again.  The descriptor is stored only when rseq_cs
+ * does not already hold it: the sequence's first instruction compares
+ * rseq_cs with it, and the store (when needed) comes before the load of
+ * the CPU number, inside the sequence.  Why that suffices: the partners of
+ * rseq_cs are this thread, which stores it, and the kernel, which reads it
+ * and clears it only when it handles a preemption, migration or signal of
+ * this thread (include/uapi/linux/rseq.h: on such an event it aborts the
+ * sequence whose descriptor rseq_cs names if the thread's IP is inside
+ * it, and may clear rseq_cs when it is not).  So if rseq_cs names our
+ * descriptor when the thread reads (or stores) it inside our sequence, it
+ * still names it at any event until the commit, and that event aborts us;
+ * if an event comes between a mismatching compare and the store, the
+ * kernel sees another descriptor (or none) and only clears it, and the
+ * CPU number is not read yet.  A loop over one call site thus stores once
+ * per add (the commit), as a per-thread counter does; call sites taken in
+ * turn each store their own descriptor (two stores per add).  So only
+ * threads running on CPU k store to slot k's cells, one instruction at a
+ * time: every add is exact with no locked instruction.  With collapse > 1, or without rseq
  * (GLIBC_TUNABLES=glibc.pthread.rseq=0, another architecture), an add is
  * a locked add to the slot of the CPU the thread found itself on (exact
  * even if it migrated meanwhile).  A segment uses one or the other for all
@@ -790,7 +806,9 @@ struct statctr_cpu_slots {
 	const uint16_t *slot_of; /* per CPU number: its CPU slot */
 };
 
-/** Out of line parts of statctr_cpu_add(); not called directly. */
+/** Out of line parts of statctr_cpu_add(); not called directly.  The
+ * sequence now counts its aborts itself (in the asm); statctr_cpu_aborted()
+ * stays for objects compiled against the earlier header. */
 void statctr_cpu_add_locked(struct statctr_seg *seg, statctr_id id, uint64_t n);
 void statctr_cpu_aborted(struct statctr_seg *seg);
 
@@ -822,53 +840,64 @@ static inline __attribute__((always_inline)) void statctr_cpu_add(struct statctr
 	{
 		char *cell0 = cs->cells + (uint64_t)id * 8; /* @id's cell in CPU slot 0 */
 
-		for (;;) {
-			/* 3: the descriptor (struct rseq_cs: version, flags,
-			 * start_ip, post_commit_offset, abort_ip).  Store its
-			 * address in rseq_cs (offset 8 of the thread's struct
-			 * rseq); 1: the sequence starts with the load of cpu_id
-			 * (offset 4), which must be below rseq_ncpus (0 unless
-			 * mode 1; an unregistered thread's is -1 or -2): else
-			 * out of the sequence to the locked path; 2: it ends
-			 * after the add, its commit.  The abort handler, in its
-			 * own section, follows the signature the kernel checks
-			 * (RSEQ_SIG, registered by glibc).  The asm writes the
-			 * thread's rseq_cs and cells of CPU slots, both u64:
-			 * the "+m" operand says so (a "memory" clobber would
-			 * make the compiler reload the fields of @cs at every
-			 * add). */
-			__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
-			             ".balign 32\n"
-			             "3:\n\t"
-			             ".long 0, 0\n\t"
-			             ".quad 1f, 2f - 1f, 4f\n\t"
-			             ".popsection\n\t"
-			             "leaq 3b(%%rip), %%rax\n\t"
-			             "movq %%rax, %%fs:8(%[off])\n"
-			             "1:\n\t"
-			             "movl %%fs:4(%[off]), %%eax\n\t"
-			             "cmpl %[ncpus], %%eax\n\t"
-			             "jae %l[unregistered]\n\t"
-			             "imulq %[stride], %%rax\n\t"
-			             "addq %[n], (%[cell0], %%rax)\n"
-			             "2:\n\t"
-			             ".pushsection __rseq_failure, \"ax\"\n\t"
-			             ".long %c[sig]\n"
-			             "4:\n\t"
-			             "jmp %l[aborted]\n\t"
-			             ".popsection"
-			             : "+m"(*(uint64_t(*)[])cs->cells)
-			             : [off] "r"(__rseq_offset), [ncpus] "r"(cs->rseq_ncpus),
-			               [stride] "r"((uint64_t)cs->stride), [n] "er"(n),
-			               [cell0] "r"(cell0), [sig] "i"(RSEQ_SIG)
-			             : "cc", "rax"
-			             : aborted, unregistered);
-			return;
-		aborted:
-			statctr_cpu_aborted(seg);
-		}
-	unregistered:;
+		/* The sequence, as "THE PROTOCOL" above says.  0: load the
+		 * address of this call site's descriptor 3 (struct rseq_cs:
+		 * version, flags, start_ip, post_commit_offset, abort_ip).
+		 * 1, the start: compare the thread's rseq_cs (offset 8 of its
+		 * struct rseq) with it and store it there unless equal.  Then
+		 * load cpu_id (offset 4), which must be below rseq_ncpus (0
+		 * unless mode 1; an unregistered thread's is -1 or -2), else
+		 * out to the locked path; the plain add to that CPU's cell is
+		 * the commit, and 2 the end.  4, the abort handler, after the
+		 * signature the kernel checks (RSEQ_SIG, registered by
+		 * glibc), counts the abort in the header line of the CPU slot
+		 * it now runs on (aborts, 48 bytes before the slot's cells;
+		 * a locked add, as other CPUs' aborts may land there) and
+		 * starts again at 0: the kernel cleared rseq_cs when it
+		 * aborted us, so the retry stores it.  The handler is in the
+		 * asm so that an add has no path through a call, which would
+		 * make the compiler reload @seg's fields after every add.
+		 * The "+m" operand says the asm writes cells of CPU slots;
+		 * the abort count is read only by the library, out of line. */
+		__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
+		             ".balign 32\n"
+		             "3:\n\t"
+		             ".long 0, 0\n\t"
+		             ".quad 1f, 2f - 1f, 4f\n\t"
+		             ".popsection\n"
+		             "0:\n\t"
+		             "leaq 3b(%%rip), %%rax\n"
+		             "1:\n\t"
+		             "cmpq %%rax, %%fs:8(%[off])\n\t"
+		             "je 5f\n\t"
+		             "movq %%rax, %%fs:8(%[off])\n"
+		             "5:\n\t"
+		             "movl %%fs:4(%[off]), %%eax\n\t"
+		             "cmpl %[ncpus], %%eax\n\t"
+		             "jae %l[unregistered]\n\t"
+		             "imulq %[stride], %%rax\n\t"
+		             "addq %[n], (%[cell0], %%rax)\n"
+		             "2:\n\t"
+		             ".pushsection __rseq_failure, \"ax\"\n\t"
+		             ".long %c[sig]\n"
+		             "4:\n\t"
+		             "movl %%fs:4(%[off]), %%eax\n\t"
+		             "cmpl %[ncpus], %%eax\n\t"
+		             "jae 0b\n\t"
+		             "imulq %[stride], %%rax\n\t"
+		             "addq %[cells], %%rax\n\t"
+		             "lock incq -48(%%rax)\n\t"
+		             "jmp 0b\n\t"
+		             ".popsection"
+		             : "+m"(*(uint64_t(*)[])cs->cells)
+		             : [off] "r"(__rseq_offset), [ncpus] "r"(cs->rseq_ncpus),
+		               [stride] "r"((uint64_t)cs->stride), [n] "er"(n), [cell0] "r"(cell0),
+		               [cells] "m"(cs->cells), [sig] "i"(RSEQ_SIG)
+		             : "cc", "rax"
+		             : unregistered);
+		return;
 	}
+unregistered:
 #endif
 	statctr_cpu_add_locked(seg, id, n);
 }

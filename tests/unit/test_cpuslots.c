@@ -378,6 +378,65 @@ static void aborted_sequences_are_counted_and_retried(void)
 	statctr_seg_destroy(a.seg);
 }
 
+/*
+ * The sequence stores its descriptor only when the thread's rseq_cs does
+ * not already hold it (statctr.h, "THE PROTOCOL").  Here 32 threads share
+ * CPU 0 and yield after every 3 adds, so the kernel clears rseq_cs between
+ * adds (a switch outside any sequence) or aborts an add it preempts; each
+ * thread alternates between two call sites (two descriptors) and a loop
+ * over a third.  Every path, "descriptor already there", "cleared" and
+ * "another site's", must add exactly once.
+ */
+#define YIELD_THREADS 32
+#define YIELD_ROUNDS  4000u
+
+struct yield_run {
+	struct statctr_seg *seg;
+	statctr_id a, b;
+};
+
+static void *add_and_yield(void *arg)
+{
+	struct yield_run *y = arg;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+	for (uint32_t r = 0; r < YIELD_ROUNDS; r++) {
+		statctr_cpu_inc(y->seg, y->a);    /* site 1 */
+		statctr_cpu_add(y->seg, y->b, 2); /* site 2 */
+		for (int k = 0; k < 3; k++)
+			statctr_cpu_inc(y->seg, y->a); /* site 3, a loop */
+		sched_yield();
+	}
+	return NULL;
+}
+
+static void cpu_adds_are_exact_when_threads_take_turns(void)
+{
+	struct yield_run y = {0};
+	pthread_t t[YIELD_THREADS];
+	uint64_t aborts = 0;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(cpu_config(1, "true"), "seg", &y.seg), 0);
+	statctr_seg_lookup(y.seg, "t", "bytes", 0, &y.a);
+	statctr_seg_lookup(y.seg, "t", "bytes", 1, &y.b);
+	CU_ASSERT_NOT_EQUAL(y.a, y.b);
+	for (int i = 0; i < YIELD_THREADS; i++)
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&t[i], NULL, add_and_yield, &y), 0);
+	for (int i = 0; i < YIELD_THREADS; i++)
+		pthread_join(t[i], NULL);
+	CU_ASSERT_EQUAL(counter_now(seg_path, y.a, 0, &aborts),
+	                (uint64_t)YIELD_THREADS * YIELD_ROUNDS * 4);
+	CU_ASSERT_EQUAL(counter_now(seg_path, y.b, 1, NULL),
+	                (uint64_t)YIELD_THREADS * YIELD_ROUNDS * 2);
+	printf("\n    mode %d, %u threads on CPU 0, %llu adds, %llu aborted and retried",
+	       statctr_cpu_mode(y.seg), YIELD_THREADS,
+	       (unsigned long long)YIELD_THREADS * YIELD_ROUNDS * 5, (unsigned long long)aborts);
+	statctr_seg_destroy(y.seg);
+}
+
 static void cpu_inc_is_exact_with_collapse_2(void)
 {
 	CU_ASSERT_EQUAL(exact_run("{ collapse = 2; }", 0), 0);
@@ -809,6 +868,8 @@ int main(int argc, char **argv)
 	    {"cpu_inc_is_exact_with_collapse_1", cpu_inc_is_exact_with_collapse_1},
 	    {"aborted_sequences_are_counted_and_retried",
 	     aborted_sequences_are_counted_and_retried},
+	    {"cpu_adds_are_exact_when_threads_take_turns",
+	     cpu_adds_are_exact_when_threads_take_turns},
 	    {"cpu_inc_is_exact_with_collapse_2", cpu_inc_is_exact_with_collapse_2},
 	    {"cpu_inc_is_exact_with_rseq_off", cpu_inc_is_exact_with_rseq_off},
 	    {NULL, NULL},
