@@ -24,20 +24,9 @@ segments = ( { name = "$segment"; oid = 1; slots = 2;
         buckets = { start = 1; factor = 2; count = 20; }; } ); } ); } );
 EOF
 
-# The writer prints "recorded N" after its Nth batch; wait_recorded N waits
-# for it (bounded: 10 s).
+# The writer prints "recorded N" after its Nth batch (wait_recorded, lib.sh).
 "$HIST_REC" "$config" "$segment" >"$workdir/rec.out" 2>"$workdir/rec.err" &
 writer_pid=$!
-wait_recorded() {
-	for _ in $(seq 1 100); do
-		grep -qx "recorded $1" "$workdir/rec.out" && return 0
-		kill -0 "$writer_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$workdir/rec.err" >&2
-	fail "the writer did not record batch $1"
-	exit 1
-}
 wait_recorded 1
 
 # Text: a.latency's buckets get 10, 60, 21, 7 and 2 values (sum 3493).

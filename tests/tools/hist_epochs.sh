@@ -25,16 +25,6 @@ EOC
 writer_pid=$!
 stop_rec() { kill "$writer_pid" 2>/dev/null; wait "$writer_pid" 2>/dev/null; cleanup; }
 trap stop_rec EXIT
-wait_recorded() { # N: the writer's Nth batch is in (bounded: 10 s)
-	for _ in $(seq 1 100); do
-		grep -qx "recorded $1" "$workdir/rec.out" && return 0
-		kill -0 "$writer_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$workdir/rec.err" >&2
-	fail "the writer did not record batch $1"
-	exit 1
-}
 record() { # N: one more 7 in a.latency, the Nth batch
 	kill -USR1 "$writer_pid"
 	wait_recorded "$1"

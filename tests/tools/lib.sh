@@ -121,3 +121,16 @@ start_writer() {
 	fail "the writer did not reach $want packets"
 	exit 1
 }
+
+# wait_recorded N: hist_rec (its pid $writer_pid, its output $workdir/rec.out
+# and rec.err) printed "recorded N" after its Nth batch (bounded: 10 s).
+wait_recorded() {
+	for _ in $(seq 1 100); do
+		grep -qx "recorded $1" "$workdir/rec.out" && return 0
+		kill -0 "$writer_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$workdir/rec.err" >&2
+	fail "the writer did not record batch $1"
+	exit 1
+}
