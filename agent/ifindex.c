@@ -23,6 +23,7 @@
 #include <net-snmp/net-snmp-includes.h>
 
 #include "ifindex.h"
+#include "../mib/ifmib.h"
 #include "safefile.h"
 
 #include <errno.h>
@@ -130,7 +131,7 @@ static struct name *parse_line(char *line, size_t len, uint32_t lineno)
 	char *end, *key, *sp;
 	unsigned long ifindex = strtoul(line, &end, 10);
 
-	if (end == line || *end != ' ' || ifindex == 0 || ifindex > 2147483647ul)
+	if (end == line || *end != ' ' || ifindex == 0 || ifindex > IFMIB_MAX_INT32)
 		return NULL;
 	key = end + 1;
 	sp = strchr(key, ' ');

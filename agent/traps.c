@@ -23,6 +23,7 @@
 #include "traps.h"
 #include "agent.h"
 #include "bisect.h"
+#include "../mib/ifmib.h"
 #include "encode.h"
 #include "handlers.h"
 #include "objects.h"
@@ -116,7 +117,7 @@ static void parse_file(char *buf)
 		line++;
 		errno = 0;
 		v = strtoul(p, &end, 10);
-		if (errno || end == p || v == 0 || v > 2147483647ul || (*end != '\n' && *end))
+		if (errno || end == p || v == 0 || v > IFMIB_MAX_INT32 || (*end != '\n' && *end))
 			snmp_log(LOG_WARNING, "%s:%u: not an ifIndex: ignored\n", path, line);
 		else if (add_disabled((uint32_t)v) < 0)
 			return;

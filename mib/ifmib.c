@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_IFINDEX 2147483647u /* InterfaceIndex: 1..2^31-1 */
-
 const uint32_t ifmib_if_entry[] = {1, 3, 6, 1, 2, 1, 2, 2, 1};
 const uint32_t ifmib_ifx_entry[] = {1, 3, 6, 1, 2, 1, 31, 1, 1, 1};
 
@@ -106,12 +104,12 @@ static int check_range(const struct statctr_config *cfg, const struct ifmib_tabl
 		return statctr_config_error(cfg, member_of(t->table_setting, "rows"), EINVAL,
 		                            "%u rows in IF-MIB table %s, at most %u",
 		                            t->decl->nrows, name, IFMIB_MAX_ROWS);
-	if (last > MAX_IFINDEX)
+	if (last > IFMIB_MAX_INT32)
 		return statctr_config_error(cfg, at, EINVAL,
 		                            "ifIndex range %u..%llu of table %s passes %u (it "
 		                            "reserves max(4 x rows, %u) values)",
 		                            t->ifindex_base, (unsigned long long)last, name,
-		                            MAX_IFINDEX, IFMIB_MIN_RANGE);
+		                            IFMIB_MAX_INT32, IFMIB_MIN_RANGE);
 	total = last - t->ifindex_base + 1;
 	for (uint32_t i = 0; i < *nranges; i++)
 		total += (uint64_t)ranges[i].last - ranges[i].first + 1;

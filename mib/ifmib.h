@@ -17,6 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* InterfaceIndex and the Integer32 objects (ifType, ifMtu): at most 2^31-1. */
+#define IFMIB_MAX_INT32 2147483647u
+
 /* ifTable's entry, 1.3.6.1.2.1.2.2.1, and ifXTable's, 1.3.6.1.2.1.31.1.1.1. */
 #define IFMIB_ENTRY_MAX_ARCS 10
 extern const uint32_t ifmib_if_entry[];

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_INT32     2147483647u /* ifIndex, ifType, ifMtu: Integer32 1..2^31-1 */
 #define DEFAULT_BASE  1000u
 #define DEFAULT_TYPE  6u  /* ethernetCsmacd */
 #define MAX_ALIAS     64u /* ifAlias: DisplayString (SIZE(0..64)), RFC 2863 */
@@ -123,7 +122,7 @@ static int get_type(const struct parse *p, const config_setting_t *group, uint32
 	const char *name;
 
 	if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
-		return get_uint(p, group, "ifType", 1, MAX_INT32, typep);
+		return get_uint(p, group, "ifType", 1, IFMIB_MAX_INT32, typep);
 	name = config_setting_get_string(s);
 	for (size_t i = 0; i < sizeof(if_types) / sizeof(if_types[0]); i++) {
 		if (strcmp(if_types[i].name, name) == 0) {
@@ -134,7 +133,7 @@ static int get_type(const struct parse *p, const config_setting_t *group, uint32
 	return statctr_config_error(p->cfg, s, EINVAL,
 	                            "unknown ifType \"%s\" (a number 1..%u, or one of the names "
 	                            "docs/config.md lists: ethernetCsmacd, softwareLoopback, ...)",
-	                            name, MAX_INT32);
+	                            name, IFMIB_MAX_INT32);
 }
 
 /* ifAlias, ifDescr, ifType, ifMtu of @group over the values already in @d. */
@@ -149,7 +148,7 @@ static int get_attrs(const struct parse *p, const config_setting_t *group, struc
 	if (!err)
 		err = get_type(p, group, &d->type);
 	if (!err)
-		err = get_uint(p, group, "ifMtu", 0, MAX_INT32, &d->mtu);
+		err = get_uint(p, group, "ifMtu", 0, IFMIB_MAX_INT32, &d->mtu);
 	return err;
 }
 
@@ -306,7 +305,7 @@ static int get_table(const struct parse *p, bool legacy, struct ifmib_table *t)
 	if (!t->defaults.alias || !t->objects || !t->object_settings)
 		return statctr_config_error(p->cfg, NULL, ENOMEM, "out of memory");
 	if (!err)
-		err = get_uint(p, p->group, "ifindex_base", 1, MAX_INT32, &t->ifindex_base);
+		err = get_uint(p, p->group, "ifindex_base", 1, IFMIB_MAX_INT32, &t->ifindex_base);
 	if (!err)
 		err = get_attrs(p, p->group, &t->defaults);
 	if (!err)
