@@ -88,6 +88,7 @@ struct agent {
 	struct serving next;
 	bool connected; /* to the AgentX master */
 	int master_fd;  /* the AgentX session's socket while connected, else -1 */
+	uint32_t sinks; /* -M: the trap sinks Net-SNMP sends to */
 	bool told_down; /* "master unreachable" logged since the last connect */
 	bool ready;     /* serving: the service manager and a waiting parent were told */
 };
@@ -454,12 +455,23 @@ static void reload(struct agent *a)
 		         agent_errmsg());
 }
 
+/*
+ * Whether a notification sent now reaches anyone: the AgentX master while
+ * connected; with -M, the trap sinks Net-SNMP was given at start (changes
+ * take effect on restart, as those of the other -M settings).  Otherwise
+ * traps.c counts it lost.
+ */
+static bool can_notify(const struct agent *a)
+{
+	return a->opt.embedded ? a->sinks > 0 : a->connected;
+}
+
 /* A SET's resets are done: statctrResetDone (traps.c), from the handler's COMMIT. */
 static void on_reset(void *arg, const struct agg_result *res, const struct agg_reset *v, uint32_t n)
 {
 	const struct agent *a = arg;
 
-	traps_reset_done(a->cur.set, res, v, n, !a->opt.embedded && a->connected);
+	traps_reset_done(a->cur.set, res, v, n, can_notify(a));
 }
 
 /* The pending configuration replaces the served one, or is dropped if it cannot. */
@@ -472,8 +484,9 @@ static void switch_serving(struct agent *a)
 	if (old.set->master && a->next.set->master && strcmp(old.set->master, a->next.set->master))
 		snmp_log(LOG_WARNING, "SIGHUP: agent.master changes take effect on restart\n");
 	if (a->opt.embedded && !standalone_same(old.set, a->next.set, a->opt.embedded))
-		snmp_log(LOG_WARNING, "SIGHUP: changes of the communities, v3_users, engine_*, "
-		                      "sys_* settings take effect on restart\n");
+		snmp_log(LOG_WARNING,
+		         "SIGHUP: changes of the communities, v3_users, trap_sinks, engine_*, "
+		         "sys_* settings take effect on restart\n");
 	/* The regions both serve stay registered: no gap, no PDU (engine_adopt()). */
 	engine_adopt(a->next.engine, old.engine);
 	ifmib_serve_adopt(a->next.ifmib, old.ifmib); /* ifLastChange, and a change in between */
@@ -570,6 +583,7 @@ static int start_netsnmp(struct agent *a)
 		err = standalone_configure(set, a->opt.embedded);
 		if (err)
 			return err;
+		a->sinks = set->nsinks;
 	} else {
 		snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START,
 		                       on_connect, a);
@@ -708,7 +722,7 @@ static int run(struct agent *a)
 	while (!got_term) {
 		agent_check_and_process(1);
 		/* Woken by each published result: its changes go out within the pass. */
-		traps_poll(a->cur.set, a->cur.ifmib, a->cur.agg, !a->opt.embedded && a->connected);
+		traps_poll(a->cur.set, a->cur.ifmib, a->cur.agg, can_notify(a));
 		agg_flush_log(a->cur.agg);
 		if (a->next.agg)
 			agg_flush_log(a->next.agg);

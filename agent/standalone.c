@@ -130,6 +130,38 @@ static void put_access(FILE *f, const struct agent_settings *set)
 	}
 }
 
+static const struct settings_v3_user *user_named(const struct agent_settings *set, const char *name)
+{
+	for (uint32_t i = 0; i < set->nv3_users; i++)
+		if (strcmp(set->v3_users[i].name, name) == 0)
+			return &set->v3_users[i];
+	return NULL; /* settings.c refused the file */
+}
+
+/*
+ * Where notifications go: one snmpd "trapsess" per sink, which send_v2trap()
+ * then serves as snmpd does (an inform is sent again until answered, as
+ * Net-SNMP's session retries allow).  A v3 sink takes its user's protocols
+ * and passphrases, at authPriv.
+ */
+static void put_sinks(FILE *f, const struct agent_settings *set)
+{
+	for (uint32_t i = 0; i < set->nsinks; i++) {
+		const struct settings_sink *k = &set->sinks[i];
+		const struct settings_v3_user *u = k->user ? user_named(set, k->user) : NULL;
+		const char *inform = strcmp(k->type, "inform") == 0 ? "-Ci " : "";
+
+		if (u)
+			fprintf(f,
+			        "trapsess %s-v 3 -u %s -l authPriv -a %s -A \"%s\" -x %s -X \"%s\" "
+			        "%s\n",
+			        inform, u->name, u->auth, u->auth_pass, u->priv, u->priv_pass,
+			        k->address);
+		else if (k->community)
+			fprintf(f, "trapsess %s-v 2c -c %s %s\n", inform, k->community, k->address);
+	}
+}
+
 /*
  * Every line for @set (queued for init_snmp() as if snmpd.conf said them),
  * one per '\n', each shorter than the 1024 bytes
@@ -147,6 +179,7 @@ static char *lines_text(const struct agent_settings *set, const char *address)
 	fprintf(f, "dontLogTCPWrappersConnects yes\n");
 	put_identity(f, set, address);
 	put_access(f, set);
+	put_sinks(f, set);
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;
@@ -246,12 +279,36 @@ static int fill_boots(FILE *f, void *arg)
 	return fprintf(f, "%lu\n", *(const u_long *)arg) < 0 ? -EIO : 0;
 }
 
+/*
+ * A trapsess line Net-SNMP could not open is only logged by it: each sink's
+ * address is opened here once more, so that a sink that can never be
+ * reached stops the start with its name rather than losing every
+ * notification in silence.
+ */
+static int check_sinks(const struct agent_settings *set)
+{
+	for (uint32_t i = 0; i < set->nsinks; i++) {
+		netsnmp_transport *t =
+		    netsnmp_transport_open_client("snmptrap", set->sinks[i].address);
+
+		if (!t)
+			return agent_seterr(EINVAL,
+			                    "agent.trap_sinks.[%u].address %s: not an address "
+			                    "Net-SNMP can send to",
+			                    i, set->sinks[i].address);
+		netsnmp_transport_free(t);
+	}
+	return 0;
+}
+
 int standalone_started(const struct agent_settings *set)
 {
 	u_long boots = snmpv3_local_snmpEngineBoots();
 	const char *why;
-	int err;
+	int err = check_sinks(set);
 
+	if (err)
+		return err;
 	if (!set->engine_boots_file)
 		return 0;
 	/* safefile_write(): the state directory may be shared; a link there is never followed. */

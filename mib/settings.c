@@ -47,6 +47,7 @@
 #define AUTH_RULE   "must be one of SHA, SHA-224, SHA-256, SHA-384, SHA-512"
 #define PRIV_RULE   "must be one of AES, AES-192, AES-256"
 #define ACCESS_RULE "must be \"read\" or \"reset\""
+#define TYPE_RULE   "must be \"trap\" or \"inform\""
 #define MODULE_RULE                                                                                \
 	"must be an SMIv2 module name: an uppercase letter, then letters, digits and single "      \
 	"hyphens, at most " STR(MAX_MODULE) " characters"
@@ -58,6 +59,7 @@ static const char *const auth_protocols[] = {"SHA",     "SHA-224", "SHA-256",
                                              "SHA-384", "SHA-512", NULL};
 static const char *const priv_protocols[] = {"AES", "AES-192", "AES-256", NULL};
 static const char *const accesses[] = {"read", "reset", NULL};
+static const char *const sink_types[] = {"trap", "inform", NULL};
 
 static bool is_printable(unsigned char c)
 {
@@ -151,6 +153,11 @@ static bool valid_access(const char *s)
 }
 
 /* An SMIv2 module name: an uppercase letter, then letters, digits, single hyphens. */
+static bool valid_sink_type(const char *s)
+{
+	return one_of(s, sink_types);
+}
+
 static bool valid_module(const char *s)
 {
 	size_t len = strlen(s);
@@ -207,6 +214,7 @@ static bool valid_root(const char *s)
 
 #define AGENT(field) offsetof(struct agent_settings, field)
 #define USER(field)  offsetof(struct settings_v3_user, field)
+#define SINK(field)  offsetof(struct settings_sink, field)
 
 /* The agent group, in the order docs/config.md lists it (tests/unit/test_mib.c compares). */
 const struct settings_key settings_keys[] = {
@@ -224,6 +232,7 @@ const struct settings_key settings_keys[] = {
      AGENT(write_community)},
     {"v3_users", SETTINGS_USERS, 0, SETTINGS_MAX_V3_USERS, false, NULL, NULL, NULL,
      AGENT(v3_users)},
+    {"trap_sinks", SETTINGS_SINKS, 0, SETTINGS_MAX_SINKS, false, NULL, NULL, NULL, AGENT(sinks)},
     {"engine_id", SETTINGS_STRING, 0, 0, false, NULL, valid_engine_id, ENGINE_RULE,
      AGENT(engine_id)},
     {"engine_boots_file", SETTINGS_STRING, 0, 0, false, NULL, valid_text, TEXT_RULE,
@@ -259,6 +268,16 @@ const struct settings_key settings_user_keys[] = {
 
 const size_t settings_nuser_keys = sizeof(settings_user_keys) / sizeof(settings_user_keys[0]);
 
+/* One group of trap_sinks, in the order of docs/config.md's "Trap sinks". */
+const struct settings_key settings_sink_keys[] = {
+    {"address", SETTINGS_STRING, 0, 0, true, NULL, valid_token, TOKEN_RULE, SINK(address)},
+    {"community", SETTINGS_STRING, 0, 0, false, NULL, valid_token, TOKEN_RULE, SINK(community)},
+    {"user", SETTINGS_STRING, 0, 0, false, NULL, valid_user_name, USER_RULE, SINK(user)},
+    {"type", SETTINGS_STRING, 0, 0, false, NULL, valid_sink_type, TYPE_RULE, SINK(type)},
+};
+
+const size_t settings_nsink_keys = sizeof(settings_sink_keys) / sizeof(settings_sink_keys[0]);
+
 const char *settings_type_name(enum settings_type type)
 {
 	switch (type) {
@@ -270,8 +289,11 @@ const char *settings_type_name(enum settings_type type)
 		return "string";
 	case SETTINGS_OWNER:
 		return "string or integer";
-	default:
+	case SETTINGS_USERS:
+	case SETTINGS_SINKS:
 		return "list of groups";
+	default:
+		return "?";
 	}
 }
 
@@ -279,7 +301,7 @@ const char *settings_type_name(enum settings_type type)
  * ---- reading one key --------------------------------------------------
  *
  * @base is the struct the key's offset is in: the agent_settings for the
- * agent group, a settings_v3_user for a group of v3_users.
+ * agent group, a settings_v3_user or a settings_sink for a group of a list.
  */
 
 static void *field(void *base, const struct settings_key *k)
@@ -366,8 +388,8 @@ static int read_owner(const struct statctr_config *cfg, void *base, const struct
 	return 0;
 }
 
-static int read_users(const struct statctr_config *cfg, void *base, const struct settings_key *k,
-                      const config_setting_t *s);
+static int read_list(const struct statctr_config *cfg, void *base, const struct settings_key *k,
+                     const config_setting_t *s);
 
 static int read_key(const struct statctr_config *cfg, void *base, const struct settings_key *k,
                     const config_setting_t *s)
@@ -382,7 +404,7 @@ static int read_key(const struct statctr_config *cfg, void *base, const struct s
 	case SETTINGS_OWNER:
 		return read_owner(cfg, base, k, s);
 	default:
-		return read_users(cfg, base, k, s);
+		return read_list(cfg, base, k, s);
 	}
 }
 
@@ -459,46 +481,102 @@ static void free_group(void *base, const struct settings_key *keys, size_t nkeys
 			free(*(char **)field(base, &keys[i]));
 }
 
-/* ---- v3_users --------------------------------------------------------- */
+/* ---- lists of groups: v3_users, trap_sinks ---------------------------- */
 
-static void free_users(struct agent_settings *set)
+/* A list key's groups: their keys, the size of one, where the count is. */
+struct list_kind {
+	const struct settings_key *keys;
+	size_t nkeys, size, count_offset;
+	bool unique;                /* the first key (a user's name) is unique in the list */
+	const char *unit, *example; /* for errors: "users", "{ name = ...; }" */
+};
+
+static const struct list_kind users_kind = {
+    .keys = settings_user_keys,
+    .nkeys = sizeof(settings_user_keys) / sizeof(settings_user_keys[0]),
+    .size = sizeof(struct settings_v3_user),
+    .count_offset = AGENT(nv3_users),
+    .unique = true,
+    .unit = "users",
+    .example = "{ name = \"...\"; auth_pass = ...; }",
+};
+static const struct list_kind sinks_kind = {
+    .keys = settings_sink_keys,
+    .nkeys = sizeof(settings_sink_keys) / sizeof(settings_sink_keys[0]),
+    .size = sizeof(struct settings_sink),
+    .count_offset = AGENT(nsinks),
+    .unit = "sinks",
+    .example = "{ address = \"udp:HOST:162\"; community = \"...\"; }",
+};
+
+static const struct list_kind *kind_of(const struct settings_key *k)
 {
-	for (uint32_t i = 0; i < set->nv3_users; i++)
-		free_group(&set->v3_users[i], settings_user_keys, settings_nuser_keys);
-	free(set->v3_users);
+	return k->type == SETTINGS_USERS ? &users_kind : &sinks_kind;
 }
 
-/* A list of user groups, at most @k->max, their names unique. */
-static int read_users(const struct statctr_config *cfg, void *base, const struct settings_key *k,
-                      const config_setting_t *s)
+static uint32_t *count_of(void *base, const struct list_kind *lk)
 {
-	struct agent_settings *set = base; /* the agent group's only list */
+	return (uint32_t *)((char *)base + lk->count_offset);
+}
+
+static void free_list(struct agent_settings *set, const struct settings_key *k)
+{
+	const struct list_kind *lk = kind_of(k);
+	char *array = *(char **)field(set, k);
+	uint32_t n = *count_of(set, lk);
+
+	for (uint32_t i = 0; i < n; i++)
+		free_group(array + i * lk->size, lk->keys, lk->nkeys);
+	free(array);
+}
+
+/* Group @i of @array: its first key (a user's name) is unique. */
+static int check_unique(const struct statctr_config *cfg, const struct list_kind *lk,
+                        const char *array, int i, const config_setting_t *g, const char *list)
+{
+	const struct settings_key *first = &lk->keys[0];
+	const char *v = *(char *const *)(array + (size_t)i * lk->size + first->offset);
+
+	for (int j = 0; j < i; j++)
+		if (strcmp(*(char *const *)(array + (size_t)j * lk->size + first->offset), v) == 0)
+			return statctr_config_error(cfg, g, EINVAL,
+			                            "duplicate user %s \"%s\" (also %s.[%d])",
+			                            first->key, v, list, j);
+	return 0;
+}
+
+/* A list of groups, at most @k->max. */
+static int read_list(const struct statctr_config *cfg, void *base, const struct settings_key *k,
+                     const config_setting_t *s)
+{
+	const struct list_kind *lk = kind_of(k);
+	uint32_t *count = count_of(base, lk);
 	int n = config_setting_is_list(s) ? config_setting_length(s) : -1;
+	char *array;
 
 	if (n < 0)
-		return bad(cfg, s, "must be a list of groups: ( { name = \"...\"; ... }, ... )");
+		return statctr_config_error(cfg, s, EINVAL, "must be a list of groups: ( %s, ... )",
+		                            lk->example);
 	if (n > k->max)
-		return statctr_config_error(cfg, s, EINVAL, "%d users, at most %lld", n, k->max);
-	set->v3_users = calloc((size_t)n + 1, sizeof(*set->v3_users));
-	if (!set->v3_users)
+		return statctr_config_error(cfg, s, EINVAL, "%d %s, at most %lld", n, lk->unit,
+		                            k->max);
+	array = calloc((size_t)n + 1, lk->size);
+	if (!array)
 		return statctr_config_error(cfg, NULL, ENOMEM, "out of memory");
+	*(char **)field(base, k) = array;
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *g = config_setting_get_elem(s, (unsigned)i);
-		struct settings_v3_user *u = &set->v3_users[i];
 		int err;
 
-		set->nv3_users = (uint32_t)i + 1; /* freed by settings_free() from here on */
+		*count = (uint32_t)i + 1; /* freed by settings_free() from here on */
 		if (!config_setting_is_group(g))
-			return bad(cfg, g, "must be a group: { name = \"...\"; auth_pass = ...; }");
-		err = read_group(cfg, u, g, settings_user_keys, settings_nuser_keys);
+			return statctr_config_error(cfg, g, EINVAL, "must be a group: %s",
+			                            lk->example);
+		err = read_group(cfg, array + (size_t)i * lk->size, g, lk->keys, lk->nkeys);
+		if (!err && lk->unique)
+			err = check_unique(cfg, lk, array, i, g, k->key);
 		if (err)
 			return err;
-		for (int j = 0; j < i; j++)
-			if (strcmp(set->v3_users[j].name, u->name) == 0)
-				return statctr_config_error(cfg, g, EINVAL,
-				                            "duplicate user name \"%s\" (also "
-				                            "v3_users.[%d])",
-				                            u->name, j);
 	}
 	return 0;
 }
@@ -533,6 +611,57 @@ static int check_v3_rules(struct agent_settings *set, const config_setting_t *gr
 	return 0;
 }
 
+/*
+ * Each trap sink names exactly one party: a community (SNMPv2c) or one of
+ * v3_users (SNMPv3 at authPriv, with that user's protocols and
+ * passphrases).  The type defaults to what suits each version: v2c traps
+ * (a v2c inform buys delivery without any security) and v3 informs (a v3
+ * trap's receiver must be told the sender's engineID beforehand; an
+ * inform's sender discovers the receiver's).
+ */
+static bool same_text(const char *a, const char *b)
+{
+	return a ? b && strcmp(a, b) == 0 : !b;
+}
+
+static bool same_sink(const struct settings_sink *a, const struct settings_sink *b)
+{
+	return strcmp(a->address, b->address) == 0 && same_text(a->community, b->community) &&
+	       same_text(a->user, b->user);
+}
+
+static int check_sink_rules(struct agent_settings *set, const config_setting_t *group)
+{
+	const config_setting_t *list = config_setting_get_member(group, "trap_sinks");
+
+	for (uint32_t i = 0; i < set->nsinks; i++) {
+		struct settings_sink *k = &set->sinks[i];
+		const config_setting_t *g = config_setting_get_elem(list, i);
+		bool known = false;
+
+		if (!k->community == !k->user)
+			return bad(set->cfg, g,
+			           "needs exactly one of community (SNMPv2c) and user (SNMPv3: "
+			           "the name of one of agent.v3_users)");
+		for (uint32_t u = 0; k->user && u < set->nv3_users; u++)
+			known |= strcmp(set->v3_users[u].name, k->user) == 0;
+		if (k->user && !known)
+			return statctr_config_error(set->cfg, config_setting_get_member(g, "user"),
+			                            EINVAL, "no user \"%s\" in agent.v3_users",
+			                            k->user);
+		if (!k->type && !(k->type = strdup(k->user ? "inform" : "trap")))
+			return statctr_config_error(set->cfg, NULL, ENOMEM, "out of memory");
+		for (uint32_t j = 0; j < i; j++)
+			if (same_sink(k, &set->sinks[j]))
+				return statctr_config_error(set->cfg, g, EINVAL,
+				                            "the same address and party as "
+				                            "trap_sinks.[%u]: each notification "
+				                            "would go twice",
+				                            j);
+	}
+	return 0;
+}
+
 /* ---- the agent group -------------------------------------------------- */
 
 /* root_oid passed valid_root(): its arcs, and its text made canonical. */
@@ -562,6 +691,8 @@ int settings_load(const char *path, struct agent_settings **setp)
 	else if (!err)
 		err = set_defaults(set->cfg, set, settings_keys, settings_nkeys);
 	if (!err && group)
+		err = check_sink_rules(set, group);
+	if (!err && group)
 		err = check_v3_rules(set, group);
 	if (!err)
 		err = ifmib_config_load(set->cfg, &set->ifmib);
@@ -583,7 +714,10 @@ void settings_free(struct agent_settings *set)
 	if (!set)
 		return;
 	free_group(set, settings_keys, settings_nkeys);
-	free_users(set);
+	for (size_t i = 0; i < settings_nkeys; i++)
+		if (settings_keys[i].type == SETTINGS_USERS ||
+		    settings_keys[i].type == SETTINGS_SINKS)
+			free_list(set, &settings_keys[i]);
 	ifmib_config_free(set->ifmib);
 	statctr_config_free(set->cfg);
 	free(set);

@@ -31,6 +31,17 @@ struct settings_v3_user {
 	char *access; /* "read" or "reset" */
 };
 
+/*
+ * One notification target of the embedded master (agent.trap_sinks): a v2c
+ * community or one of v3_users, and "trap" or "inform".
+ */
+struct settings_sink {
+	char *address;   /* Net-SNMP's transport address, e.g. "udp:192.0.2.1:162" */
+	char *community; /* SNMPv2c, or NULL */
+	char *user;      /* the name of one of v3_users, or NULL */
+	char *type;      /* "trap" or "inform"; default: trap for v2c, inform for v3 */
+};
+
 struct ifmib_config;
 
 struct agent_settings {
@@ -49,6 +60,8 @@ struct agent_settings {
 	char *write_community; /* read and reset community, or NULL */
 	struct settings_v3_user *v3_users;
 	uint32_t nv3_users;
+	struct settings_sink *sinks; /* where the notifications go */
+	uint32_t nsinks;
 	char *engine_id;         /* snmpEngineID's text, or NULL: derived from the host */
 	char *engine_boots_file; /* keeps snmpEngineBoots across restarts, or NULL */
 	char *sys_contact;       /* the system group's, or NULL: Net-SNMP's default */
@@ -100,8 +113,8 @@ const void *settings_decl_setting(const struct statctr_config *cfg, uint32_t s, 
                                   uint32_t c);
 
 /*
- * The keys of the agent group, and of each group of its v3_users list, as
- * docs/config.md lists them.
+ * The keys of the agent group, and of each group of its v3_users and
+ * trap_sinks lists, as docs/config.md lists them.
  */
 enum settings_type {
 	SETTINGS_INTEGER,
@@ -109,6 +122,7 @@ enum settings_type {
 	SETTINGS_STRING,
 	SETTINGS_OWNER,
 	SETTINGS_USERS, /* a list of groups of settings_user_keys[] */
+	SETTINGS_SINKS, /* a list of groups of settings_sink_keys[] */
 };
 
 struct settings_key {
@@ -119,16 +133,20 @@ struct settings_key {
 	const char *dflt;               /* the default (a string's without quotes); NULL: none */
 	bool (*valid)(const char *str); /* strings: the rule */
 	const char *rule;               /* strings: what valid() demands */
-	size_t offset; /* of the value in struct agent_settings or settings_v3_user */
+	size_t offset; /* of the value in agent_settings, settings_v3_user or settings_sink */
 };
 
 extern const struct settings_key settings_keys[];
 extern const size_t settings_nkeys;
 extern const struct settings_key settings_user_keys[];
 extern const size_t settings_nuser_keys;
+extern const struct settings_key settings_sink_keys[];
+extern const size_t settings_nsink_keys;
 
 /* At most this many SNMPv3 users. */
 #define SETTINGS_MAX_V3_USERS 32
+/* At most this many trap sinks. */
+#define SETTINGS_MAX_SINKS 16
 /* snmpEngineID: 5 bytes of format (RFC 3411, format 4: text), then 1..27 of text. */
 #define SETTINGS_MAX_ENGINE_ID 27
 

@@ -16,6 +16,7 @@ INTEGRATION_TESTS = \
 	tests/integration/ifmib.sh \
 	tests/integration/linktraps.sh \
 	tests/integration/linkstorm.sh \
+	tests/integration/msinks.sh \
 	tests/integration/disman.sh \
 	tests/integration/dpdk.sh \
 	tests/integration/cpuslots.sh \

@@ -177,7 +177,7 @@ standalone_start "$TMP/v3.conf" v3_answers "$PORT" # the engineID derives from t
 # Net-SNMP reads the -M settings once: a SIGHUP says so, and changes nothing.
 sed -i 's/Rack 4, Room 2/Rack 5/' "$TMP/v3.conf"
 kill -HUP "$AGENT_PID"
-fx_wait 5 grep -q "SIGHUP: changes of the communities, v3_users, engine_\*, sys_\* settings take effect on restart" "$TMP/agent.log" ||
+fx_wait 5 grep -q "SIGHUP: changes of the communities, v3_users, trap_sinks, engine_\*, sys_\* settings take effect on restart" "$TMP/agent.log" ||
 	fail "no warning that the -M settings change on restart only"
 [ "$(snmpget $OPS "127.0.0.1:$PORT" "$SYSTEM.6.0")" = '"Rack 4, Room 2"' ] || fail "sysLocation changed on SIGHUP"
 fx_agent_stop

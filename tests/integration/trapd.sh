@@ -5,7 +5,8 @@
 # each; count, have and last_of read that file.
 TRAPS=$TMP/traps.txt
 
-# snmptrapd on a free port, its notifications stamped into $TRAPS.  A ping
+# snmptrapd on a free port, its notifications stamped into $TRAPS; the
+# lines of $TRAPD_CONF (e.g. createUser) added to its configuration.  A ping
 # sent before snmptrapd listens is lost: sent again until one arrives.
 trapd_ping() { # PORT
 	kill -0 "$TRAPD_PID" 2>/dev/null || return 1
@@ -22,7 +23,7 @@ trapd_answers() { # PORT
 }
 start_trapd() {
 	local try
-	echo "disableAuthorization yes" >"$TMP/snmptrapd.conf"
+	printf 'disableAuthorization yes\n%s\n' "${TRAPD_CONF:-}" >"$TMP/snmptrapd.conf"
 	mkfifo "$TMP/trapfifo"
 	for try in 1 2 3 4 5; do
 		TPORT=$((20000 + (RANDOM * 7 + $$ + try) % 40000))
@@ -42,8 +43,9 @@ start_trapd() {
 	fail "snmptrapd did not receive on any of 5 ports"
 }
 
-# Notifications NAME for ifIndex IFINDEX received so far.
-count() { awk -v n="$1" -v i="$2" '$2 == n && $3 == i' "$TRAPS" | grep -c . || true; }
+# Notifications NAME for ifIndex IFINDEX received so far (that came as HOW:
+# trap-v2c, inform-v3, ...).
+count() { awk -v n="$1" -v i="$2" -v h="${3:-}" '$2 == n && $3 == i && (h == "" || $5 == h)' "$TRAPS" | grep -c . || true; }
 have() { [ "$(count "$1" "$2")" -ge "$3" ]; }
 last_of() { awk -v n="$1" -v i="$2" '$2 == n && $3 == i' "$TRAPS" | tail -n 1; }
 
