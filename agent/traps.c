@@ -4,7 +4,8 @@
  * Owns which rows have notifications disabled (STATE_FILE.linktraps), the
  * decision whether a change of ifOperStatus is a linkUp, a linkDown or
  * nothing, the hold-down, what it last saw of each segment, the
- * notification counters and the Notify PDUs.  Never decides a row's state
+ * notification counters and their file for statctl
+ * (STATE_FILE.notifications) and the Notify PDUs.  Never decides a row's state
  * (ifmib.c does) or a segment's values (handlers.c does), never registers
  * anything.
  *
@@ -34,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define OPER_DOWN        2
 #define OPER_NOT_PRESENT 6
@@ -53,6 +56,11 @@ static size_t ndisabled, room;
 static char *path;
 static bool opened;
 static struct traps_counts counts;
+/* STATE_FILE.notifications, or NULL; what it holds; when counting began. */
+static char *counts_path;
+static struct traps_counts written;
+static bool counts_written, told_counts_error;
+static time_t started;
 /* The result traps_poll() last looked at, and each of its segments. */
 static const struct aggregator *seen_agg;
 static uint64_t seen_ns, seen_passes;
@@ -155,6 +163,8 @@ int traps_open(const char *state_file)
 {
 	char buf[4096];
 
+	if (!started)
+		started = time(NULL);
 	if (state_file)
 		snprintf(buf, sizeof(buf), "%s.linktraps", state_file);
 	if (opened && (state_file ? path && strcmp(path, buf) == 0 : !path))
@@ -164,7 +174,9 @@ int traps_open(const char *state_file)
 	if (!state_file)
 		return 0;
 	path = strdup(buf);
-	if (!path)
+	snprintf(buf, sizeof(buf), "%s.notifications", state_file);
+	counts_path = strdup(buf);
+	if (!path || !counts_path)
 		return agent_seterr(ENOMEM, "out of memory");
 	read_file();
 	return 0;
@@ -174,6 +186,9 @@ void traps_close(void)
 {
 	free(disabled);
 	free(path);
+	free(counts_path);
+	counts_path = NULL;
+	counts_written = told_counts_error = false;
 	free(segs_seen);
 	disabled = NULL;
 	path = NULL;
@@ -451,6 +466,45 @@ static void segment_changes(const struct agent_settings *set, const struct aggre
 	}
 }
 
+/* ------------------------------------------------------------------------
+ * STATE_FILE.notifications (docs/agent.md, "Notification counters"):
+ * written from the main loop when the counters changed, at most once a
+ * pass, through the safe-file rules; statctl notifications reads it.
+ */
+
+static int fill_counts(FILE *f, void *arg)
+{
+	const struct traps_counts *c = arg;
+
+	return fprintf(f,
+	               "pid %ld\nstarted %lld\nsent %" PRIu64 "\nsuppressed %" PRIu64
+	               "\nlost %" PRIu64 "\n",
+	               (long)getpid(), (long long)started, c->sent, c->suppressed, c->lost) < 0
+	           ? -EIO
+	           : 0;
+}
+
+static void write_counts(void)
+{
+	struct traps_counts now = counts;
+	const char *why = "cannot write";
+	int err;
+
+	if (!counts_path || (counts_written && memcmp(&now, &written, sizeof(now)) == 0))
+		return;
+	err = safefile_write(counts_path, SAFEFILE_STATE, 0644, fill_counts, &now, &why);
+	if (err < 0) {
+		if (!told_counts_error)
+			snmp_log(LOG_WARNING,
+			         "%s: %s: %s (statctl notifications cannot show them)\n",
+			         counts_path, why, strerror(-err));
+		told_counts_error = true;
+		return;
+	}
+	written = now;
+	counts_written = true;
+}
+
 void traps_poll(const struct agent_settings *set, struct ifmib_serve *ifm, struct aggregator *agg,
                 bool connected)
 {
@@ -469,6 +523,7 @@ void traps_poll(const struct agent_settings *set, struct ifmib_serve *ifm, struc
 			ifmib_serve_changes(ifm, res, tell, &p);
 	}
 	agg_release(res); /* pairs with agg_acquire() above */
+	write_counts();
 }
 
 void traps_get_counts(struct traps_counts *c)

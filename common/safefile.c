@@ -237,13 +237,15 @@ int safefile_write(const char *path, enum safefile_kind kind, mode_t mode,
 }
 
 /* Why @st may not be trusted as a state file of ours, or NULL. */
-static const char *untrusted(const struct stat *st, size_t max)
+static const char *untrusted(const struct stat *st, size_t max, uid_t also)
 {
 	if (!S_ISREG(st->st_mode))
 		return "is not a regular file (refused)";
-	if (!owned_by_us(st))
-		return "belongs to another user (refused: only root's or this user's files are "
-		       "read back)";
+	if (!owned_by_us(st) && st->st_uid != also)
+		return also == (uid_t)-1 ? "belongs to another user (refused: only root's or this "
+		                           "user's files are read back)"
+		                         : "belongs to another user (refused: only root's, this "
+		                           "user's or its directory owner's files are read)";
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
 		return "is writable by group or others (refused: chmod go-w)";
 	if ((unsigned long long)st->st_size > max)
@@ -274,7 +276,8 @@ static int read_whole(int fd, size_t size, char **bufp, size_t *lenp)
 	return 0;
 }
 
-int safefile_read(const char *path, size_t max, char **bufp, size_t *lenp, const char **whyp)
+static int read_checked(const char *path, size_t max, uid_t also, char **bufp, size_t *lenp,
+                        const char **whyp)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
@@ -294,7 +297,7 @@ int safefile_read(const char *path, size_t max, char **bufp, size_t *lenp, const
 		*whyp = "cannot look at it";
 		return err;
 	}
-	*whyp = untrusted(&st, max);
+	*whyp = untrusted(&st, max, also);
 	if (*whyp) {
 		close(fd);
 		return -EPERM;
@@ -303,4 +306,34 @@ int safefile_read(const char *path, size_t max, char **bufp, size_t *lenp, const
 	close(fd);
 	*whyp = "cannot read";
 	return err;
+}
+
+int safefile_read(const char *path, size_t max, char **bufp, size_t *lenp, const char **whyp)
+{
+	return read_checked(path, max, (uid_t)-1, bufp, lenp, whyp);
+}
+
+/*
+ * The owner of @path's directory, when nobody else may create files there
+ * (not group- or other-writable): whoever it is could already put anything
+ * at @path.  (uid_t)-1 otherwise.
+ */
+static uid_t directory_owner(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return (uid_t)-1;
+	return st.st_uid;
+}
+
+int safefile_read_shown(const char *path, size_t max, char **bufp, size_t *lenp, const char **whyp)
+{
+	return read_checked(path, max, directory_owner(path), bufp, lenp, whyp);
 }

@@ -59,4 +59,12 @@ int safefile_write(const char *path, enum safefile_kind kind, mode_t mode,
  */
 int safefile_read(const char *path, size_t max, char **bufp, size_t *lenp, const char **whyp);
 
+/*
+ * safefile_read_shown() - safefile_read() for a file another user's
+ * program keeps for this one to show (statctl reading the agent's
+ * STATE_FILE.notifications): it may also belong to the owner of its
+ * directory, when that directory is not group- or other-writable.
+ */
+int safefile_read_shown(const char *path, size_t max, char **bufp, size_t *lenp, const char **whyp);
+
 #endif /* STATCTR_SAFEFILE_H */

@@ -5,7 +5,7 @@ tools_statctl_SOURCES = \
 	tools/statctl.h tools/statctl.c tools/escape.c tools/discover.c \
 	tools/walk.c tools/render_text.c tools/render_json.c tools/render_prom.c \
 	tools/cmd_show.c tools/watch.c tools/cmd_reset.c tools/cmd_config.c \
-	tools/cmd_exporter.c tools/cmd_epoch.c
+	tools/cmd_exporter.c tools/cmd_epoch.c tools/cmd_notify.c
 tools_statctl_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib -I$(srcdir)/common
 tools_statctl_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 tools_statctl_LDADD = mib/libstatctr_mib.la common/libstatctr_common.la lib/libstatctr.la $(LIBCONFIG_LIBS)
@@ -25,7 +25,7 @@ TOOLS_TESTS = \
 	tests/tools/verdicts.sh \
 	tests/tools/snmptable.sh tests/tools/textfile.sh tests/tools/exporter_config.sh \
 	tests/tools/completion.sh tests/tools/rows.sh tests/tools/hist.sh tests/tools/hist_epochs.sh tests/tools/cpuslots.sh \
-	tests/tools/epochs.sh
+	tests/tools/epochs.sh tests/tools/notifications.sh
 TESTS += $(TOOLS_TESTS)
 # promtool's style lint against check-config's warnings (tests/integration/ifwriter writes).
 TESTS += tests/tools/promlint.sh

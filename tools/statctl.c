@@ -38,6 +38,8 @@ static const struct command commands[] = {
      "list or start epochs (points whose counts are kept)", cmd_epoch},
     {"diff", "diff [-t RATIO] [-a] E1 E2 [SEGMENT [TABLE]]",
      "compare the counts of two epochs' intervals per cell", cmd_diff},
+    {"notifications", "notifications [-c CONFIG] [STATE_FILE]",
+     "the agent's notification counters: sent, suppressed, lost", cmd_notifications},
     {"check-config", "check-config FILE", "validate a configuration file", cmd_check_config},
     {"mib", "mib FILE [-o OUT]", "generate the SMIv2 MIB module of a configuration", cmd_mib},
     {"exporter-config", "exporter-config FILE [-o OUT]",

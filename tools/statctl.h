@@ -65,6 +65,7 @@ int cmd_reset(const struct common_opts *common, int argc, char **argv);
 int cmd_check_config(const struct common_opts *common, int argc, char **argv);
 int cmd_mib(const struct common_opts *common, int argc, char **argv);
 int cmd_exporter_config(const struct common_opts *common, int argc, char **argv);
+int cmd_notifications(const struct common_opts *common, int argc, char **argv);
 /* cmd_epoch.c: epoch list|start, diff, and show's --since/--epoch. */
 int cmd_epoch(const struct common_opts *common, int argc, char **argv);
 int cmd_diff(const struct common_opts *common, int argc, char **argv);

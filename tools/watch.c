@@ -7,7 +7,11 @@
  * clear-below; lines are cut to the terminal's width and the view scrolls
  * (j/k, arrows, space/b).  q, Ctrl-C, SIGTERM and SIGHUP end it with the
  * terminal restored.  Elsewhere (a pipe, JSON, Prometheus) it prints one
- * document per refresh.  Reads only.
+ * document per refresh.  Marks each change of a segment's state (active,
+ * closed, gone, stale) and each writer restart (a new generation): under
+ * the title on a terminal, the last MAX_MARKS of them; elsewhere a line
+ * "! TIME SEGMENT: ..." before the text document, or on stderr beside JSON
+ * and Prometheus.  Reads only.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
@@ -28,7 +32,8 @@ static const char watch_help[] =
     "  -n, --count=N           stop after N refreshes (default: until q or Ctrl-C)\n"
     "  -r, --raw               ignore reset baselines\n" ANY_OWNER_HELP
     "\nKeys on a terminal: q quit, j/k or arrows scroll a line, space/b a page,\n"
-    "g top.  Deltas and rates are blank after a reset or a writer restart.\n";
+    "g top.  Deltas and rates are blank after a reset or a writer restart.\n"
+    "A segment's state changes and writer restarts are marked: \"! TIME SEGMENT: ...\".\n";
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t resized;
@@ -51,6 +56,17 @@ struct screen {
 	size_t scroll; /* first content line shown */
 };
 
+#define MAX_MARKS 4
+#define MARK_SIZE 256
+
+/* What the last refresh saw of a source, to mark what changed. */
+struct seen {
+	bool valid;
+	enum statctr_seg_status status;
+	uint64_t generation;
+	pid_t pid;
+};
+
 struct watch {
 	const struct renderer *renderer;
 	struct walk_opts opts;
@@ -60,6 +76,11 @@ struct watch {
 	double interval;
 	uint32_t count;
 	struct screen scr;
+	struct seen *seen;                /* one per source */
+	char marks[MAX_MARKS][MARK_SIZE]; /* the latest last, on a terminal */
+	size_t nmarks;
+	char *fresh; /* this refresh's marks, '\n'-terminated lines */
+	size_t fresh_len;
 };
 
 static void install_signals(void)
@@ -154,10 +175,13 @@ static void draw_frame(struct watch *w, const char *text)
 	size_t room = (size_t)(scr->rows > 2 ? scr->rows - 2 : 1);
 	const char *p = text;
 
+	room = room > w->nmarks ? room - w->nmarks : 1;
 	if (scr->scroll + room > total)
 		scr->scroll = total > room ? total - room : 0;
 	fputs("\033[H", stdout);
 	draw_title(w, total, room);
+	for (size_t i = 0; i < w->nmarks; i++)
+		draw_line(scr, w->marks[i], strlen(w->marks[i]));
 	for (size_t i = 0; *p && shown < room; i++) {
 		size_t len = strcspn(p, "\n");
 
@@ -171,17 +195,62 @@ static void draw_frame(struct watch *w, const char *text)
 	fflush(stdout);
 }
 
+/* @line among the terminal's last MAX_MARKS, and among this refresh's (@fresh). */
+static void add_mark(struct watch *w, const char *line, FILE *fresh)
+{
+	if (w->nmarks == MAX_MARKS)
+		memmove(w->marks[0], w->marks[1], (MAX_MARKS - 1) * MARK_SIZE);
+	else
+		w->nmarks++;
+	snprintf(w->marks[w->nmarks - 1], MARK_SIZE, "%s", line);
+	fprintf(fresh, "%s\n", line);
+}
+
+/* "! HH:MM:SS SEGMENT: what changed" for each change of @src since the last refresh. */
+static void mark_changes(struct watch *w, const struct source *src, struct seen *seen, FILE *fresh)
+{
+	const struct statctr_seg_info *in = &src->info;
+	char when[16], line[MARK_SIZE];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	if (seen->valid && in->generation != seen->generation) {
+		snprintf(
+		    line, sizeof(line),
+		    "! %s %s: writer restarted: pid %ld -> %ld, a new generation (deltas blank)",
+		    when, src->label, (long)seen->pid, (long)in->creator_pid);
+		add_mark(w, line, fresh);
+	}
+	if (seen->valid && in->status != seen->status) {
+		snprintf(line, sizeof(line), "! %s %s: %s -> %s (pid %ld)", when, src->label,
+		         status_name(seen->status), status_name(in->status), (long)in->creator_pid);
+		add_mark(w, line, fresh);
+	}
+	*seen = (struct seen){true, in->status, in->generation, in->creator_pid};
+}
+
 static int refresh_sources(struct watch *w)
 {
 	int status = EXIT_OK;
+	FILE *fresh;
 
+	free(w->fresh);
+	w->fresh = NULL;
+	fresh = open_memstream(&w->fresh, &w->fresh_len);
+	if (fresh == NULL)
+		return EXIT_FAIL;
 	for (size_t i = 0; i < w->nsrcs; i++) {
 		if (w->srcs[i].view == NULL)
 			continue;                      /* could not be opened: reported once */
 		statctr_view_refresh(w->srcs[i].view); /* a restart shows as a new generation */
 		if (source_snap(&w->srcs[i]) < 0)
 			status = EXIT_FAIL;
+		else
+			mark_changes(w, &w->srcs[i], &w->seen[i], fresh);
 	}
+	fclose(fresh);
 	return status;
 }
 
@@ -196,10 +265,13 @@ static int render_frame(struct watch *w)
 		return EXIT_FAIL;
 	status = walk_render(mem, w->renderer, &w->opts, w->srcs, w->nsrcs, w->table);
 	fclose(mem);
-	if (w->scr.interactive)
+	if (w->scr.interactive) {
 		draw_frame(w, text);
-	else
+	} else {
+		/* Marks beside JSON or Prometheus would break the document: stderr. */
+		fputs(w->fresh ? w->fresh : "", w->renderer == &render_text_long ? stdout : stderr);
 		fputs(text, stdout);
+	}
 	if (!w->scr.interactive && w->renderer != &render_json)
 		fputs("\n", stdout);
 	fflush(stdout);
@@ -310,7 +382,11 @@ int cmd_watch(const struct common_opts *common, int argc, char **argv)
 	w.table = optind + 1 < argc ? argv[optind + 1] : NULL;
 	w.renderer = opts.format == FORMAT_TEXT ? &render_text_long : renderer_for(opts.format);
 	status = sources_open(&opts, optind < argc ? argv[optind] : NULL, false, &w.srcs, &w.nsrcs);
-	if (w.nsrcs > 0) {
+	w.seen = calloc(w.nsrcs ? w.nsrcs : 1, sizeof(*w.seen));
+	if (w.seen == NULL) {
+		error_msg("out of memory");
+		status = EXIT_FAIL;
+	} else if (w.nsrcs > 0) {
 		w.scr.interactive = opts.format == FORMAT_TEXT && isatty(STDOUT_FILENO);
 		install_signals();
 		if (w.scr.interactive) {
@@ -323,5 +399,7 @@ int cmd_watch(const struct common_opts *common, int argc, char **argv)
 			screen_close(&w.scr);
 	}
 	sources_close(w.srcs, w.nsrcs);
+	free(w.seen);
+	free(w.fresh);
 	return status;
 }

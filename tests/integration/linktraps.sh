@@ -12,7 +12,8 @@
 # time as a GET reads them), statctrResetDone naming a reset's cells, none
 # of the segment ones when switched off; flips while
 # snmpd is down are counted lost (statctrNotificationsLost) and never sent
-# late; statctrNotificationsSent and -Suppressed match what arrived.  The
+# late; statctrNotificationsSent and -Suppressed match what arrived, and
+# `statctl notifications` shows the same counters.  The
 # writer is tests/integration/ifwriter; arrivals are stamped by
 # tests/integration/trapstamp.py.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
@@ -26,21 +27,8 @@ BOUND_MS=$((INTERVAL_MS + 100))
 N=${LINKTRAPS_FLIPS:-5}
 
 conf() { # LINK_HOLDDOWN_MS [MORE AGENT SETTINGS]
-	cat >"$TMP/statctr.conf" <<CONF
-segments = ( {
-  name = "ifseg"; path = "$TMP/ifseg"; oid = 7; slots = 1;
-  tables = (
-    { name = "ports"; oid = 1; rows = [ "port0", "port1" ];
-      columns = (
-        { name = "rxOctets"; kind = "counter"; },
-        { name = "oper";     kind = "gauge"; } );
-      ifmib = { ifindex_base = 1000;
-                columns = { rxOctets = "ifHCInOctets"; oper = "ifOperStatus"; }; }; }
-  );
-} );
-agent = { interval_ms = $INTERVAL_MS; allow_reset = true; state_file = "$TMP/agent.state";
-          link_holddown_ms = $1; ${2:-} };
-CONF
+	ifseg_conf "interval_ms = $INTERVAL_MS; allow_reset = true; state_file = \"$TMP/agent.state\";
+          link_holddown_ms = $1; ${2:-}"
 }
 
 . "$top_srcdir/tests/integration/trapd.sh"
@@ -250,6 +238,20 @@ n=$(grep -c . "$TMP/burst")
 log "hold-down: $n sent, $((6 - n)) suppressed (statctrNotificationsSuppressed)"
 [ "$(snmp_value "$SENT")" -eq $(($(links) - links_at_start)) ] ||
 	fail "statctrNotificationsSent is $(snmp_value "$SENT"), snmptrapd received $(($(links) - links_at_start))"
+
+log "statctl notifications: the same counters, from STATE_FILE.notifications"
+fx_wait_pass
+mib_counts() { echo "$(snmp_value "$SENT") $(snmp_value "$SUPPRESSED") $(snmp_value "$LOST")"; }
+statctl_counts() {
+	"$top_builddir/tools/statctl" -f json notifications -c "$TMP/statctr.conf" | python3 -c '
+import json, sys; n = json.load(sys.stdin)["agent"]["notifications"]
+print(n["sent"], n["suppressed"], n["lost"])'
+}
+same_counts() { [ "$(statctl_counts)" = "$(mib_counts)" ]; }
+fx_wait 5 same_counts || fail "statctl notifications says '$(statctl_counts)', STATCTR-MIB '$(mib_counts)'"
+"$top_builddir/tools/statctl" notifications -c "$TMP/statctr.conf" | grep -q "^agent pid $AGENT_PID (running)" ||
+	fail "statctl notifications: $("$top_builddir/tools/statctl" notifications -c "$TMP/statctr.conf" 2>&1)"
+log "statctl notifications: sent suppressed lost = $(statctl_counts), as STATCTR-MIB"
 
 log "notify_segment_state, notify_writer_restart = false: a writer restart sends no statctr notification"
 conf 0 "notify_segment_state = false; notify_writer_restart = false;"

@@ -23,24 +23,11 @@ UAUTH=sink-auth-pass
 UPRIV=sink-priv-pass
 
 conf() { # TRAP_SINKS...
-	cat >"$TMP/statctr.conf" <<CONF
-segments = ( {
-  name = "ifseg"; path = "$TMP/ifseg"; oid = 7; slots = 1;
-  tables = (
-    { name = "ports"; oid = 1; rows = [ "port0", "port1" ];
-      columns = (
-        { name = "rxOctets"; kind = "counter"; },
-        { name = "oper";     kind = "gauge"; } );
-      ifmib = { ifindex_base = 1000;
-                columns = { rxOctets = "ifHCInOctets"; oper = "ifOperStatus"; }; }; }
-  );
-} );
-agent = { interval_ms = 100; community = "$COMMUNITY"; link_holddown_ms = 0;
-          engine_boots_file = "$TMP/boots";
-          v3_users = ( { name = "$USER"; auth = "SHA-256"; auth_pass = "$UAUTH";
-                         priv = "AES"; priv_pass = "$UPRIV"; } );
-          $* };
-CONF
+	ifseg_conf "interval_ms = 100; community = \"$COMMUNITY\"; link_holddown_ms = 0;
+          engine_boots_file = \"$TMP/boots\";
+          v3_users = ( { name = \"$USER\"; auth = \"SHA-256\"; auth_pass = \"$UAUTH\";
+                         priv = \"AES\"; priv_pass = \"$UPRIV\"; } );
+          $*"
 	chmod 600 "$TMP/statctr.conf"
 }
 

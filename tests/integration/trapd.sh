@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# snmptrapd helpers of the notification tests (linktraps, linkstorm, disman),
-# sourced after fixture.sh: start_trapd starts a real snmptrapd whose
-# notifications tests/integration/trapstamp.py stamps into $TRAPS, one line
-# each; count, have and last_of read that file.
+# snmptrapd helpers of the notification tests (linktraps, linkstorm, disman,
+# msinks), sourced after fixture.sh: start_trapd starts a real snmptrapd
+# whose notifications tests/integration/trapstamp.py stamps into $TRAPS, one
+# line each; count, have and last_of read that file; ifseg_conf writes the
+# configuration of tests/integration/ifwriter's two-port IF-MIB table.
 TRAPS=$TMP/traps.txt
 
 # snmptrapd on a free port, its notifications stamped into $TRAPS; the
@@ -49,3 +50,23 @@ count() { awk -v n="$1" -v i="$2" -v h="${3:-}" '$2 == n && $3 == i && (h == "" 
 have() { [ "$(count "$1" "$2")" -ge "$3" ]; }
 last_of() { awk -v n="$1" -v i="$2" '$2 == n && $3 == i' "$TRAPS" | tail -n 1; }
 
+
+# $TMP/statctr.conf: segment ifseg, its table ports (port0, port1: ifIndex
+# 1000, 1001) of rxOctets and the oper gauge served as IF-MIB, and an agent
+# group of the given settings.
+ifseg_conf() { # AGENT SETTINGS
+	cat >"$TMP/statctr.conf" <<CONF
+segments = ( {
+  name = "ifseg"; path = "$TMP/ifseg"; oid = 7; slots = 1;
+  tables = (
+    { name = "ports"; oid = 1; rows = [ "port0", "port1" ];
+      columns = (
+        { name = "rxOctets"; kind = "counter"; },
+        { name = "oper";     kind = "gauge"; } );
+      ifmib = { ifindex_base = 1000;
+                columns = { rxOctets = "ifHCInOctets"; oper = "ifOperStatus"; }; }; }
+  );
+} );
+agent = { $* };
+CONF
+}

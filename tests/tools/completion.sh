@@ -20,7 +20,7 @@ complete_line() {
 	' bash "$bc" "$srcdir/dist/bash-completion/statctl" "$STATCTL" "$@"
 }
 
-check "commands" "check-config diff epoch exporter-config list mib reset show watch" "$(complete_line "")"
+check "commands" "check-config diff epoch exporter-config list mib notifications reset show watch" "$(complete_line "")"
 check "command prefix" "exporter-config" "$(complete_line ex)"
 check "show's long options" "--any-owner --buckets --config --epoch --format --help --output --raw --since --slots" "$(complete_line show --)"
 check "list's long options" "--any-owner --config --format --help" "$(complete_line list --)"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # statctl watch: on a terminal it redraws without full clears, fits a narrow
 # terminal, and q or Ctrl-C end it with exit 0 and the terminal restored;
-# in a pipe it prints frames with deltas (text) or one JSON document each.
+# in a pipe it prints frames with deltas (text) or one JSON document each;
+# a writer killed and started again is marked "! TIME SEGMENT: active ->
+# gone" and "writer restarted" (on stdout in text, on stderr beside JSON).
 . "${srcdir:-.}/tests/tools/lib.sh"
 
 start_writer "stctl_watch_$$" 1 500
@@ -31,6 +33,41 @@ printf "%s\n" "$out" >"$workdir/w.prom"
 valid=no
 $FORMATS prom "$workdir/w.prom" >/dev/null && valid=yes
 check "prometheus frame is valid" yes "$valid"
+# wait_for FILE PATTERN: grep -q PATTERN FILE within 10 s.
+wait_for() {
+	for _ in $(seq 1 100); do
+		grep -q "$2" "$1" && return 0
+		sleep 0.1
+	done
+	fail "no '$2' in $1 within 10 s: $(cat "$1")"
+}
+"$STATCTL" watch -i 0.1 -n 600 "$segment" totals >"$workdir/marks.txt" 2>&1 &
+watch_pid=$!
+"$STATCTL" watch -f json -i 0.1 -n 600 "$segment" totals >"$workdir/marks.json" 2>"$workdir/marks.err" &
+json_pid=$!
+wait_for "$workdir/marks.txt" '^totals '
+old_pid=$writer_pid
+kill -9 "$writer_pid"
+wait "$writer_pid" 2>/dev/null || true
+writer_pid=
+wait_for "$workdir/marks.txt" "^! [0-9:]* $segment: active -> gone (pid $old_pid)\$"
+start_writer "$segment" 1 700
+wait_for "$workdir/marks.txt" "^! [0-9:]* $segment: writer restarted: pid $old_pid -> $writer_pid, a new generation (deltas blank)\$"
+wait_for "$workdir/marks.txt" "^! [0-9:]* $segment: gone -> active (pid $writer_pid)\$"
+wait_for "$workdir/marks.err" "^! [0-9:]* $segment: writer restarted: pid $old_pid -> $writer_pid"
+kill "$watch_pid" "$json_pid"
+wait "$watch_pid" "$json_pid" 2>/dev/null || true
+check "json: the marks on stderr, stdout only documents" 0 \
+	"$(grep -c '^!' "$workdir/marks.json" || true)"
+check "json: every line a document" 0 \
+	"$(python3 -c 'import json, sys
+bad = 0
+for l in open(sys.argv[1]):
+    try: json.loads(l)
+    except ValueError: bad += 1
+print(bad)' "$workdir/marks.json")"
+pass "a writer killed and restarted is marked"
+
 check_status "bad interval" 2 "$STATCTL" watch -i 0 "$segment"
 check_status "bad count" 2 "$STATCTL" watch -n x "$segment"
 finish
