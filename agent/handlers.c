@@ -196,6 +196,16 @@ static void set_level(const struct statctr_snap *snap, statctr_id id, bool wide,
 		encode_gauge32(vb, level);
 }
 
+/* "3", "shared", "cpu2", "cpu0-3": the library's name of the slot. */
+static void set_slot_name(const struct statctr_snap *snap, uint32_t slot, netsnmp_variable_list *vb)
+{
+	char name[33];
+
+	if (statctr_snap_slot_name(snap, slot, name, sizeof(name)) < 0)
+		snprintf(name, sizeof(name), "%u", slot); /* never: the search bounds slots */
+	encode_string(vb, name);
+}
+
 static void set_slot_delta(const struct statctr_snap *snap, uint32_t slot, statctr_id id,
                            netsnmp_variable_list *vb)
 {
@@ -254,6 +264,9 @@ static void set_cell_value(const struct handlers *h, const struct agg_segment *a
 		break;
 	case MIB_SLOT_GAUGE_DELTA:
 		set_slot_delta(as->snap, inst->slot, inst->cell, vb);
+		break;
+	case MIB_SLOT_NAME:
+		set_slot_name(as->snap, inst->slot, vb);
 		break;
 	default: /* MIB_CELL_RESET */
 		encode_integer(vb, SETCHECK_IDLE);

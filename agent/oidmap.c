@@ -39,6 +39,8 @@ struct seg_cells {
 	uint32_t nplain;
 	statctr_id *gauges; /* sorted */
 	uint32_t ngauges;
+	statctr_id *sloted; /* sorted: counters and gauges, which have slot values */
+	uint32_t nsloted;
 	/* Cells of the tables, 0..ngrid-1; the histograms' bucket blocks follow
 	 * (docs/segment-format.md) and are no cells of their own. */
 	uint32_t ngrid;
@@ -238,6 +240,8 @@ static bool any_cell_ge(const struct search *s, uint32_t conf, uint64_t v, uint3
 		return ids_ge(cells->gauges, cells->ngauges, v, out);
 	case MIB_PLAIN_COUNTERS:
 		return ids_ge(cells->plain, cells->nplain, v, out);
+	case MIB_SLOT_CELLS:
+		return ids_ge(cells->sloted, cells->nsloted, v, out);
 	default:
 		return range_ge(1, cells->ngrid, v, out);
 	}
@@ -611,6 +615,8 @@ static int build_table_order(const struct statctr_segment_decl *d, uint32_t **or
 
 static void add_cell(struct seg_cells *cells, enum statctr_kind kind, statctr_id id)
 {
+	if (kind != STATCTR_KIND_HISTOGRAM)
+		cells->sloted[cells->nsloted++] = id;
 	if (kind == STATCTR_KIND_GAUGE) {
 		cells->gauges[cells->ngauges++] = id;
 		return;
@@ -625,7 +631,8 @@ static int build_cells(const struct statctr_segment_decl *d, struct seg_cells *c
 	cells->counters = malloc(((size_t)d->ncells + 1) * sizeof(statctr_id));
 	cells->plain = malloc(((size_t)d->ncells + 1) * sizeof(statctr_id));
 	cells->gauges = malloc(((size_t)d->ncells + 1) * sizeof(statctr_id));
-	if (!cells->counters || !cells->plain || !cells->gauges)
+	cells->sloted = malloc(((size_t)d->ncells + 1) * sizeof(statctr_id));
+	if (!cells->counters || !cells->plain || !cells->gauges || !cells->sloted)
 		return agent_seterr(ENOMEM, "out of memory");
 	for (uint32_t t = 0; t < d->ntables; t++) {
 		const struct statctr_table_decl *td = &d->tables[t];
@@ -641,6 +648,7 @@ static int build_cells(const struct statctr_segment_decl *d, struct seg_cells *c
 	qsort(cells->counters, cells->ncounters, sizeof(statctr_id), cmp_id);
 	qsort(cells->plain, cells->nplain, sizeof(statctr_id), cmp_id);
 	qsort(cells->gauges, cells->ngauges, sizeof(statctr_id), cmp_id);
+	qsort(cells->sloted, cells->nsloted, sizeof(statctr_id), cmp_id);
 	return 0;
 }
 
@@ -973,6 +981,7 @@ void oidmap_free(struct oidmap *map)
 		free(map->cells[s].counters);
 		free(map->cells[s].plain);
 		free(map->cells[s].gauges);
+		free(map->cells[s].sloted);
 	}
 	for (uint32_t s = 0; map->tables_by_cell && s < map->cfg->nsegments; s++)
 		free(map->tables_by_cell[s]);

@@ -24,7 +24,7 @@ enum mib_space {
 enum mib_access { MIB_NOT_ACCESSIBLE, MIB_READ_ONLY, MIB_READ_WRITE, MIB_ACCESSIBLE_FOR_NOTIFY };
 
 /* Which cells an object of the cell or slot table has an instance for (oids.h). */
-enum mib_instances { MIB_ALL, MIB_COUNTERS, MIB_GAUGES, MIB_PLAIN_COUNTERS };
+enum mib_instances { MIB_ALL, MIB_COUNTERS, MIB_GAUGES, MIB_PLAIN_COUNTERS, MIB_SLOT_CELLS };
 
 /* One id per row of MIB_FIXED_OBJECTS, in its order (which is OID order). */
 enum mib_object_id {

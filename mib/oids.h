@@ -102,8 +102,9 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
  * (column arc of its entry); syntax: as the MIB states it, an enumeration
  * as its base type; instances: which cells have one (COUNTERS: counters and
  * histograms, whose value is their count; PLAIN_COUNTERS: counters only;
- * GAUGES; ALL: every cell but a histogram's bucket cells, which are no
- * cells of their own).
+ * GAUGES; SLOT_CELLS: counters and gauges, the cells with slot values;
+ * ALL: every cell but a histogram's bucket cells, which are no cells of
+ * their own).
  */
 #define MIB_FIXED_OBJECTS(X)                                                                       \
 	X(VERSION, "statctrAgentVersion", AGENT, 1, "DisplayString", READ_ONLY, ALL)               \
@@ -160,6 +161,8 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 	X(SLOT_INDEX, "statctrSlotIndex", SLOT, 1, "Unsigned32 (1..8193)", NOT_ACCESSIBLE, ALL)    \
 	X(SLOT_COUNTER, "statctrSlotCounter", SLOT, 2, "Counter64", READ_ONLY, PLAIN_COUNTERS)     \
 	X(SLOT_GAUGE_DELTA, "statctrSlotGaugeDelta", SLOT, 3, "DisplayString", READ_ONLY, GAUGES)  \
+	X(SLOT_NAME, "statctrSlotName", SLOT, 4, "DisplayString (SIZE (1..32))", READ_ONLY,        \
+	  SLOT_CELLS)                                                                              \
 	X(EPOCH_NUMBER, "statctrEpochNumber", EPOCH, 1, "Unsigned32 (1..4294967295)",              \
 	  NOT_ACCESSIBLE, ALL)                                                                     \
 	X(EPOCH_NAME, "statctrEpochName", EPOCH, 2, "DisplayString (SIZE (1..63))", READ_ONLY,     \

@@ -2,8 +2,9 @@
 # CPU slots through a real snmpd (docs/agent.md, R.1.4): statctrSlotTable
 # lists a segment's CPU slots after its shared slot (statctrSlotIndex
 # statctrSegmentSlots + 2 + k), their counts and gauge deltas add up with
-# the other slots to statctrCellCounter and the level, and a cell reset over
-# SNMP takes them into its baseline.
+# the other slots to statctrCellCounter and the level, statctrSlotName names
+# them cpuN as statctl does (the writer slot 0, then shared), and a cell
+# reset over SNMP takes them into its baseline.
 #
 # The writer is tests/tools/cpu_rec (its header lists the values: t.n
 # 10000 from CPU adds plus 5 through the thread slot, t.level 5).
@@ -39,6 +40,12 @@ want_index=$(seq 1 $((2 + ncpus)) | tr '\n' ' ')
 got_index=$(snmp_walk "$SLOTS.2.$S.1" | sed "s|^$SLOTS.2.$S.1.||" | cut -d' ' -f1 | tr '\n' ' ')
 [ "$got_index" = "$want_index" ] || fail "slot indexes of t.n: '$got_index', expected '$want_index'"
 log "statctrSlotTable lists $ncpus CPU slots after the shared slot"
+want_names="0 shared $(seq 0 $((ncpus - 1)) | sed 's/^/cpu/' | tr '\n' ' ')"
+for cell in 1 2; do
+	got_names=$(snmp_walk "$SLOTS.4.$S.$cell" | cut -d' ' -f2- | tr -d '"' | tr '\n' ' ')
+	[ "$got_names" = "$want_names" ] || fail "statctrSlotName of cell $cell: '$got_names', expected '$want_names'"
+done
+log "statctrSlotName: $want_names"
 
 sum=$(snmp_walk "$SLOTS.2.$S.1" | awk '{ s += $2 } END { print s }')
 [ "$sum" = 10005 ] || fail "t.n's slots add up to $sum, not 10005"

@@ -173,6 +173,9 @@ log "statctrCellTable: kind histogram(3), counter = count; bucket cells are no c
 log "statctrSlotTable: counters only, histograms have no slot rows"
 [ "$(snmp_walk "$ROOT.1.4.1.2.$S" | sed "s|^$ROOT.1.4.1.2.$S.||" | cut -d' ' -f1 | tr '\n' ' ')" = \
 	"1.1 1.2 4.1 4.2 " ] || fail "slot counters: $(snmp_walk "$ROOT.1.4.1.2.$S")"
+# statctrSlotName: for the counters and the gauges, not the histograms.
+[ "$(snmp_walk "$ROOT.1.4.1.4.$S" | sed "s|^$ROOT.1.4.1.4.$S.||" | cut -d' ' -f1 | tr '\n' ' ')" = \
+	"1.1 1.2 3.1 3.2 4.1 4.2 6.1 6.2 " ] || fail "slot names: $(snmp_walk "$ROOT.1.4.1.4.$S")"
 
 log "SETs of histogram objects are refused; wrong types and values of the resets too"
 fx_expect_set notWritable "$H.1.1.3.1.1" i 2

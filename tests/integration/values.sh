@@ -69,7 +69,8 @@ next_is "$ROOT.1.3.1.9.1.6" "$ROOT.1.3.1.9.1.7"
 next_is "$ROOT.1.3.1.8.1.5" "$ROOT.1.3.1.8.1.8"
 next_is "$ROOT.1.3.1.12.0.4294967295" "$ROOT.1.3.1.12.1.1"
 next_is "$ROOT.1.4.1.3.1.6.5" "$ROOT.1.4.1.3.1.7.1"
-next_is "$ROOT.1.4.1.3.1.159.5" "$DATA.1.1.2.1"
+next_is "$ROOT.1.4.1.3.1.159.5" "$ROOT.1.4.1.4.1.1.1" # statctrSlotName of the first cell
+next_is "$ROOT.1.4.1.4.1.159.5" "$DATA.1.1.2.1"
 
 log "snmptable with STATCTR-MIB loaded"
 smi=$("$top_srcdir/scripts/get-smi-mibs.sh" 2>"$TMP/smi.log") || skip "SMI modules unavailable: $(cat "$TMP/smi.log")"
