@@ -274,6 +274,16 @@ static void set_cell_value(const struct handlers *h, const struct agg_segment *a
 	}
 }
 
+/* A declared column's value: a gauge's level latched as Gauge32, else a Counter64. */
+static void set_column_value(const struct agg_segment *as, const struct statctr_column_decl *col,
+                             statctr_id id, netsnmp_variable_list *vb)
+{
+	if (col->kind == STATCTR_KIND_GAUGE)
+		set_level(as->snap, id, false, vb);
+	else
+		encode_counter64(vb, counted(as->snap, col->kind, id));
+}
+
 static void set_row_value(const struct handlers *h, const struct oidmap_region *region,
                           const struct agg_segment *as, const struct oidmap_instance *inst,
                           netsnmp_variable_list *vb)
@@ -292,13 +302,26 @@ static void set_row_value(const struct handlers *h, const struct oidmap_region *
 		encode_integer(vb, SETCHECK_IDLE);
 		break;
 	default: /* W_ROW_VALUE */
-		if (td->columns[inst->col->column].kind == STATCTR_KIND_GAUGE)
-			set_level(as->snap, id, false, vb);
-		else
-			encode_counter64(
-			    vb, counted(as->snap, td->columns[inst->col->column].kind, id));
+		set_column_value(as, &td->columns[inst->col->column], id, vb);
 		break;
 	}
+}
+
+void handlers_row_value(const struct agg_segment *as, uint32_t t, uint32_t row, uint32_t c,
+                        netsnmp_variable_list *vb)
+{
+	const struct statctr_table_decl *td = &as->decl->tables[t];
+
+	set_column_value(as, &td->columns[c], td->first_cell + row * td->ncolumns + c, vb);
+}
+
+void handlers_row_discontinuity(const struct agg_segment *as, uint32_t t, uint32_t row,
+                                netsnmp_variable_list *vb)
+{
+	const struct statctr_table_decl *td = &as->decl->tables[t];
+
+	encode_timestamp(
+	    vb, agg_row_discontinuity(as, td->first_cell + row * td->ncolumns, td->ncolumns));
 }
 
 /*

@@ -30,6 +30,17 @@ int handlers_add(struct engine *e, const struct agent_settings *set, const struc
 void handlers_segment_value(const struct agg_segment *as, enum mib_object_id what,
                             netsnmp_variable_list *vb);
 
+/*
+ * handlers_row_value(), handlers_row_discontinuity() - what a GET of
+ * declared column @c, or of the discontinuity column, of row @row of table
+ * @t of @as reads (@as has a snapshot and the row is present): the values
+ * of the by-name tables (byname.c).
+ */
+void handlers_row_value(const struct agg_segment *as, uint32_t t, uint32_t row, uint32_t c,
+                        netsnmp_variable_list *vb);
+void handlers_row_discontinuity(const struct agg_segment *as, uint32_t t, uint32_t row,
+                                netsnmp_variable_list *vb);
+
 /* Frees (NULL: nothing); the engine's regions must be gone first. */
 void handlers_free(struct handlers *h);
 

@@ -10,7 +10,7 @@ agent_statctr_agentx_SOURCES = \
 	agent/bisect.h agent/encode.h agent/encode.c \
 	agent/register.h agent/register.c \
 	agent/engine.h agent/engine.c \
-	agent/handlers.h agent/handlers.c \
+	agent/handlers.h agent/handlers.c agent/byname.h agent/byname.c \
 	agent/ifindex.h agent/ifindex.c \
 	agent/ifmib.h agent/ifmib.c \
 	agent/traps.h agent/traps.c \

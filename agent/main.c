@@ -20,6 +20,7 @@
 #include "safefile.h"
 #include "aggregate.h"
 #include "engine.h"
+#include "byname.h"
 #include "handlers.h"
 #include "ifmib.h"
 #include "../mib/ifmib.h"
@@ -77,6 +78,7 @@ struct serving {
 	struct aggregator *agg;
 	struct engine *engine;     /* serves the regions of both backends */
 	struct handlers *handlers; /* STATCTR-MIB (handlers.c) */
+	struct byname *byname;     /* its dynamic tables by row name (byname.c) */
 	struct ifmib_serve *ifmib; /* the IF-MIB tables (ifmib.c) */
 };
 
@@ -387,6 +389,7 @@ static void serving_stop(struct serving *s)
 	engine_unregister(s->engine);
 	engine_free(s->engine);
 	handlers_free(s->handlers);
+	byname_free(s->byname);
 	ifmib_serve_free(s->ifmib);
 	agg_destroy(s->agg);
 	oidmap_free(s->map);
@@ -422,6 +425,8 @@ static int serving_build(const char *config, struct serving *s, bool threaded)
 		err = engine_create(s->agg, s->set->ping_interval, &s->engine);
 	if (!err)
 		err = handlers_add(s->engine, s->set, s->map, &s->handlers);
+	if (!err)
+		err = byname_add(s->engine, s->set, &s->byname);
 	if (!err)
 		err = ifmib_serve_create(s->set, s->agg, &s->ifmib);
 	if (!err)

@@ -6,7 +6,8 @@
  * name, discontinuity, reset, then the declared columns), each histogram
  * column's bucket and summary tables at statctrHistograms.S.T.(10+i), in a
  * segment that declares epochs each table's interval table at
- * statctrIntervals.S.T, the module's identity and conformance under the
+ * statctrIntervals.S.T, each dynamic table's by-name table at
+ * statctrRowsByName.S.T, the module's identity and conformance under the
  * first segment.  Every number
  * comes from there.  Output depends only on the configuration and the revision
  * time given.
@@ -36,9 +37,10 @@ struct gen {
 	const char *data;       /* statctrData, or the node this module defines for root.3 */
 	const char *histograms; /* statctrHistograms, or the node it defines for root.4 */
 	const char *intervals;  /* statctrIntervals, or the node it defines for root.5 */
+	const char *by_name;    /* statctrRowsByName, or the node it defines for root.6 */
 	char module[80];
 	char date[16];
-	bool has_counter, has_gauge, has_histogram, has_intervals;
+	bool has_counter, has_gauge, has_histogram, has_intervals, has_dynamic;
 };
 
 /* ---- names ------------------------------------------------------------ */
@@ -59,6 +61,7 @@ static void find_kinds(struct gen *g)
 				g->has_histogram |= kind == STATCTR_KIND_HISTOGRAM;
 				g->has_intervals |= mib_has_intervals(
 				    &g->cfg->segments[s], &g->cfg->segments[s].tables[t]);
+				g->has_dynamic |= g->cfg->segments[s].tables[t].dynamic != 0;
 			}
 }
 
@@ -142,10 +145,11 @@ static void emit_imports(struct gen *g, const char *anchor)
 	        "    MODULE-COMPLIANCE, OBJECT-GROUP\n"
 	        "        FROM SNMPv2-CONF\n",
 	        g->has_intervals ? ", TruthValue" : "");
-	fprintf(g->out, "    %s%s%sStatctrResetAction\n        FROM STATCTR-MIB;\n\n",
+	fprintf(g->out, "    %s%s%s%sStatctrResetAction\n        FROM STATCTR-MIB;\n\n",
 	        anchor ? "" : "statctrData, ",
 	        anchor || !g->has_histogram ? "" : "statctrHistograms, ",
-	        anchor || !g->has_intervals ? "" : "statctrIntervals, ");
+	        anchor || !g->has_intervals ? "" : "statctrIntervals, ",
+	        anchor || !g->has_dynamic ? "" : "statctrRowsByName, ");
 }
 
 static void emit_identity(struct gen *g)
@@ -206,6 +210,13 @@ static bool emit_root_chain(struct gen *g, const char *anchor, const char *below
 			return false;
 		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", g->intervals, parent,
 		        MIB_ARC_INTERVALS);
+	}
+	if (g->has_dynamic) {
+		g->by_name = mib_name(&g->names.reg, 2, first, "RowsByName");
+		if (g->by_name == NULL)
+			return false;
+		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", g->by_name, parent,
+		        MIB_ARC_BY_NAME);
 	}
 	fputc('\n', g->out);
 	return true;
@@ -653,6 +664,93 @@ static bool emit_intervals(struct gen *g, const struct statctr_segment_decl *seg
 	return true;
 }
 
+/* ---- by-name tables (dynamic tables) ---------------------------------- */
+
+/* The longest key: the instance's OID is root, .6.S.T.1.column, then the key. */
+static uint32_t byname_max_key(const struct gen *g)
+{
+	uint32_t arcs = 1;
+
+	for (const char *p = g->set->root_oid; *p; p++)
+		arcs += *p == '.';
+	return MIB_BYNAME_MAX_KEY(arcs);
+}
+
+/*
+ * Dynamic table @t's by-name table at statctrRowsByName.S.T: the present
+ * rows indexed by their name, the declared columns as in the table.
+ */
+static bool emit_byname(struct gen *g, const struct statctr_segment_decl *seg,
+                        const struct mib_seg_names *sn, uint32_t t)
+{
+	const struct statctr_table_decl *td = &seg->tables[t];
+	const struct mib_table_names *n = &sn->tables[t];
+	const struct mib_byname_names *bn = &n->bn;
+	char text[TEXT_MAX], entry_text[256], clause[160], key_syntax[64];
+	char(*members)[96] = calloc((size_t)td->ncolumns + MIB_BYNAME_NCOLUMNS, sizeof(*members));
+	const char **list = calloc((size_t)td->ncolumns + MIB_BYNAME_NCOLUMNS, sizeof(*list));
+	const char *const fixed[MIB_BYNAME_NCOLUMNS] = {bn->key, bn->row_index, bn->disc};
+	struct object o;
+	size_t m = 0;
+
+	if (!members || !list) {
+		free(members);
+		free(list);
+		return false;
+	}
+	for (size_t i = 0; i < MIB_BYNAME_NCOLUMNS; i++)
+		column_member(members[m++], sizeof(members[0]), fixed[i], &mib_byname_columns[i]);
+	for (uint32_t c = 0; c < td->ncolumns; c++)
+		snprintf(members[m++], sizeof(members[0]), "%s %s", bn->columns[c],
+		         td->columns[c].kind == STATCTR_KIND_GAUGE ? "Gauge32" : "Counter64");
+	for (size_t i = 0; i < m; i++)
+		list[i] = members[i];
+	snprintf(text, sizeof(text),
+	         "The present rows of table %s (%s) by name: a manager that knows a row by the "
+	         "name its writer gave it reads it here without looking its index up first, "
+	         "and reads nothing when no present row has that name. The same values as "
+	         "%s, for rows whose name is at most %" PRIu32
+	         " bytes long (an instance's OID has at most 128 sub-identifiers); longer names "
+	         "are only in %s.",
+	         td->name, n->table, n->table, byname_max_key(g), n->table);
+	snprintf(entry_text, sizeof(entry_text), "One present row of %s, by its name.", n->table);
+	snprintf(clause, sizeof(clause), "INDEX       { IMPLIED %s }", bn->key);
+	emit_table_pair(g, bn->table, bn->entry, sn->byname_node, td->oid, text, entry_text, clause,
+	                list, m);
+	free(members);
+	free(list);
+
+	o = column_object(&mib_byname_columns[0], bn->key, bn->entry, "");
+	snprintf(key_syntax, sizeof(key_syntax), "%s (SIZE (1..%" PRIu32 "))", o.syntax,
+	         byname_max_key(g));
+	o.syntax = key_syntax;
+	emit_object(g, &o, NULL, "The row's name, as %s.", n->row_name);
+	o = column_object(&mib_byname_columns[1], bn->row_index, bn->entry, "");
+	emit_object(g, &o, NULL,
+	            "The row's index in %s (%s): it changes when a row is removed and added "
+	            "again.",
+	            n->table, n->row_index);
+	o = column_object(&mib_byname_columns[2], bn->disc, bn->entry, "");
+	emit_object(g, &o, NULL,
+	            "As %s: the time of the row's add, reset or writer restart, whichever is "
+	            "latest. A row removed and added again under the same name is a new row: "
+	            "its counters start at zero, and this time tells.",
+	            n->disc);
+	for (uint32_t c = 0; c < td->ncolumns; c++) {
+		bool gauge = td->columns[c].kind == STATCTR_KIND_GAUGE;
+
+		o = (struct object){
+		    bn->columns[c],
+		    gauge ? "Gauge32" : "Counter64",
+		    "read-only",
+		    td->columns[c].kind == STATCTR_KIND_HISTOGRAM ? "" : td->columns[c].units,
+		    bn->entry,
+		    MIB_DATA_FIRST_VALUE + c};
+		emit_object(g, &o, NULL, "As %s, of the row named by the index.", n->columns[c]);
+	}
+	return true;
+}
+
 /* false: out of memory. */
 static bool emit_segment(struct gen *g, uint32_t s)
 {
@@ -678,6 +776,12 @@ static bool emit_segment(struct gen *g, uint32_t s)
 		        sn->interval_node, g->intervals, seg->oid);
 	for (uint32_t t = 0; t < seg->ntables; t++)
 		if (!emit_intervals(g, seg, sn, t))
+			return false;
+	if (sn->byname_node)
+		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %" PRIu32 " }\n\n", sn->byname_node,
+		        g->by_name, seg->oid);
+	for (uint32_t t = 0; t < seg->ntables; t++)
+		if (seg->tables[t].dynamic && !emit_byname(g, seg, sn, t))
 			return false;
 	return true;
 }
@@ -733,6 +837,12 @@ static void emit_group(struct gen *g, const struct statctr_table_decl *t,
 			if (n->iv.hists[c].count)
 				fprintf(g->out, ",\n              %s", n->iv.hists[c].count);
 	}
+	if (n->bn.table) {
+		fprintf(g->out, ",\n              %s,\n              %s", n->bn.row_index,
+		        n->bn.disc);
+		for (uint32_t c = 0; c < t->ncolumns; c++)
+			fprintf(g->out, ",\n              %s", n->bn.columns[c]);
+	}
 	fputs(" }\n    STATUS      current\n", g->out);
 	emit_description(g, "The objects of table %s.", t->name);
 	fprintf(g->out, "    ::= { %s %" PRIu32 " }\n\n", g->names.groups,
@@ -781,7 +891,8 @@ int mib_generate(FILE *out, const struct statctr_config *cfg, const struct mib_s
 	                .set = set,
 	                .data = "statctrData",
 	                .histograms = "statctrHistograms",
-	                .intervals = "statctrIntervals"};
+	                .intervals = "statctrIntervals",
+	                .by_name = "statctrRowsByName"};
 	const char *anchor = NULL, *below = NULL;
 	int err = prepare(&g, cfg, revision_time);
 

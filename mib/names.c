@@ -373,6 +373,47 @@ static bool seg_interval_names_init(struct mib_names *reg, const struct statctr_
 	return true;
 }
 
+static bool byname_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
+                              const struct statctr_table_decl *td, struct mib_byname_names *bn)
+{
+	const char **const fixed[MIB_BYNAME_NCOLUMNS] = {&bn->key, &bn->row_index, &bn->disc};
+
+	reg->owner = td;
+	bn->table = mib_name(reg, 3, seg->name, td->name, "ByNameTable");
+	bn->entry = mib_name(reg, 3, seg->name, td->name, "ByNameEntry");
+	for (size_t i = 0; i < MIB_BYNAME_NCOLUMNS; i++)
+		if (!(*fixed[i] =
+		          mib_name(reg, 3, seg->name, td->name, mib_byname_columns[i].suffix)))
+			return false;
+	bn->columns = calloc(td->ncolumns, sizeof(*bn->columns));
+	if (!bn->table || !bn->entry || !bn->columns)
+		return false;
+	for (uint32_t c = 0; c < td->ncolumns; c++) {
+		reg->owner = &td->columns[c];
+		if (!(bn->columns[c] =
+		          mib_name(reg, 4, seg->name, td->name, "ByName", td->columns[c].name)))
+			return false;
+	}
+	return true;
+}
+
+/* The by-name tables of segment @s's dynamic tables: after every other name (names.h). */
+static bool seg_byname_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
+                                  struct mib_seg_names *sn)
+{
+	for (uint32_t t = 0; t < seg->ntables; t++) {
+		if (!seg->tables[t].dynamic)
+			continue;
+		reg->owner = seg;
+		if (sn->byname_node == NULL)
+			sn->byname_node = mib_name(reg, 2, seg->name, "SegmentRowsByName");
+		if (sn->byname_node == NULL ||
+		    !byname_names_init(reg, seg, &seg->tables[t], &sn->tables[t].bn))
+			return false;
+	}
+	return true;
+}
+
 bool mib_module_names_init(struct mib_module_names *n, const struct statctr_config *cfg)
 {
 	const char *first = cfg->segments[0].name;
@@ -381,7 +422,8 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 	n->segs = calloc(cfg->nsegments, sizeof(*n->segs));
 	/* Reserve what the module imports. */
 	if (n->segs == NULL || !mib_name(&n->reg, 1, "statctrData") ||
-	    !mib_name(&n->reg, 1, "statctrIntervals") || !mib_name(&n->reg, 1, "statctrMIB"))
+	    !mib_name(&n->reg, 1, "statctrIntervals") ||
+	    !mib_name(&n->reg, 1, "statctrRowsByName") || !mib_name(&n->reg, 1, "statctrMIB"))
 		return false;
 	n->reg.owner = &cfg->segments[0]; /* the module's own names derive from it */
 	n->modid = mib_name(&n->reg, 2, first, "MIB");
@@ -406,6 +448,9 @@ bool mib_module_names_init(struct mib_module_names *n, const struct statctr_conf
 	for (uint32_t s = 0; s < cfg->nsegments; s++)
 		if (!seg_interval_names_init(&n->reg, &cfg->segments[s], &n->segs[s]))
 			return false;
+	for (uint32_t s = 0; s < cfg->nsegments; s++)
+		if (!seg_byname_names_init(&n->reg, &cfg->segments[s], &n->segs[s]))
+			return false;
 	n->reg.owner = NULL; /* what the module names later is its own */
 	return n->modid && n->compliances && n->groups && n->compliance;
 }
@@ -418,6 +463,7 @@ void mib_module_names_free(struct mib_module_names *n, const struct statctr_conf
 			free(n->segs[s].tables[t].hists);
 			free(n->segs[s].tables[t].iv.counts);
 			free(n->segs[s].tables[t].iv.hists);
+			free(n->segs[s].tables[t].bn.columns);
 		}
 		free(n->segs[s].tables);
 	}

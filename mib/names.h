@@ -68,6 +68,15 @@ struct mib_interval_names {
 	} * hists;
 };
 
+/*
+ * The descriptors of a dynamic table's by-name table
+ * (statctrRowsByName.S.T); else all NULL.
+ */
+struct mib_byname_names {
+	const char *table, *entry, *key, *row_index, *disc;
+	const char **columns; /* one per declared column */
+};
+
 /* The descriptors of one declared table in the generated module. */
 struct mib_table_names {
 	const char *table, *entry, *group;
@@ -78,12 +87,14 @@ struct mib_table_names {
 	const char *hist_node;
 	struct mib_hist_names *hists;
 	struct mib_interval_names iv;
+	struct mib_byname_names bn;
 };
 
 struct mib_seg_names {
 	const char *node;
 	const char *hist_node;          /* statctrHistograms.S, or NULL: no histogram */
 	const char *interval_node;      /* statctrIntervals.S, or NULL: no interval table */
+	const char *byname_node;        /* statctrRowsByName.S, or NULL: no dynamic table */
 	struct mib_table_names *tables; /* one per declared table */
 };
 
@@ -92,8 +103,9 @@ struct mib_seg_names {
  * snmp_exporter module naming it (statctl exporter-config), given out in
  * one fixed order so that both agree; names given out later (the root
  * chain) cannot change them.  The histograms' come after every table's,
- * so a histogram column added to a configuration renames nothing else, and
- * the interval tables' after those, so epochs added rename nothing either.  mib_module_names_init()
+ * so a histogram column added to a configuration renames nothing else, the
+ * interval tables' after those, so epochs added rename nothing either, and
+ * the by-name tables' last.  mib_module_names_init()
  * returns false when out of memory; mib_module_names_free() frees what it made either way.
  */
 struct mib_module_names {

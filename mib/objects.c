@@ -27,6 +27,7 @@ const struct mib_column mib_hist_bucket_columns[] = {MIB_HIST_BUCKET_OBJECTS(MIB
 const struct mib_column mib_hist_summary_columns[] = {MIB_HIST_SUMMARY_OBJECTS(MIB_COLUMN_ROW)};
 const struct mib_column mib_hist_interval_columns[] = {MIB_HIST_INTERVAL_OBJECTS(MIB_COLUMN_ROW)};
 const struct mib_column mib_interval_columns[] = {MIB_INTERVAL_OBJECTS(MIB_COLUMN_ROW)};
+const struct mib_column mib_byname_columns[] = {MIB_BYNAME_OBJECTS(MIB_COLUMN_ROW)};
 #undef MIB_COLUMN_ROW
 
 /* Each array's length is its enum count: a row added to a table must be counted there. */
@@ -40,6 +41,7 @@ _Static_assert(0 MIB_HIST_INTERVAL_OBJECTS(MIB_COUNT_ROW) == MIB_HIST_INTERVAL_N
                "MIB_HIST_INTERVAL_NCOLUMNS");
 _Static_assert(0 MIB_INTERVAL_OBJECTS(MIB_COUNT_ROW) == MIB_INTERVAL_NCOLUMNS,
                "MIB_INTERVAL_NCOLUMNS");
+_Static_assert(0 MIB_BYNAME_OBJECTS(MIB_COUNT_ROW) == MIB_BYNAME_NCOLUMNS, "MIB_BYNAME_NCOLUMNS");
 #undef MIB_COUNT_ROW
 
 const char *mib_access_text(enum mib_access access)

@@ -68,12 +68,13 @@ struct mib_column {
 
 /* One array per generated table kind; the enum counts are their lengths. */
 enum { MIB_DATA_NCOLUMNS = 4, MIB_HIST_BUCKET_NCOLUMNS = 3, MIB_HIST_SUMMARY_NCOLUMNS = 2 };
-enum { MIB_HIST_INTERVAL_NCOLUMNS = 1, MIB_INTERVAL_NCOLUMNS = 2 };
+enum { MIB_HIST_INTERVAL_NCOLUMNS = 1, MIB_INTERVAL_NCOLUMNS = 2, MIB_BYNAME_NCOLUMNS = 3 };
 extern const struct mib_column mib_data_columns[MIB_DATA_NCOLUMNS];
 extern const struct mib_column mib_hist_bucket_columns[MIB_HIST_BUCKET_NCOLUMNS];
 extern const struct mib_column mib_hist_summary_columns[MIB_HIST_SUMMARY_NCOLUMNS];
 extern const struct mib_column mib_hist_interval_columns[MIB_HIST_INTERVAL_NCOLUMNS];
 extern const struct mib_column mib_interval_columns[MIB_INTERVAL_NCOLUMNS];
+extern const struct mib_column mib_byname_columns[MIB_BYNAME_NCOLUMNS];
 
 /* The text of @access as SMIv2 writes it ("read-only", ...). */
 const char *mib_access_text(enum mib_access access);

@@ -71,6 +71,7 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 #define MIB_ARC_DATA        3 /* statctrData */
 #define MIB_ARC_HISTOGRAMS  4 /* statctrHistograms */
 #define MIB_ARC_INTERVALS   5 /* statctrIntervals */
+#define MIB_ARC_BY_NAME     6 /* statctrRowsByName */
 
 /* Under statctrNotifications: the NOTIFICATION-TYPEs. */
 #define MIB_NOTIFY_SEGMENT_STATE  1 /* statctrSegmentStateChange */
@@ -224,18 +225,35 @@ _Static_assert(MIB_ROOT_MAX_ARCS + MIB_MAX_ARCS_BELOW_ROOT <= MIB_MAX_OID_ARCS,
 	X(EPOCH, "IntervalEpoch", 1, "Unsigned32 (1..4294967295)", NOT_ACCESSIBLE)                 \
 	X(VALID, "IntervalValid", 2, "TruthValue", READ_ONLY)
 
+/*
+ * A dynamic table's by-name table under statctrRowsByName.S.T, INDEX {
+ * IMPLIED KEY }: its present rows by name, for a manager that knows a row
+ * by the name its writer gave it (an index changes when a row is added
+ * again); declared column i follows at MIB_DATA_FIRST_VALUE + i, as in the
+ * table itself.  A key is at most MIB_BYNAME_MAX_KEY(root arcs) bytes: the
+ * OID of an instance has root + 5 arcs (.6.S.T.1.column) before it.
+ */
+#define MIB_BYNAME_OBJECTS(X)                                                                      \
+	X(KEY, "ByNameKey", 1, "DisplayString", NOT_ACCESSIBLE)                                    \
+	X(ROW_INDEX, "ByNameRowIndex", 2, "Unsigned32", READ_ONLY)                                 \
+	X(DISCONTINUITY, "ByNameDiscontinuity", 3, "TimeStamp", READ_ONLY)
+#define MIB_BYNAME_MAX_KEY(root_arcs) (MIB_MAX_OID_ARCS - (root_arcs)-5)
+
 /* The arcs as constants: MIB_DATA_ROW_INDEX, MIB_HIST_BUCKET_COUNT, MIB_INTERVAL_VALID, ... */
 #define MIB_DATA_ARC(id, suffix, arc, syntax, access)     MIB_DATA_##id = arc,
 #define MIB_HIST_ARC(id, suffix, arc, syntax, access)     MIB_HIST_##id = arc,
 #define MIB_INTERVAL_ARC(id, suffix, arc, syntax, access) MIB_INTERVAL_##id = arc,
+#define MIB_BYNAME_ARC(id, suffix, arc, syntax, access)   MIB_BYNAME_##id = arc,
 enum mib_data_arc { MIB_DATA_OBJECTS(MIB_DATA_ARC) };
 enum mib_hist_bucket_arc { MIB_HIST_BUCKET_OBJECTS(MIB_HIST_ARC) };
 enum mib_hist_summary_arc { MIB_HIST_SUMMARY_OBJECTS(MIB_HIST_ARC) };
 enum mib_hist_interval_arc { MIB_HIST_INTERVAL_OBJECTS(MIB_HIST_ARC) };
 enum mib_interval_arc { MIB_INTERVAL_OBJECTS(MIB_INTERVAL_ARC) };
+enum mib_byname_arc { MIB_BYNAME_OBJECTS(MIB_BYNAME_ARC) };
 #undef MIB_DATA_ARC
 #undef MIB_HIST_ARC
 #undef MIB_INTERVAL_ARC
+#undef MIB_BYNAME_ARC
 
 /* The generated module's own nodes, under the first segment's statctrData.S. */
 #define MIB_MODULE_IDENTITY    0 /* table OIDs start at 1, so 0 is free */

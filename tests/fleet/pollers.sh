@@ -7,7 +7,9 @@
 #   example's speed column); two mrtg runs log ifHCInOctets exactly;
 # - check_snmp: a gauge threshold (speed) and a counter threshold
 #   (rxPackets) give OK and CRITICAL as the thresholds say; --rate reports
-#   the counter's rate per second from its state file;
+#   the counter's rate per second from its state file; a dynamic row read
+#   by its name (statctrRowsByName, docs/fleet.md's command) gives its value
+#   before and after the row is removed and added again at another index;
 # - collectd's snmp plugin: one value as DERIVE (types.db's "derive",
 #   min 0) and one as COUNTER; at a reset (SNMP SET) DERIVE leaves one gap
 #   (nan), where COUNTER takes the drop for a 64-bit wrap and spikes above
@@ -86,6 +88,22 @@ expect 0 -o "$DATA.1.1.10.1" -l rxPackets --rate -w :1000000 -c :2000000
 rate=$(sed -n 's/.*rxPackets=\([0-9.]*\).*/\1/p' <<<"$out")
 awk -v r="$rate" 'BEGIN { exit !(r > 0 && r <= 100000) }' ||
 	fail "check_snmp --rate gave '$rate', not a rate in (0, 100000]: $out"
+
+log "check_snmp by name: a dynamic row re-added at another index, the same OID"
+# docs/fleet.md's key: the name's bytes as sub-identifiers.
+key=$(printf %s vf3 | od -An -tu1 | tr -s ' ' '.')
+BYNAME=$ROOT.6.1.4.1 # statctrRowsByName, dataplane (1), vfStats (4), entry
+fx_ifcmd "row+ vfStats vf9" "row+ vfStats vf3" "add vfStats rxPackets vf3 42"
+fx_wait_pass
+index=$(snmp_value "$BYNAME.2$key")
+expect 0 -o "$BYNAME.10$key" -l rxPackets -w 40:50 -c 1:
+fx_ifcmd "row- vfStats vf3" "row+ vfStats vf3" "add vfStats rxPackets vf3 7"
+fx_wait_pass
+[ "$(snmp_value "$BYNAME.2$key")" != "$index" ] || fail "vf3 re-added kept its index $index"
+expect 1 -o "$BYNAME.10$key" -l rxPackets -w 40:50 -c 1:
+fx_ifcmd "row- vfStats vf3"
+fx_wait_pass
+expect 3 -o "$BYNAME.10$key" -l rxPackets -w 40:50 -c 1: # absent: UNKNOWN, no number
 
 # ------------------------------------------------------------------------
 log "collectd: DERIVE (min 0) and COUNTER across a reset"

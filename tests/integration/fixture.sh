@@ -462,9 +462,10 @@ fx_writer_on() {
 
 # Registrations of the agent's regions in snmpd (rows of
 # NET-SNMP-AGENT-MIB::nsModuleName under $ROOT): one per region, always.
-# conf/statctr.conf has FX_REGIONS of them: statctrObjects, 5 tables and
-# the histogram stages.latency (its IF-MIB ranges lie outside $ROOT).
-FX_REGIONS=7
+# conf/statctr.conf has FX_REGIONS of them: statctrObjects, 5 tables, the
+# histogram stages.latency and vfStats by name (statctrRowsByName; its
+# IF-MIB ranges lie outside $ROOT).
+FX_REGIONS=8
 # Its IF-MIB tables add one range region per served column: 25 of ifStats
 # and 20 of vfStats, registered, refused and retried as every region is.
 FX_IF_RANGES=45

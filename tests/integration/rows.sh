@@ -6,7 +6,9 @@
 # skips it (also in statctrCellTable); a row re-added under its name has
 # its add as discontinuity TimeStamp; a row reset zeroes that row only; and
 # while rows churn, every row a request returns has its name and values
-# from one incarnation.
+# from one incarnation; the by-name table (statctrRowsByName) serves the
+# same rows at their names, follows a re-add to its new index, walks in
+# name order, and has no instance for an absent name.
 #
 # The writer is examples/pipeline -R vfStats:ROWS:MS:STEPS (its usage):
 # rows vf0..vf<ROWS-1>; add number j is vf<j % ROWS> with incarnation
@@ -16,6 +18,13 @@
 fx_need snmpget snmpgetnext snmpwalk snmpset snmptable python3
 fx_config "interval_ms = 100; allow_reset = true;"
 VF=$DATA.4 # vfStats
+BN=$ROOT.6.1.4.1 # its by-name table's entry (statctrRowsByName.dataplane.vfStats)
+# The IMPLIED index of a name: its bytes, ".118.102.48" for vf0.
+key() {
+	local i out=
+	for ((i = 0; i < ${#1}; i++)); do out+=".$(printf '%d' "'${1:i:1}")"; done
+	echo "$out"
+}
 fx_snmpd
 fx_agent
 
@@ -96,6 +105,33 @@ snmptable -M "+$TMP:$top_srcdir/mib:$smi" -m STATCTR-MIB:STATCTR-DATAPLANE-MIB -
 awk -F'|' '{ print $1, $2, $5 + 0, $8 + 0 }' "$TMP/table" >"$TMP/table.lines"
 same_lines "$TMP/model" "$TMP/table.lines" "snmptable dataplaneVfStatsTable differs from the writer's rows"
 
+log "by name: each row's index and values at its name, walked in name order"
+while read -r index name rx depth; do
+	[ "$(snmp_value "$BN.2$(key "$name")")" = "$index" ] ||
+		fail "$name by name: index $(snmp_value "$BN.2$(key "$name")"), expected $index"
+	[ "$(snmp_value "$BN.10$(key "$name")")" = "$rx" ] ||
+		fail "$name by name: rxPackets $(snmp_value "$BN.10$(key "$name")"), expected $rx"
+	[ "$(snmp_value "$BN.13$(key "$name")")" = "$depth" ] ||
+		fail "$name by name: queueDepth $(snmp_value "$BN.13$(key "$name")"), expected $depth"
+	[ "$(snmp_value "$BN.3$(key "$name")")" = "$(snmp_value "$VF.1.3.$index")" ] ||
+		fail "$name by name: a discontinuity other than its row's"
+done <"$TMP/model"
+[ "$(snmp_walk "$BN.2" | sed "s|^$BN\.2||" | tr '\n' ' ')" = \
+	"$(sort -k2 "$TMP/model" | while read -r i n _; do printf '%s %s ' "$(key "$n")" "$i"; done)" ] ||
+	fail "walk of the by-name row indexes: $(snmp_walk "$BN.2")"
+snmp_get "$BN.10$(key vf9)" | grep -q 'No Such Instance' || fail "absent vf9 has a value by name"
+snmp_get "$BN.10$(key vf)" | grep -q 'No Such Instance' || fail "a prefix of a name has a value"
+got=$(snmpgetnext $V2 "127.0.0.1:$PORT" "$BN.13$(key vf2)" | cut -d' ' -f1)
+case $got in "$BN".*) fail "GETNEXT past the last name gave $got" ;; esac
+got=$(snmpgetnext $V2 "127.0.0.1:$PORT" "$BN.10$(key vf0)")
+[ "$got" = "$BN.10$(key vf1) $(snmp_value "$BN.10$(key vf1)")" ] ||
+	fail "GETNEXT from vf0's rxPackets by name gave '$got', not vf1's"
+snmptable -M "+$TMP:$top_srcdir/mib:$smi" -m STATCTR-MIB:STATCTR-DATAPLANE-MIB -v2c \
+	-c "$COMMUNITY" -Ci -Cf '|' -CH -Cb "127.0.0.1:$PORT" dataplaneVfStatsByNameTable \
+	>"$TMP/bytable" 2>"$TMP/table.err" || fail "snmptable by name: $(cat "$TMP/table.err")"
+awk -F'|' '{ gsub(/["\047]/, "", $1); print $2, $1, $4 + 0, $7 + 0 }' "$TMP/bytable" | sort -n >"$TMP/bytable.lines"
+same_lines "$TMP/model" "$TMP/bytable.lines" "snmptable dataplaneVfStatsByNameTable differs from the writer's rows"
+
 log "a row reset zeroes that row only"
 rw="-v2c -c $WCOMMUNITY -On -Oq -t 2 -r 0 127.0.0.1:$PORT"
 second=$(awk 'NR == 2 { print $1 }' "$TMP/model")
@@ -137,6 +173,10 @@ log "discontinuity: first add $old, re-add $disc, uptime around it $before..$aft
 [ "$disc" -ge $((before - 100)) ] && [ "$disc" -le "$after" ] ||
 	fail "vf0's discontinuity $disc is not its add ($before..$after)"
 [ "$disc" -ge $((old + 100)) ] || fail "vf0's discontinuity $disc is not after its first add $old"
+[ "$(snmp_value "$BN.2$(key vf0)")" = 3 ] || fail "vf0 by name is not at its new index 3"
+[ "$(snmp_value "$BN.10$(key vf0)")" = 0 ] || fail "vf0 by name does not start at zero"
+[ "$(snmp_value "$BN.3$(key vf0)")" = "$disc" ] || fail "vf0 by name: not its re-add's discontinuity"
+log "by name: vf0 re-added reads index 3, zero, its add's discontinuity at the same OID"
 fx_writer_stop
 : >"$TMP/writer.log"
 

@@ -67,6 +67,7 @@ tr() { snmptranslate -M "+$top_srcdir/mib:$smi" -m STATCTR-MIB "$@" 2>"$TMP/tr.e
 [ "$(tr -On STATCTR-MIB::statctrSegmentReset)" = "$ROOT.1.2.1.12" ] || fail "statctrSegmentReset"
 [ "$(tr -On STATCTR-MIB::statctrHistograms)" = "$ROOT.4" ] || fail "statctrHistograms"
 [ "$(tr -On STATCTR-MIB::statctrIntervals)" = "$ROOT.5" ] || fail "statctrIntervals"
+[ "$(tr -On STATCTR-MIB::statctrRowsByName)" = "$ROOT.6" ] || fail "statctrRowsByName"
 [ "$(tr -On STATCTR-MIB::statctrSegmentEpochStart)" = "$ROOT.1.2.1.13" ] ||
 	fail "statctrSegmentEpochStart"
 [ "$(tr -On STATCTR-MIB::statctrEpochValid)" = "$ROOT.1.5.1.5" ] || fail "statctrEpochValid"

@@ -490,7 +490,9 @@ static void expect_entry(const char *entry, const char *prefix, const struct mib
 			fprintf(stderr, "\n%s: not in the generated module\n", name);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(n);
 		snprintf(syntax, sizeof(syntax), "%s", cols[i].syntax);
-		if (strcmp(cols[i].suffix, "RowIndex") == 0) /* its range is the table's */
+		/* A row index's range is the table's, a by-name key's size the root's. */
+		if (strcmp(cols[i].suffix, "RowIndex") == 0 ||
+		    strcmp(cols[i].suffix, "ByNameKey") == 0)
 			snprintf(syntax, sizeof(syntax), "%s", n->syntax);
 		CU_ASSERT_EQUAL(strncmp(n->syntax, cols[i].syntax, strlen(cols[i].syntax)), 0);
 		expect_node(name, entry, cols[i].arc, syntax, mib_access_text(cols[i].access));
@@ -520,8 +522,8 @@ static void expect_entry(const char *entry, const char *prefix, const struct mib
 /*
  * A module with every generated table kind (a dynamic table with a counter,
  * a gauge and a histogram, in a segment with epochs) has exactly the
- * columns MIB_DATA_OBJECTS, MIB_HIST_*_OBJECTS and MIB_INTERVAL_OBJECTS
- * say, and the declared ones, as its text states them.
+ * columns MIB_DATA_OBJECTS, MIB_HIST_*_OBJECTS, MIB_INTERVAL_OBJECTS and
+ * MIB_BYNAME_OBJECTS say, and the declared ones, as its text states them.
  */
 static void generated_tables_are_the_tables_both_ways(void)
 {
@@ -534,6 +536,9 @@ static void generated_tables_are_the_tables_both_ways(void)
 	    {"sTC", 10, "Counter64"}, {"sTG", 11, "Gauge32"}, {"sTLat", 12, "Counter64"}};
 	static const struct declared intervals[] = {{"sTCInterval", 10, "Counter64"},
 	                                            {"sTLatInterval", 12, "Counter64"}};
+	static const struct declared by_name[] = {{"sTByNameC", 10, "Counter64"},
+	                                          {"sTByNameG", 11, "Gauge32"},
+	                                          {"sTByNameLat", 12, "Counter64"}};
 	struct mib_settings set = {NULL, (char *)MIB_ROOT_DEFAULT};
 	struct statctr_config *cfg = NULL;
 	char *text = NULL;
@@ -557,6 +562,9 @@ static void generated_tables_are_the_tables_both_ways(void)
 	             MIB_HIST_INTERVAL_NCOLUMNS, NULL, 0);
 	expect_entry("sTIntervalEntry", "sT", mib_interval_columns, MIB_INTERVAL_NCOLUMNS,
 	             intervals, 2);
+	expect_entry("sTByNameEntry", "sT", mib_byname_columns, MIB_BYNAME_NCOLUMNS, by_name, 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(mib_text, "INDEX       { IMPLIED sTByNameKey }"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(mib_text, "SYNTAX      DisplayString (SIZE (1..113))"));
 	nnodes = 0;
 	free(text);
 	statctr_config_free(cfg);
