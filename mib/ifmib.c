@@ -36,6 +36,8 @@ uint32_t ifmib_range(const struct ifmib_table *t)
 {
 	uint64_t n = 4 * (uint64_t)t->decl->nrows;
 
+	if (t->ifindex_range)
+		return t->ifindex_range;
 	return n > IFMIB_MIN_RANGE ? (uint32_t)n : IFMIB_MIN_RANGE;
 }
 
@@ -105,11 +107,12 @@ static int check_range(const struct statctr_config *cfg, const struct ifmib_tabl
 		                            "%u rows in IF-MIB table %s, at most %u",
 		                            t->decl->nrows, name, IFMIB_MAX_ROWS);
 	if (last > IFMIB_MAX_INT32)
-		return statctr_config_error(cfg, at, EINVAL,
-		                            "ifIndex range %u..%llu of table %s passes %u (it "
-		                            "reserves max(4 x rows, %u) values)",
-		                            t->ifindex_base, (unsigned long long)last, name,
-		                            IFMIB_MAX_INT32, IFMIB_MIN_RANGE);
+		return statctr_config_error(
+		    cfg, at, EINVAL,
+		    "ifIndex range %u..%llu of table %s passes %u (it "
+		    "reserves ifindex_range, else max(4 x rows, %u) values)",
+		    t->ifindex_base, (unsigned long long)last, name, IFMIB_MAX_INT32,
+		    IFMIB_MIN_RANGE);
 	total = last - t->ifindex_base + 1;
 	for (uint32_t i = 0; i < *nranges; i++)
 		total += (uint64_t)ranges[i].last - ranges[i].first + 1;
@@ -117,7 +120,8 @@ static int check_range(const struct statctr_config *cfg, const struct ifmib_tabl
 		return statctr_config_error(cfg, member_of(t->setting, "standard"), EINVAL,
 		                            "IF-MIB tables up to %s reserve %llu ifIndex values, "
 		                            "at most %u in all (snmpd keeps a subtree per value "
-		                            "and column: docs/agent.md)",
+		                            "and column: docs/agent.md; a table reserves 4 x rows "
+		                            "unless its ifmib.ifindex_range says fewer)",
 		                            name, (unsigned long long)total, IFMIB_MAX_TOTAL);
 	for (uint32_t i = 0; i < *nranges; i++)
 		if (ranges[i].first <= last && t->ifindex_base <= ranges[i].last)

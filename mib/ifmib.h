@@ -139,6 +139,7 @@ struct ifmib_table {
 	const struct statctr_table_decl *decl;
 	uint32_t segment, table; /* its indexes in the configuration */
 	uint32_t ifindex_base;   /* first ifIndex of its rows; default 1000 */
+	uint32_t ifindex_range;  /* ifIndex values it reserves; 0: the default (ifmib_range()) */
 	struct ifmib_if defaults;
 	uint32_t ninterfaces; /* per-row overrides */
 	struct ifmib_if *interfaces;
@@ -177,23 +178,26 @@ int ifmib_find(const char *name);
 
 /*
  * ifmib_range() - how many ifIndex values table @t reserves from its
- * ifindex_base: max(4 x rows, IFMIB_MIN_RANGE).  A name keeps its ifIndex
- * for good, so a dynamic table whose rows come and go under new names uses
- * the range up; docs/agent.md says what happens then.
+ * ifindex_base: its ifindex_range when set (at least its rows), else
+ * max(4 x rows, IFMIB_MIN_RANGE).  A name keeps its ifIndex for good, so a
+ * dynamic table whose rows come and go under new names uses the range up,
+ * as does a static table whose rows are renamed; docs/agent.md says what
+ * happens then.
  */
 #define IFMIB_MIN_RANGE 64u
 uint32_t ifmib_range(const struct ifmib_table *t);
 
 /*
- * At most this many rows in an IF-MIB table: snmpd keeps one subtree per
- * ifIndex of each registered column in a list it searches linearly, so a
- * registration costs O(range^2) (docs/agent.md, "Registration").
+ * At most this many ifIndex values reserved by all IF-MIB tables of a
+ * configuration together: snmpd keeps one subtree per ifIndex of each
+ * registered column in a list it searches linearly, so a registration
+ * costs O(range^2) (docs/agent.md, "Registration"): 1024 cost snmpd about
+ * 1 s here; four times as many, 46 s.  With the default range (4 x rows)
+ * that is 256 rows; a table that sets ifindex_range to its rows may have
+ * up to IFMIB_MAX_ROWS.
  */
-#define IFMIB_MAX_ROWS 256u
-/* At most this many ifIndex values reserved by all IF-MIB tables of a
- * configuration together (4 x IFMIB_MAX_ROWS): registering them costs
- * snmpd about 1 s here; four times as many, 46 s (docs/agent.md). */
 #define IFMIB_MAX_TOTAL 1024u
+#define IFMIB_MAX_ROWS  IFMIB_MAX_TOTAL
 
 /* The declared column of @t mapped to the object @name, or -1. */
 int ifmib_mapped(const struct ifmib_table *t, const char *name);

@@ -34,8 +34,8 @@ static const struct {
 };
 
 /* The keys of a table's ifmib group; all but "columns" also stand beside `standard`. */
-static const char *const group_keys[] = {"ifindex_base", "ifType",  "ifMtu", "ifAlias",
-                                         "interfaces",   "columns", NULL};
+static const char *const group_keys[] = {"ifindex_base", "ifindex_range", "ifType",  "ifMtu",
+                                         "ifAlias",      "interfaces",    "columns", NULL};
 static const char *const legacy_keys[] = {"ifindex_base", "ifType",     "ifMtu",
                                           "ifAlias",      "interfaces", NULL};
 static const char *const interface_keys[] = {"row", "ifAlias", "ifDescr", "ifType", "ifMtu", NULL};
@@ -306,6 +306,14 @@ static int get_table(const struct parse *p, bool legacy, struct ifmib_table *t)
 		return statctr_config_error(p->cfg, NULL, ENOMEM, "out of memory");
 	if (!err)
 		err = get_uint(p, p->group, "ifindex_base", 1, IFMIB_MAX_INT32, &t->ifindex_base);
+	/* A value per row (a dynamic table's: per row it has room for); too
+	 * many rows are ifmib_check()'s error. */
+	if (!err && !legacy)
+		err = get_uint(p, p->group, "ifindex_range",
+		               p->decl->nrows < 1                 ? 1
+		               : p->decl->nrows < IFMIB_MAX_TOTAL ? p->decl->nrows
+		                                                  : IFMIB_MAX_TOTAL,
+		               IFMIB_MAX_TOTAL, &t->ifindex_range);
 	if (!err)
 		err = get_attrs(p, p->group, &t->defaults);
 	if (!err)

@@ -21,7 +21,7 @@ fx_pysnmp
 [ -x "$top_builddir/tests/integration/ifwriter" ] || fail "ifwriter not built (make check builds it)"
 . "$top_srcdir/tests/integration/trapd.sh"
 IF=.1.3.6.1.2.1.2.2.1
-ROWS=256 # IFMIB_MAX_ROWS, and all IF-MIB tables reserve at most 1024 ifIndex values (4 x 256)
+ROWS=${LINKSTORM_ROWS:-256} # up to IFMIB_MAX_TOTAL (1024) with ifindex_range = rows
 BASE=1000
 HOLDDOWN_MS=1000
 STORM_MS=$((3 * HOLDDOWN_MS)) # three hold-downs: each row notified more than once
@@ -39,7 +39,7 @@ segments = ( {
       columns = (
         { name = "rxOctets"; kind = "counter"; },
         { name = "oper";     kind = "gauge"; } );
-      ifmib = { ifindex_base = $BASE;
+      ifmib = { ifindex_base = $BASE; ifindex_range = $ROWS;
                 columns = { rxOctets = "ifHCInOctets"; oper = "ifOperStatus"; }; }; }
   );
 } );

@@ -266,6 +266,14 @@ static void columns_follow_the_mapping(void)
 	CU_ASSERT_EQUAL(ifmib_range(ifmib_table_of(ic, 0, 0)), 400);
 	ifmib_config_free(ic);
 	statctr_config_free(cfg);
+	cfg = load(one_table("thousand.conf",
+	                     "rows = 1000; ifmib = { ifindex_range = 1000; columns = { rx = "
+	                     "\"ifHCInOctets\"; }; };",
+	                     COUNTER("rx")));
+	ic = load_ifmib(cfg);
+	CU_ASSERT_EQUAL(ifmib_range(ifmib_table_of(ic, 0, 0)), 1000);
+	ifmib_config_free(ic);
+	statctr_config_free(cfg);
 }
 
 static void settings_are_parsed(void)
@@ -398,8 +406,17 @@ static void ranges_must_fit_and_not_overlap(void)
 	expect_refused(
 	    one_table("high.conf", IFTABLE("ifindex_base = 2147483600;", ""), COUNTER("rx")), 5,
 	    AT "ifindex_base", "passes 2147483647");
+	/* 4 x 257 ifIndex values by default; ifindex_range allows up to 1024 rows. */
 	expect_refused(one_table("rows.conf", "rows = 257; ifmib = { };", COUNTER("rx")), 5,
-	               "segments.[0].tables.[0].rows", "257 rows in IF-MIB table t, at most 256");
+	               "segments.[0].tables.[0].ifmib",
+	               "reserve 1028 ifIndex values, at most 1024");
+	expect_refused(
+	    one_table("short.conf", "rows = 300; ifmib = { ifindex_range = 299; };", COUNTER("rx")),
+	    5, "segments.[0].tables.[0].ifmib.ifindex_range", "299 is out of range (300..1024)");
+	expect_refused(one_table("many.conf", "rows = 1025; ifmib = { ifindex_range = 1024; };",
+	                         COUNTER("rx")),
+	               5, "segments.[0].tables.[0].rows",
+	               "1025 rows in IF-MIB table t, at most 1024");
 	cfg = load(one_table("top.conf", IFTABLE("ifindex_base = 2147483584;", ""), COUNTER("rx")));
 	ic = load_ifmib(cfg); /* 2147483584 + 64 - 1 = 2^31 - 1 */
 	ifmib_config_free(ic);
