@@ -59,9 +59,11 @@ const char *prom_column_names(struct prom_column *pc, const char *segment, const
  * The family of table @table's discontinuity TimeStamp where the SNMP path
  * shows it (`statctl exporter-config --relabel` renames the MIB's
  * <seg><Table>Discontinuity to it): statctr_<segment>_<table>_discontinuity,
- * the name a gauge column "discontinuity" would have.  No column has it:
- * such a column's descriptor would be the Discontinuity object's, which
- * check-config refuses (mib_names_check()).  Pure; thread-safe.
+ * the name a gauge column "discontinuity" would have.  No column's family
+ * is it: names that snake-case alike fold to one SMI descriptor, so such a
+ * column (of this table or of a table "<table>_x" or the like) would share
+ * the Discontinuity object's descriptor, which check-config refuses
+ * (mib_names_check()).  Pure; thread-safe.
  */
 void prom_discontinuity_name(char *buf, size_t size, const char *segment, const char *table);
 
