@@ -92,6 +92,14 @@ const char *prom_column_names(struct prom_column *pc, const char *segment, const
 	             "_count (the format keeps them for its series)";
 }
 
+void prom_discontinuity_name(char *buf, size_t size, const char *segment, const char *table)
+{
+	struct prom_column pc;
+
+	prom_column_names(&pc, segment, table, "discontinuity", STATCTR_KIND_GAUGE);
+	snprintf(buf, size, "%s", pc.names[PROM_FAMILY]);
+}
+
 /* ---- check-config ------------------------------------------------------ */
 
 struct claim {

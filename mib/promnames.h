@@ -56,6 +56,18 @@ const char *prom_column_names(struct prom_column *pc, const char *segment, const
                               const char *column, enum statctr_kind kind);
 
 /*
+ * The family of table @table's discontinuity TimeStamp where the SNMP path
+ * shows it (`statctl exporter-config --relabel` renames the MIB's
+ * <seg><Table>Discontinuity to it): statctr_<segment>_<table>_discontinuity,
+ * the name a gauge column "discontinuity" would have.  No column's family
+ * is it: names that snake-case alike fold to one SMI descriptor, so such a
+ * column (of this table or of a table "<table>_x" or the like) would share
+ * the Discontinuity object's descriptor, which check-config refuses
+ * (mib_names_check()).  Pure; thread-safe.
+ */
+void prom_discontinuity_name(char *buf, size_t size, const char *segment, const char *table);
+
+/*
  * check-config's rule (settings_load() calls it): every column of @cfg
  * has names prom_column_names() accepts, and no name is claimed twice
  * across the whole file (its segments are shown together).  Returns 0,

@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages statctr needs to build, test and demo;
 # debhelper, lintian and systemd (systemd-analyze, systemd-sysusers) are for
 # tests/packaging/debs.sh; prometheus, prometheus-snmp-exporter and curl for
-# tests/fleet, and mrtg, collectd-core and monitoring-plugins-standard
+# tests/fleet, prometheus-node-exporter (its textfile collector) for
+# tests/fleet/naming.sh, and mrtg, collectd-core and monitoring-plugins-standard
 # (check_snmp) for tests/fleet/pollers.sh; bash-completion for tests/tools/completion.sh; python3-pytest
 # and python3-numpy for tests/python, dh-python for python3-statctr; libdpdk-dev
 # (DPDK 22.11) and its vdev drivers (net_null, net_ring, net_pcap, and the
@@ -14,7 +15,7 @@ PACKAGES="build-essential autoconf automake libtool pkg-config
   libconfig-dev libcunit1-dev libsnmp-dev snmpd snmptrapd snmp smitools
   gnuplot-nox libpcp-mmv1-dev libpcp3-dev clang libclang-rt-14-dev python3-pysnmp4 jq python3 procps psmisc valgrind cppcheck clang-format
   debhelper lintian systemd dh-python python3-pytest python3-numpy
-  prometheus prometheus-snmp-exporter curl bash-completion
+  prometheus prometheus-snmp-exporter prometheus-node-exporter curl bash-completion
   mrtg collectd-core monitoring-plugins-standard
   libdpdk-dev librte-net-null23 librte-net-ring23 librte-net-pcap23 librte-mempool-ring23"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
@@ -25,9 +26,9 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recomme
 if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet snmpd 2>/dev/null; then
 	$SUDO systemctl stop snmpd || true
 fi
-# So do the Prometheus packages (a server on :9090, an exporter on :9116):
+# So do the Prometheus packages (a server on :9090, exporters on :9116, :9100):
 # tests/fleet runs its own on private loopback ports and data directories.
-for unit in prometheus prometheus-snmp-exporter; do
+for unit in prometheus prometheus-snmp-exporter prometheus-node-exporter; do
 	if command -v systemctl >/dev/null 2>&1 && systemctl is-enabled --quiet "$unit" 2>/dev/null; then
 		$SUDO systemctl disable --now "$unit" || true
 	fi

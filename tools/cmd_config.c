@@ -6,6 +6,7 @@
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
+#include "ifmib.h"
 #include "settings.h"
 #include "statctl.h"
 
@@ -28,8 +29,13 @@ static const char mib_help[] =
     "the root agent.root_oid (default " MIB_ROOT_DEFAULT ").\n"
     "LAST-UPDATED is $SOURCE_DATE_EPOCH, else FILE's modification time.\n";
 
-/* Reads @path once, as the agent does; keeps the declaration and what the MIB needs. */
-static int load_all(const char *path, struct statctr_config **cfgp, struct mib_settings *set)
+/*
+ * Reads @path once, as the agent does; keeps the declaration, what the
+ * MIB needs and the IF-MIB settings (which point into the declaration:
+ * free them first).
+ */
+static int load_all(const char *path, struct statctr_config **cfgp, struct mib_settings *set,
+                    struct ifmib_config **icp)
 {
 	struct agent_settings *all;
 
@@ -39,6 +45,8 @@ static int load_all(const char *path, struct statctr_config **cfgp, struct mib_s
 	}
 	*cfgp = all->cfg;
 	all->cfg = NULL;
+	*icp = all->ifmib;
+	all->ifmib = NULL;
 	set->module = all->module;
 	all->module = NULL;
 	set->root_oid = all->root_oid;
@@ -95,47 +103,88 @@ static int fill_mib(FILE *f, void *arg)
 	return mib_generate(f, job->cfg, job->set, job->when);
 }
 
-static int generate_mib(const char *out, const char *file, const struct statctr_config *cfg,
-                        const struct mib_settings *set)
+static int generate_mib(const char *out, const struct generate_input *in)
 {
-	struct mib_job job = {.cfg = cfg, .set = set, .when = revision_time(file)};
+	struct mib_job job = {.cfg = in->cfg, .set = in->set, .when = revision_time(in->file)};
 
 	return write_output(out, fill_mib, &job);
 }
 
 int cmd_mib(const struct common_opts *common, int argc, char **argv)
 {
-	return generate_command(common, argc, argv, "mib", mib_help, generate_mib);
+	return generate_command(common, argc, argv, "mib", mib_help, NULL, generate_mib);
+}
+
+/* The options of generate_command(): -o and the command's @modes. */
+static void generate_options(const struct option *modes, struct option *longopts, size_t size)
+{
+	size_t n = 0;
+
+	longopts[n++] = (struct option){"output", required_argument, NULL, 'o'};
+	for (; modes && modes[n - 1].name && n + 1 < size; n++)
+		longopts[n] = modes[n - 1];
+	longopts[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+/* The option of @modes whose val is @mode. */
+static const char *mode_name(const struct option *modes, int mode)
+{
+	while (modes->val != mode)
+		modes++;
+	return modes->name;
+}
+
+/* Parses the options: -o to *@outp, a mode option to *@modep.  Returns -1, or a status. */
+static int generate_getopt(struct cmd_parser *p, const struct option *modes, int argc, char **argv,
+                           const char **outp, int *modep)
+{
+	int c;
+
+	while ((c = cmd_getopt(p, argc, argv)) != -1) {
+		if (c == '?')
+			return p->status;
+		if (c == 'o') {
+			*outp = optarg;
+		} else if (*modep != 0 && *modep != c) {
+			return usage_error(p->cmd, "--%s and --%s exclude each other",
+			                   mode_name(modes, *modep), mode_name(modes, c));
+		} else {
+			*modep = c;
+		}
+	}
+	return -1;
 }
 
 int generate_command(const struct common_opts *common, int argc, char **argv, const char *cmd,
-                     const char *help, generate_fn *generate)
+                     const char *help, const struct option *modes, generate_fn *generate)
 {
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {NULL, 0, NULL, 0},
-	};
+	struct option longopts[MAX_CMD_OPTIONS - 4];
 	struct common_opts opts = *common;
 	struct cmd_parser p = {
 	    .cmd = cmd, .shortopts = "o:", .longopts = longopts, .help = help, .common = &opts};
+	struct generate_input in = {.mode = 0};
 	struct statctr_config *cfg;
+	struct ifmib_config *ifmib;
 	struct mib_settings set;
-	const char *file = NULL, *out = NULL;
-	int c, err;
+	const char *out = NULL;
+	int status, err;
 
-	while ((c = cmd_getopt(&p, argc, argv)) != -1) {
-		if (c == '?')
-			return p.status;
-		out = optarg;
-	}
-	if (one_file_arg(&p, argc, argv, &file) != EXIT_OK)
+	generate_options(modes, longopts, sizeof(longopts) / sizeof(longopts[0]));
+	status = generate_getopt(&p, modes, argc, argv, &out, &in.mode);
+	if (status != -1)
+		return status;
+	if (one_file_arg(&p, argc, argv, &in.file) != EXIT_OK)
 		return EXIT_USAGE;
-	if (load_all(file, &cfg, &set) != EXIT_OK)
+	if (load_all(in.file, &cfg, &set, &ifmib) != EXIT_OK)
 		return EXIT_FAIL;
-	err = generate(out, file, cfg, &set);
+	in.cfg = cfg;
+	in.set = &set;
+	in.ifmib = ifmib;
+	err = generate(out, &in);
 	if (err < 0 && !out) /* write_output() names the file it could not write */
-		error_msg("%s: %s: %s", cmd, file, strerror(-err));
+		error_msg("%s: %s: %s", cmd, in.file, strerror(-err));
 	mib_settings_free(&set);
+	ifmib_config_free(ifmib);
 	statctr_config_free(cfg);
 	return err < 0 ? EXIT_FAIL : EXIT_OK;
 }

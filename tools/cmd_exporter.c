@@ -14,10 +14,13 @@
  * Every descriptor comes from
  * mib_module_names_init(), the call that names the objects of the MIB
  * `statctl mib` writes, so the generator finds each one there; this file
- * derives no name itself.
+ * derives no name itself.  --relabel writes the scrape job's relabelling
+ * instead (exporter_relabel.c), --if-mib an snmp.yml module of the IF-MIB
+ * tables (exporter_ifmib.c).
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
+#include "exporter.h"
 #include "names.h"
 #include "statctl.h"
 
@@ -29,9 +32,22 @@ static const char exporter_help[] =
     "  -o, --output=OUT     write the module to OUT instead of stdout (a new file\n"
     "                       renamed over OUT; a device or FIFO is written in place;\n"
     "                       a symbolic link or a directory is refused)\n"
+    "      --relabel        write instead the metric_relabel_configs of the Prometheus\n"
+    "                       job scraping that module: statctl show -f prometheus's\n"
+    "                       names and labels\n"
+    "      --if-mib         write instead the snmp.yml module " EXPORTER_IF_MIB_MODULE " of\n"
+    "                       FILE's IF-MIB tables, by numeric OID\n"
     "\nThe names are those of the MIB module `statctl mib FILE` writes; give the\n"
     "generator both (docs/fleet.md).  The snmp_exporter module is that MIB\n"
     "module's name in lowercase, '_' for '-', without '-MIB' (statctr_dataplane).\n";
+
+enum exporter_mode { EXPORTER_RELABEL = GENERATE_MODE, EXPORTER_IF_MIB };
+
+static const struct option exporter_modes[] = {
+    {"relabel", no_argument, NULL, EXPORTER_RELABEL},
+    {"if-mib", no_argument, NULL, EXPORTER_IF_MIB},
+    {NULL, 0, NULL, 0},
+};
 
 struct exporter_job {
 	const struct statctr_config *cfg;
@@ -146,29 +162,56 @@ static int fill_exporter(FILE *f, void *arg)
 	return 0;
 }
 
-static int generate(const char *out, const char *file, const struct statctr_config *cfg,
-                    const struct mib_settings *set)
+static int fill_relabel(FILE *f, void *arg)
 {
-	struct mib_module_names names;
-	struct exporter_job job = {.cfg = cfg, .names = &names};
-	int err;
+	const struct exporter_job *job = arg;
+	char module[sizeof(job->mib_module)];
 
-	if (cfg->nsegments == 0) {
-		error_msg("%s: declares no segment: nothing to export", file);
+	exporter_module_name(job->mib_module, module, sizeof(module));
+	exporter_relabel_write(f, module, job->cfg, job->names);
+	return 0;
+}
+
+static int fill_if_mib(FILE *f, void *arg)
+{
+	exporter_ifmib_write(f, arg);
+	return 0;
+}
+
+static int generate_if_mib(const char *out, const struct generate_input *in)
+{
+	if (in->ifmib->ntables == 0) {
+		error_msg("%s: no table has an ifmib group: no IF-MIB module to write", in->file);
 		return -EINVAL;
 	}
-	mib_module_name(cfg, set->module, job.mib_module, sizeof(job.mib_module));
-	if (!mib_module_names_init(&names, cfg)) {
-		mib_module_names_free(&names, cfg);
+	return write_output(out, fill_if_mib, (void *)in->ifmib);
+}
+
+static int generate(const char *out, const struct generate_input *in)
+{
+	struct mib_module_names names;
+	struct exporter_job job = {.cfg = in->cfg, .names = &names};
+	int err;
+
+	if (in->cfg->nsegments == 0) {
+		error_msg("%s: declares no segment: nothing to export", in->file);
+		return -EINVAL;
+	}
+	if (in->mode == EXPORTER_IF_MIB)
+		return generate_if_mib(out, in);
+	mib_module_name(in->cfg, in->set->module, job.mib_module, sizeof(job.mib_module));
+	if (!mib_module_names_init(&names, in->cfg)) {
+		mib_module_names_free(&names, in->cfg);
 		error_msg("out of memory");
 		return -ENOMEM;
 	}
-	err = write_output(out, fill_exporter, &job);
-	mib_module_names_free(&names, cfg);
+	err = write_output(out, in->mode == EXPORTER_RELABEL ? fill_relabel : fill_exporter, &job);
+	mib_module_names_free(&names, in->cfg);
 	return err;
 }
 
 int cmd_exporter_config(const struct common_opts *common, int argc, char **argv)
 {
-	return generate_command(common, argc, argv, "exporter-config", exporter_help, generate);
+	return generate_command(common, argc, argv, "exporter-config", exporter_help,
+	                        exporter_modes, generate);
 }

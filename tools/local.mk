@@ -5,7 +5,8 @@ tools_statctl_SOURCES = \
 	tools/statctl.h tools/statctl.c tools/escape.c tools/discover.c \
 	tools/walk.c tools/render_text.c tools/render_json.c tools/render_prom.c \
 	tools/cmd_show.c tools/watch.c tools/cmd_reset.c tools/cmd_config.c \
-	tools/cmd_exporter.c tools/cmd_epoch.c tools/cmd_notify.c
+	tools/cmd_exporter.c tools/exporter.h tools/exporter_relabel.c \
+	tools/exporter_ifmib.c tools/cmd_epoch.c tools/cmd_notify.c
 tools_statctl_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib -I$(srcdir)/common
 tools_statctl_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 tools_statctl_LDADD = mib/libstatctr_mib.la common/libstatctr_common.la lib/libstatctr.la $(LIBCONFIG_LIBS)

@@ -42,7 +42,7 @@ static const struct command commands[] = {
      "the agent's notification counters: sent, suppressed, lost", cmd_notifications},
     {"check-config", "check-config FILE", "validate a configuration file", cmd_check_config},
     {"mib", "mib FILE [-o OUT]", "generate the SMIv2 MIB module of a configuration", cmd_mib},
-    {"exporter-config", "exporter-config FILE [-o OUT]",
+    {"exporter-config", "exporter-config [--relabel | --if-mib] FILE [-o OUT]",
      "generate the snmp_exporter generator.yml module of a configuration", cmd_exporter_config},
 };
 

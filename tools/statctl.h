@@ -291,15 +291,26 @@ void text_vprint(FILE *out, const char *fmt, va_list ap);
 void text_print(FILE *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /*
- * cmd_config.c: a command "CMD FILE [-o OUT]" that writes what it generates
- * from a configuration (mib, exporter-config): parses the options, reads
- * FILE once as statctr-agentx does (mib/settings.c), errors printed, then
- * returns @generate's verdict as an exit status.  @generate writes through
- * write_output(out, ...) and returns 0 or a negative errno.
+ * cmd_config.c: a command "CMD [--MODE] FILE [-o OUT]" that writes what it
+ * generates from a configuration (mib, exporter-config): parses the
+ * options, reads FILE once as statctr-agentx does (mib/settings.c), errors
+ * printed, then returns @generate's verdict as an exit status.  @modes:
+ * NULL, or the command's options that choose what it writes (no argument,
+ * val GENERATE_MODE and up, zero-terminated); at most one is given, and
+ * @generate gets its val in in->mode (0 without).  @generate writes
+ * through write_output(out, ...) and returns 0 or a negative errno.
  */
-typedef int generate_fn(const char *out, const char *file, const struct statctr_config *cfg,
-                        const struct mib_settings *set);
+#define GENERATE_MODE 0x200 /* above ANY_OWNER_CHAR */
+struct ifmib_config;
+struct generate_input {
+	const char *file;                 /* FILE, for messages */
+	const struct statctr_config *cfg; /* its declaration */
+	const struct mib_settings *set;   /* what the MIB needs of its agent group */
+	const struct ifmib_config *ifmib; /* its tables also served as interfaces */
+	int mode;                         /* 0, or the val of the mode option given */
+};
+typedef int generate_fn(const char *out, const struct generate_input *in);
 int generate_command(const struct common_opts *common, int argc, char **argv, const char *cmd,
-                     const char *help, generate_fn *generate);
+                     const char *help, const struct option *modes, generate_fn *generate);
 
 #endif /* STATCTL_H */

@@ -1,11 +1,12 @@
 #!/bin/bash
 # An NMS-side client of the IF-MIB tables (docs/agent.md, "Show up in your
-# NMS as interfaces"): Prometheus' snmp_exporter with an if_mib module of
-# its own kind (ifHCInOctets labelled by ifIndex, ifName looked up from
-# ifXTable), written with numeric OIDs since Debian ships no IF-MIB text,
-# scrapes statctr-agentx through snmpd.  Asserted: the sample of each
-# statctr interface carries its ifName and the exact value (one above
-# 2^32), and snmpd's own interfaces are in the same scrape.
+# NMS as interfaces"): Prometheus' snmp_exporter with the module statctl
+# exporter-config --if-mib writes (numeric OIDs, since Debian ships no
+# IF-MIB text; labels ifIndex, ifDescr, ifName, ifAlias) scrapes
+# statctr-agentx through snmpd.  Asserted: the sample of each statctr
+# interface carries its ifName and ifDescr and the exact value (one above
+# 2^32, and its low 32 bits in ifInOctets), snmpd's own interfaces are in
+# the same scrape, and an object no column serves is not.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
 
 fx_need snmpget curl prometheus-snmp-exporter
@@ -21,29 +22,10 @@ segments = ( {
 agent = { interval_ms = 100; };
 EOF2
 
-# snmp_exporter 0.21's format: one module, its auth, what to walk, the metric.
-cat >"$TMP/snmp.yml" <<EOF2
-if_mib:
-  version: 2
-  auth:
-    community: $COMMUNITY
-  walk:
-  - 1.3.6.1.2.1.31.1.1.1.1
-  - 1.3.6.1.2.1.31.1.1.1.6
-  metrics:
-  - name: ifHCInOctets
-    oid: 1.3.6.1.2.1.31.1.1.1.6
-    type: counter
-    help: Octets received on the interface (IF-MIB::ifHCInOctets)
-    indexes:
-    - labelname: ifIndex
-      type: gauge
-    lookups:
-    - labels: [ifIndex]
-      labelname: ifName
-      oid: 1.3.6.1.2.1.31.1.1.1.1
-      type: DisplayString
-EOF2
+# The module statctl writes for Debian's empty snmp.yml (numeric OIDs).
+"$top_builddir/tools/statctl" exporter-config --if-mib "$TMP/statctr.conf" -o "$TMP/snmp.yml" ||
+	fail "statctl exporter-config --if-mib"
+grep -q '^statctr_if_mib:$' "$TMP/snmp.yml" || fail "no module statctr_if_mib: $(head -n 8 "$TMP/snmp.yml")"
 
 fx_snmpd
 fx_ifwriter ifseg
@@ -55,15 +37,31 @@ fx_wait_pass
 metrics_up() { curl -sf -o /dev/null "http://127.0.0.1:$1/metrics"; }
 fx_on_free_port exporter 5 metrics_up \
 	prometheus-snmp-exporter --config.file="$TMP/snmp.yml" --web.listen-address=127.0.0.1:@PORT@
-curl -sf --max-time 30 "http://127.0.0.1:$FREE_PORT/snmp?module=if_mib&target=127.0.0.1:$PORT" \
+curl -sf --max-time 30 "http://127.0.0.1:$FREE_PORT/snmp?module=statctr_if_mib&target=127.0.0.1:$PORT" \
 	>"$TMP/scrape" || fail "the scrape failed"
 grep -q '^# TYPE ifHCInOctets counter$' "$TMP/scrape" || fail "no counter ifHCInOctets"
-# "ifIndex ifName value" of every sample, values as exact integers (doubles: exact below 2^53).
-sed -n 's/^ifHCInOctets{ifIndex="\([0-9]*\)",ifName="\([^"]*\)"} \(.*\)$/\1 \2 \3/p' "$TMP/scrape" |
-	awk '{ printf "%s %s %.0f\n", $1, $2, $3 }' >"$TMP/samples"
-grep -qx '1000 port0 21474836603' "$TMP/samples" || fail "port0: $(grep -F port0 "$TMP/scrape")"
-grep -qx '1001 port1 7' "$TMP/samples" || fail "port1: $(grep -F port1 "$TMP/scrape")"
+grep -q '^# TYPE ifInOctets counter$' "$TMP/scrape" || fail "no counter ifInOctets"
+# samples METRIC: "ifIndex ifName ifDescr value" of each, values as exact
+# integers (doubles: exact below 2^53).
+samples() {
+	awk -v m="$1" 'index($0, m "{") == 1 {
+		split("", l)
+		lab = substr($0, length(m) + 2)
+		n = split(substr(lab, 1, length(lab) - length($NF) - 2), kv, "\",")
+		for (i = 1; i <= n; i++) {
+			sub(/"$/, "", kv[i]); split(kv[i], p, "=\""); l[p[1]] = p[2]
+		}
+		printf "%s %s %s %.0f\n", l["ifIndex"], l["ifName"], l["ifDescr"], $2
+	}' "$TMP/scrape"
+}
+samples ifHCInOctets >"$TMP/samples"
+grep -qx '1000 port0 port0 21474836603' "$TMP/samples" || fail "port0: $(grep -F port0 "$TMP/scrape")"
+grep -qx '1001 port1 port1 7' "$TMP/samples" || fail "port1: $(grep -F port1 "$TMP/scrape")"
+# ifInOctets: the low 32 bits of the mapped counter (21474836603 mod 2^32).
+samples ifInOctets | grep -qx '1000 port0 port0 123' || fail "ifInOctets of port0: $(samples ifInOctets)"
 [ "$(awk '$1 < 1000' "$TMP/samples" | grep -c .)" -ge 1 ] ||
 	fail "none of snmpd's own interfaces in the scrape: $(cat "$TMP/samples")"
+# ifHighSpeed has no mapped column here: not served, not in the module.
+! grep -q '^ifHighSpeed' "$TMP/scrape" || fail "ifHighSpeed in the scrape without a mapped column"
 log "scraped $(grep -c . "$TMP/samples") interfaces, $(awk '$1 < 1000' "$TMP/samples" | grep -c .) of them snmpd's"
 log "all passed"

@@ -26,6 +26,7 @@ check "show's long options" "--any-owner --buckets --config --epoch --format --h
 check "list's long options" "--any-owner --config --format --help" "$(complete_line list --)"
 check "formats" "json prometheus text" "$(complete_line show -f "")"
 check "exporter-config options" "-o" "$(complete_line exporter-config -o)"
+check "exporter-config's long options" "--config --format --help --if-mib --output --relabel" "$(complete_line exporter-config --)"
 check "the segment" "$segment" "$(complete_line show "stctl_compl_")"
 check "its tables" "flowStats ifStats stages totals vfStats" "$(complete_line show "$segment" "")"
 check "rows of a table, quoted for the shell" 'dp0 dp3 eth\"1 eth\\2' \

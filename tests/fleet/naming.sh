@@ -1,0 +1,173 @@
+#!/bin/bash
+# One metric naming (docs/fleet.md): the textfile path (statctl show -f
+# prometheus, read by node_exporter's textfile collector) and the SNMP path
+# (statctr-agentx through snmpd, snmp_exporter with the module of statctl
+# exporter-config and Debian's generator, then the scrape job's
+# metric_relabel_configs of statctl exporter-config --relabel) scraped by
+# one Prometheus.  A writer sets known values and idles: counters (one
+# above 2^32), gauges, a histogram with values in several buckets and in
+# +Inf, numbered rows and a dynamic row.  Asserted, on Prometheus's own
+# series: both jobs hold exactly the same set of name{labels} value,
+# job/instance aside, and the families each path has alone (textfile:
+# <counter>_created, statctr_segment_readable; SNMP: <table>_discontinuity)
+# aside; the counter, gauge and histogram series below are among them; and
+# no SNMP sample keeps a MIB name.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
+
+STATCTL=$top_builddir/tools/statctl
+MODULE=statctr_dataplane
+
+fx_need snmpget curl jq prometheus-snmp-generator prometheus-snmp-exporter prometheus promtool \
+	prometheus-node-exporter
+[ -x "$STATCTL" ] && [ -x "$top_builddir/tests/integration/ifwriter" ] ||
+	skip "statctl or tests/integration/ifwriter not built"
+smi=$("$top_srcdir/scripts/get-smi-mibs.sh" 2>"$TMP/smi.log") ||
+	skip "SMI modules unavailable: $(cat "$TMP/smi.log")"
+netsnmp_mib=/usr/share/snmp/mibs/NET-SNMP-MIB.txt # STATCTR-MIB imports it
+[ -f "$netsnmp_mib" ] || skip "$netsnmp_mib missing (Debian: apt-get install libsnmp-base)"
+
+http_ok() { curl -sf -o /dev/null "http://127.0.0.1:$1$2"; }
+metrics_up() { http_ok "$1" /metrics; }
+prometheus_ready() { http_ok "$1" /-/ready; }
+
+# ------------------------------------------------------------------------
+# What statctl exporter-config writes, and the generator's snmp.yml
+
+fx_config
+gen=$TMP/gen mibs=$TMP/mibs
+mkdir -p "$gen" "$mibs"
+cp "$smi"/*.txt "$netsnmp_mib" "$top_srcdir/mib/STATCTR-MIB.txt" "$mibs/"
+"$STATCTL" mib "$TMP/statctr.conf" -o "$mibs/STATCTR-DATAPLANE-MIB.txt" || fail "statctl mib"
+"$STATCTL" exporter-config "$TMP/statctr.conf" -o "$gen/generator.yml" || fail "statctl exporter-config"
+"$STATCTL" exporter-config --relabel "$TMP/statctr.conf" -o "$TMP/relabel.yml" ||
+	fail "statctl exporter-config --relabel"
+(cd "$gen" && MIBDIRS=$mibs prometheus-snmp-generator --fail-on-parse-errors generate) \
+	>"$TMP/generator.log" 2>&1 || fail "the generator failed: $(tail -n 5 "$TMP/generator.log")"
+
+# ------------------------------------------------------------------------
+# Known values, then an idle writer: both paths read the same numbers
+
+fx_snmpd
+fx_ifwriter dataplane
+fx_ifcmd "add ifStats rxOctets dp0 21474836603" "add ifStats rxPackets dp1 7" \
+	"set ifStats queueDepth dp2 42" "set ifStats speed dp0 10000" \
+	"add flowStats packets 3 5" "add totals octets all 1234567" "set totals inFlight all 9" \
+	"row+ vfStats vf7" "add vfStats rxPackets vf7 11" \
+	"rec stages latency receive 20" "rec stages latency receive 100" \
+	"rec stages latency classify 1000000"
+fx_agent
+fx_wait_pass
+
+mkdir "$TMP/textfile"
+"$STATCTL" -c "$TMP/statctr.conf" -f prometheus show -o "$TMP/textfile/statctr.prom" ||
+	fail "statctl show -o failed"
+promtool check metrics <"$TMP/textfile/statctr.prom" >"$TMP/promtool.log" 2>&1 ||
+	fail "promtool check metrics: $(head -n 5 "$TMP/promtool.log")"
+
+fx_on_free_port node_exporter 10 metrics_up \
+	prometheus-node-exporter --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory="$TMP/textfile" --web.listen-address=127.0.0.1:@PORT@
+NODE_PORT=$FREE_PORT
+fx_on_free_port exporter 5 metrics_up \
+	prometheus-snmp-exporter --config.file="$gen/snmp.yml" --web.listen-address=127.0.0.1:@PORT@
+EXPORTER_PORT=$FREE_PORT
+
+# Two jobs, 1 s apart; the SNMP job as docs/fleet.md writes it, with the
+# relabelling appended (it follows the job's keys).
+cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: textfile
+    static_configs:
+      - targets: ["127.0.0.1:$NODE_PORT"]
+  - job_name: snmp
+    metrics_path: /snmp
+    params:
+      module: [$MODULE]
+    static_configs:
+      - targets: ["127.0.0.1:$PORT"]
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_target
+      - source_labels: [__param_target]
+        target_label: instance
+      - target_label: __address__
+        replacement: 127.0.0.1:$EXPORTER_PORT
+EOF
+cat "$TMP/relabel.yml" >>"$TMP/prometheus.yml"
+promtool check config "$TMP/prometheus.yml" >"$TMP/promtool.log" 2>&1 ||
+	fail "promtool check config: $(cat "$TMP/promtool.log")"
+fx_on_free_port prometheus 15 prometheus_ready \
+	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+	--web.listen-address=127.0.0.1:@PORT@ --log.level=warn
+PROM_PORT=$FREE_PORT
+
+# ------------------------------------------------------------------------
+# The series of each path, as Prometheus stores them
+
+# series SELECTOR: "name{label="value",...} value" per series, labels
+# sorted, job and instance left out; sorted.
+series() {
+	curl -sf --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+		jq -r '.data.result[] | (.metric | del(.job, .instance)) as $m |
+			"\($m.__name__){\($m | del(.__name__) | to_entries | sort_by(.key) |
+			map("\(.key)=\"\(.value)\"") | join(","))} \(.value[1])"' | sort
+}
+TEXTFILE='{job="textfile",__name__=~"statctr_.+",__name__!~".+_created|statctr_segment_readable"}'
+SNMP='{job="snmp",__name__=~"statctr_.+",__name__!~".+_discontinuity"}'
+# Every table, numbered row and column of conf/statctr.conf is in the file:
+# the textfile job has scraped it whole.
+expected=$(grep -v -e '^#' -e '_created{' -e '^statctr_segment_readable' "$TMP/textfile/statctr.prom" | grep -c .)
+both_scraped() {
+	series "$TEXTFILE" >"$TMP/textfile.series"
+	series "$SNMP" >"$TMP/snmp.series"
+	[ "$(grep -c . "$TMP/textfile.series")" = "$expected" ] && cmp -s "$TMP/textfile.series" "$TMP/snmp.series"
+}
+# Polled against a deadline (each poll is two queries: fx_wait's count of
+# tries would stretch it on a loaded machine).
+until_deadline() { # SECONDS COMMAND...
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+until_deadline "$(fx_loaded 30)" both_scraped || {
+	log "textfile: $(grep -c . "$TMP/textfile.series") series of $expected; snmp: $(grep -c . "$TMP/snmp.series")"
+	same_lines "$TMP/textfile.series" "$TMP/snmp.series" \
+		"the textfile path and the SNMP path differ in names, labels or values"
+	fail "the textfile job has $(grep -c . "$TMP/textfile.series") series, not the file's $expected"
+}
+log "both paths: the same $expected series (names, labels and values)"
+
+# The counter, the gauge and the histogram the issue names, with their values.
+while read -r line; do
+	grep -qxF "$line" "$TMP/snmp.series" || fail "no '$line' in either path"
+done <<-'EOF'
+	statctr_dataplane_if_stats_rx_octets_total{row="dp0",segment="dataplane",table="ifStats"} 21474836603
+	statctr_dataplane_if_stats_queue_depth{row="dp2",segment="dataplane",table="ifStats"} 42
+	statctr_dataplane_flow_stats_packets_total{row="3",segment="dataplane",table="flowStats"} 5
+	statctr_dataplane_vf_stats_rx_packets_total{row="vf7",segment="dataplane",table="vfStats"} 11
+	statctr_dataplane_stages_latency_bucket{le="16",row="receive",segment="dataplane",table="stages"} 0
+	statctr_dataplane_stages_latency_bucket{le="32",row="receive",segment="dataplane",table="stages"} 1
+	statctr_dataplane_stages_latency_bucket{le="128",row="receive",segment="dataplane",table="stages"} 2
+	statctr_dataplane_stages_latency_bucket{le="+Inf",row="receive",segment="dataplane",table="stages"} 2
+	statctr_dataplane_stages_latency_sum{row="receive",segment="dataplane",table="stages"} 120
+	statctr_dataplane_stages_latency_count{row="receive",segment="dataplane",table="stages"} 2
+	statctr_dataplane_stages_latency_bucket{le="524288",row="classify",segment="dataplane",table="stages"} 0
+	statctr_dataplane_stages_latency_bucket{le="+Inf",row="classify",segment="dataplane",table="stages"} 1
+EOF
+[ "$(grep -c '^statctr_dataplane_stages_latency_bucket{.*row="receive"' "$TMP/snmp.series")" = 17 ] ||
+	fail "receive has not 17 buckets"
+
+# Each path's own families, and no MIB name left on the SNMP side.
+[ -n "$(series '{job="snmp",__name__="statctr_dataplane_if_stats_discontinuity",row="dp0"}')" ] ||
+	fail "the SNMP path has no statctr_dataplane_if_stats_discontinuity of dp0"
+[ -n "$(series '{job="textfile",__name__="statctr_dataplane_if_stats_rx_octets_created",row="dp0"}')" ] ||
+	fail "the textfile path has no statctr_dataplane_if_stats_rx_octets_created of dp0"
+left=$(series '{job="snmp",__name__!~"statctr_.+|snmp_scrape_.+|up|scrape_.+"}')
+[ -z "$left" ] || fail "SNMP samples not renamed: $(head -n 5 <<<"$left")"
+log "all passed"
