@@ -326,7 +326,7 @@ static void set_if_value(const struct if_column *col, const struct agg_segment *
 	case IFV_FALSE:
 		encode_truth(vb, false);
 		break;
-	case IFV_DISABLED: /* ifLinkUpDownTrapEnable */
+	case IFV_TRAP_ENABLE: /* ifLinkUpDownTrapEnable */
 		encode_integer(vb, traps_link_enabled(row->ifindex) ? TRAP_ON : TRAP_OFF);
 		break;
 	case IFV_DISC_TIME:
@@ -538,9 +538,9 @@ static int add_column(struct engine *e, const struct if_column *col)
 	memcpy(first, col->prefix, col->prefix_len * sizeof(oid));
 	first[col->prefix_len] = t->base;
 	snprintf(name, sizeof(name), "%s.%s.%s", t->seg_decl->name, t->decl->name, col->obj->name);
-	return engine_add(e, name, first, col->prefix_len + 1, (int)col->prefix_len + 1,
-	                  t->base + t->range - 1,
-	                  col->obj->value == IFV_DISABLED ? &trap_enable_backend : &backend, col);
+	return engine_add(
+	    e, name, first, col->prefix_len + 1, (int)col->prefix_len + 1, t->base + t->range - 1,
+	    col->obj->value == IFV_TRAP_ENABLE ? &trap_enable_backend : &backend, col);
 }
 
 int ifmib_serve_add(struct ifmib_serve *ifm, struct engine *e)

@@ -43,7 +43,7 @@ enum ifmib_value {
 	IFV_NAME,        /* ifName: the row name */
 	IFV_HIGH_SPEED,  /* ifHighSpeed: the mapped gauge, Mb/s */
 	IFV_FALSE,       /* ifPromiscuousMode, ifConnectorPresent: false(2) */
-	IFV_DISABLED,    /* ifLinkUpDownTrapEnable: disabled(2), read-only */
+	IFV_TRAP_ENABLE, /* ifLinkUpDownTrapEnable: enabled(1) unless set disabled(2) (traps.c) */
 	IFV_ALIAS,       /* ifAlias: declared, default "" */
 	IFV_DISC_TIME,   /* ifCounterDiscontinuityTime: the row's discontinuity TimeStamp */
 };
@@ -97,7 +97,7 @@ enum ifmib_entry { IFMIB_IF_TABLE, IFMIB_IFX_TABLE };
 	  "ifHCOutMulticastPkts")                                                                  \
 	X("ifHCOutBroadcastPkts", IFX, 13, "Counter64", COUNTER64, true, C,                        \
 	  "ifHCOutBroadcastPkts")                                                                  \
-	X("ifLinkUpDownTrapEnable", IFX, 14, "INTEGER", DISABLED, false, C, NULL)                  \
+	X("ifLinkUpDownTrapEnable", IFX, 14, "INTEGER", TRAP_ENABLE, false, C, NULL)               \
 	X("ifHighSpeed", IFX, 15, "Gauge32", HIGH_SPEED, true, G, "ifHighSpeed")                   \
 	X("ifPromiscuousMode", IFX, 16, "TruthValue", FALSE, false, C, NULL)                       \
 	X("ifConnectorPresent", IFX, 17, "TruthValue", FALSE, false, C, NULL)                      \
