@@ -797,14 +797,14 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
  * inside the asm (the cell is the CPU's, never another thread's plain
  * store); the abort count and the locked paths are ordinary atomics.
  * Unloading: an add leaves its call site's descriptor named in the
- * thread's rseq_cs after the commit (the kernel clears it at the thread's
- * next preemption or signal), and the descriptor lies in the object that
- * inlined the add, not in libstatctr.  So a shared object that calls
- * statctr_cpu_add() (inc, gauge_add) must stay mapped while the threads
- * that ran its adds live: link it with -Wl,-z,nodelete, or never
- * dlclose() it.  Unmapped, the kernel would read a descriptor that is
- * gone at such a thread's next preemption and kill the process with
- * SIGSEGV.
+ * thread's rseq_cs after the commit (until the kernel next handles a
+ * preemption or signal of the thread, and clears it), and the descriptor
+ * lies in the object that inlined the add, not in libstatctr.  So a
+ * shared object that calls statctr_cpu_add() (inc, gauge_add) must stay
+ * mapped while the threads that ran its adds live: link it with
+ * -Wl,-z,nodelete, or never dlclose() it.  Unmapped, the kernel would
+ * read a descriptor that is gone at such a thread's next preemption and
+ * kill the process with SIGSEGV.
  */
 
 /* The part of the writer's handle the inline adds read: the first member
@@ -861,7 +861,9 @@ int statctr_cpu_mode(const struct statctr_seg *seg);
  * the library, out of line).  It steps past the red zone (the compiler may
  * keep data below %rsp in a function it thinks makes no call) and aligns
  * the stack to 16 bytes for the call: rsp is rounded down, then 9 saved
- * words and one of padding.
+ * words and one of padding.  The caller's unwind information does not
+ * describe that stack, so a backtrace taken inside the call may be wrong
+ * past the caller.
  */
 static inline __attribute__((always_inline)) void statctr_cpu_call_locked(struct statctr_seg *seg,
                                                                           statctr_id id, uint64_t n)
