@@ -855,10 +855,10 @@ int statctr_cpu_mode(const struct statctr_seg *seg);
  * makes it reload @seg's fields (and the caller's data) on every add, as
  * the callee may write any memory, and keep the loop's values out of the
  * registers a callee may change.  So the asm saves the general registers
- * the x86-64 ABI lets a callee change and restores them, and declares the
- * vector registers clobbered; it reads the CPU slots' cells, as the add's
- * asm does ("THE PROTOCOL": the memory the callee writes is read only by
- * the library, out of line).  It steps past the red zone (the compiler may
+ * the x86-64 ABI lets a callee change (but rax, declared clobbered) and
+ * restores them, and declares the vector registers clobbered; it reads
+ * the CPU slots' cells, as the add's asm does ("THE PROTOCOL": the memory
+ * the callee writes is read only by the library, out of line).  It steps past the red zone (the compiler may
  * keep data below %rsp in a function it thinks makes no call) and aligns
  * the stack to 16 bytes for the call: rsp is rounded down, then 9 saved
  * words and one of padding.  The caller's unwind information does not
