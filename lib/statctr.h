@@ -858,12 +858,12 @@ int statctr_cpu_mode(const struct statctr_seg *seg);
  * the x86-64 ABI lets a callee change (but rax, declared clobbered) and
  * restores them, and declares the vector registers clobbered; it reads
  * the CPU slots' cells, as the add's asm does ("THE PROTOCOL": the memory
- * the callee writes is read only by the library, out of line).  It steps past the red zone (the compiler may
- * keep data below %rsp in a function it thinks makes no call) and aligns
- * the stack to 16 bytes for the call: rsp is rounded down, then 9 saved
- * words and one of padding.  The caller's unwind information does not
- * describe that stack, so a backtrace taken inside the call may be wrong
- * past the caller.
+ * the callee writes is read only by the library, out of line).  It steps
+ * past the red zone (the compiler may keep data below %rsp in a function
+ * it thinks makes no call) and aligns the stack to 16 bytes for the call:
+ * rsp is rounded down, then 9 saved words and one of padding.  The
+ * caller's unwind information does not describe that stack, so a
+ * backtrace taken inside the call may be wrong past the caller.
  */
 static inline __attribute__((always_inline)) void statctr_cpu_call_locked(struct statctr_seg *seg,
                                                                           statctr_id id, uint64_t n)
