@@ -739,32 +739,37 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
  * memory and snapshot cost follow CPUs rather than threads.
  *
  * THE PROTOCOL.  With collapse 1 and the thread's rseq registered by glibc
- * (x86-64), an add is a restartable sequence: between its start and its
- * commit, the thread's rseq_cs (in its struct rseq) holds the address of
- * this call site's descriptor (start, length, abort address); it loads its
- * CPU number from that area, computes the cell of that CPU's slot and adds
- * to it with one plain `add` to memory, the commit.  If the kernel
- * preempts, migrates or signals the thread between the start and the
- * commit, it resumes the thread at the abort address instead, which counts
- * the abort (a locked add to the slot's `aborts`, in its header line; the
- * slow path) and starts again.  The descriptor is stored only when rseq_cs
- * does not already hold it: the sequence's first instruction compares
- * rseq_cs with it, and the store (when needed) comes before the load of
- * the CPU number, inside the sequence.  Why that suffices: the partners of
- * rseq_cs are this thread, which stores it, and the kernel, which reads it
- * and clears it only when it handles a preemption, migration or signal of
- * this thread (include/uapi/linux/rseq.h: on such an event it aborts the
- * sequence whose descriptor rseq_cs names if the thread's IP is inside
- * it, and may clear rseq_cs when it is not).  So if rseq_cs names our
- * descriptor when the thread reads (or stores) it inside our sequence, it
- * still names it at any event until the commit, and that event aborts us;
- * if an event comes between a mismatching compare and the store, the
- * kernel sees another descriptor (or none) and only clears it, and the
- * CPU number is not read yet.  A loop over one call site thus stores once
- * per add (the commit), as a per-thread counter does; call sites taken in
- * turn each store their own descriptor (two stores per add).  So only
- * threads running on CPU k store to slot k's cells, one instruction at a
- * time: every add is exact with no locked instruction.  With collapse > 1, or without rseq
+ * (x86-64), an add is a restartable sequence (docs/design.md, "CPU slots:
+ * a restartable sequence per add").  Each call site has its descriptor
+ * (start, length, abort address) in section __rseq_cs.  The add stores the
+ * descriptor's address in the thread's rseq_cs (in its struct rseq), and
+ * from the next instruction, the start, loads its CPU number from that
+ * area, computes the cell of that CPU's slot and adds to it with one plain
+ * `add` to memory, the commit.  If the kernel preempts, migrates or
+ * signals the thread between the start and the commit, it resumes the
+ * thread at the abort address instead, which counts the abort (a locked
+ * add to the slot's `aborts`, in its header line; the slow path) and
+ * starts again from the store.  The partners of rseq_cs are this thread,
+ * which stores it, and the kernel, which reads it at each preemption,
+ * migration or signal of this thread (include/uapi/linux/rseq.h), aborts
+ * the sequence it names when the thread's IP is inside it, and clears it
+ * otherwise.  The store is one instruction before the start: an event
+ * before it sees another descriptor (or none) and at most clears it; an
+ * event after it, up to the commit, sees ours with the IP inside.  The
+ * store is made on every add, whether or not rseq_cs already names the
+ * site (a compare first costs a taken branch or a store-to-load round trip
+ * per add; docs/PERFORMANCE.md, section 11).  So only threads running on
+ * CPU k store to slot k's cells, one instruction at a time: every add is
+ * exact with no locked instruction.  What the asm tells the compiler: it
+ * reads the CPU slots' cells (a memory input) and declares no memory
+ * output.  The add is left undeclared on purpose: GCC takes a declared
+ * write through a pointer as a write to any memory, and reloaded the
+ * handle's fields and the caller's data after every add (1.7x the
+ * per-thread cost instead of 1.2x).  No code of this header reads a CPU
+ * slot's cell after an add: the library reads them out of line, behind a
+ * call, which the compiler keeps after the asm (the call may write memory
+ * the asm reads), and other threads and processes read them with no
+ * ordering promised.  With collapse > 1, or without rseq
  * (GLIBC_TUNABLES=glibc.pthread.rseq=0, another architecture), an add is
  * a locked add to the slot of the CPU the thread found itself on (exact
  * even if it migrated meanwhile).  A segment uses one or the other for all
@@ -791,6 +796,15 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
  * Sanitizers: ThreadSanitizer and AddressSanitizer do not see the `add`
  * inside the asm (the cell is the CPU's, never another thread's plain
  * store); the abort count and the locked paths are ordinary atomics.
+ * Unloading: an add leaves its call site's descriptor named in the
+ * thread's rseq_cs after the commit (until the kernel next handles a
+ * preemption or signal of the thread, and clears it), and the descriptor
+ * lies in the object that inlined the add, not in libstatctr.  So a
+ * shared object that calls statctr_cpu_add() (inc, gauge_add) must stay
+ * mapped while the threads that ran its adds live: link it with
+ * -Wl,-z,nodelete, or never dlclose() it.  Unmapped, the kernel would
+ * read a descriptor that is gone at such a thread's next preemption and
+ * kill the process with SIGSEGV.
  */
 
 /* The part of the writer's handle the inline adds read: the first member
@@ -821,6 +835,79 @@ void statctr_cpu_aborted(struct statctr_seg *seg);
  */
 int statctr_cpu_mode(const struct statctr_seg *seg);
 
+#if STATCTR_CPU_RSEQ
+/* The memory an add's asm reads (its memory input, "THE PROTOCOL"): from
+ * CPU slot 0's first cell on, bounded by the largest CPU slots can span
+ * (strides below 2^28 bytes, STATCTR_MAX_CPUS slots). */
+#define STATCTR_CPU_CELLS(cells)                                                                   \
+	(*(const uint64_t(*)[(uint64_t)STATCTR_MAX_CPUS << 25])(const void *)(cells))
+#ifdef __AVX512F__
+#define STATCTR_CLOBBER_AVX512                                                                     \
+	, "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24",         \
+	    "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "k0", "k1", "k2", "k3", \
+	    "k4", "k5", "k6", "k7"
+#else
+#define STATCTR_CLOBBER_AVX512
+#endif
+/*
+ * statctr_cpu_add_locked() called from an asm, for the slow path of
+ * statctr_cpu_add().  A call the compiler sees, even on that cold path,
+ * makes it reload @seg's fields (and the caller's data) on every add, as
+ * the callee may write any memory, and keep the loop's values out of the
+ * registers a callee may change.  So the asm saves the general registers
+ * the x86-64 ABI lets a callee change (but rax, declared clobbered) and
+ * restores them, and declares the vector registers clobbered; it reads
+ * the CPU slots' cells, as the add's asm does ("THE PROTOCOL": the memory
+ * the callee writes is read only by the library, out of line).  It steps
+ * past the red zone (the compiler may keep data below %rsp in a function
+ * it thinks makes no call) and aligns the stack to 16 bytes for the call:
+ * rsp is rounded down, then 9 saved words and one of padding.  The
+ * caller's unwind information does not describe that stack, so a
+ * backtrace taken inside the call may be wrong past the caller.
+ */
+static inline __attribute__((always_inline)) void statctr_cpu_call_locked(struct statctr_seg *seg,
+                                                                          statctr_id id, uint64_t n)
+{
+	const struct statctr_cpu_slots *cs = (const struct statctr_cpu_slots *)(const void *)seg;
+
+	__asm__ volatile(
+	    "movq %%rsp, %%rax\n\t"
+	    "leaq -128(%%rsp), %%rsp\n\t"
+	    "andq $-16, %%rsp\n\t"
+	    "pushq %%rax\n\t"
+	    "pushq %%rcx\n\t"
+	    "pushq %%rdx\n\t"
+	    "pushq %%rsi\n\t"
+	    "pushq %%rdi\n\t"
+	    "pushq %%r8\n\t"
+	    "pushq %%r9\n\t"
+	    "pushq %%r10\n\t"
+	    "pushq %%r11\n\t"
+	    "pushq %[seg]\n\t"
+	    "pushq %q[id]\n\t"
+	    "pushq %[n]\n\t"
+	    "popq %%rdx\n\t"
+	    "popq %%rsi\n\t"
+	    "popq %%rdi\n\t"
+	    "subq $8, %%rsp\n\t"
+	    "call statctr_cpu_add_locked@PLT\n\t"
+	    "addq $8, %%rsp\n\t"
+	    "popq %%r11\n\t"
+	    "popq %%r10\n\t"
+	    "popq %%r9\n\t"
+	    "popq %%r8\n\t"
+	    "popq %%rdi\n\t"
+	    "popq %%rsi\n\t"
+	    "popq %%rdx\n\t"
+	    "popq %%rcx\n\t"
+	    "popq %%rsp"
+	    :
+	    : [seg] "r"(seg), [id] "r"(id), [n] "r"(n), "m"(STATCTR_CPU_CELLS(cs->cells))
+	    : "cc", "rax", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+	      "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15" STATCTR_CLOBBER_AVX512);
+}
+#endif
+
 /**
  * statctr_cpu_add() - add @n to counter @id in the slot of the CPU the
  * calling thread runs on.
@@ -842,23 +929,21 @@ static inline __attribute__((always_inline)) void statctr_cpu_add(struct statctr
 
 		/* The sequence, as "THE PROTOCOL" above says.  0: load the
 		 * address of this call site's descriptor 3 (struct rseq_cs:
-		 * version, flags, start_ip, post_commit_offset, abort_ip).
-		 * 1, the start: compare the thread's rseq_cs (offset 8 of its
-		 * struct rseq) with it and store it there unless equal.  Then
-		 * load cpu_id (offset 4), which must be below rseq_ncpus (0
-		 * unless mode 1; an unregistered thread's is -1 or -2), else
-		 * out to the locked path; the plain add to that CPU's cell is
-		 * the commit, and 2 the end.  4, the abort handler, after the
-		 * signature the kernel checks (RSEQ_SIG, registered by
-		 * glibc), counts the abort in the header line of the CPU slot
-		 * it now runs on (aborts, 48 bytes before the slot's cells;
-		 * a locked add, as other CPUs' aborts may land there) and
-		 * starts again at 0: the kernel cleared rseq_cs when it
-		 * aborted us, so the retry stores it.  The handler is in the
-		 * asm so that an add has no path through a call, which would
-		 * make the compiler reload @seg's fields after every add.
-		 * The "+m" operand says the asm writes cells of CPU slots;
-		 * the abort count is read only by the library, out of line. */
+		 * version, flags, start_ip, post_commit_offset, abort_ip) and
+		 * store it in the thread's rseq_cs (offset 8 of its struct
+		 * rseq).  1, the start: load cpu_id (offset 4), which must be
+		 * below rseq_ncpus (0 unless mode 1; an unregistered thread's
+		 * is -1 or -2), else out to the locked path; the plain add to
+		 * that CPU's cell is the commit, and 2 the end.  4, the abort
+		 * handler, after the signature the kernel checks (RSEQ_SIG,
+		 * registered by glibc), counts the abort in the header line
+		 * of the CPU slot it now runs on (aborts, 48 bytes before the
+		 * slot's cells; a locked add, as other CPUs' aborts may land
+		 * there) and starts again at 0.  The handler is in the asm so
+		 * that an add has no path through a call, which would make
+		 * the compiler reload @seg's fields after every add.  The
+		 * cells are a memory input, their add undeclared ("THE
+		 * PROTOCOL": what the asm tells the compiler). */
 		__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
 		             ".balign 32\n"
 		             "3:\n\t"
@@ -866,12 +951,9 @@ static inline __attribute__((always_inline)) void statctr_cpu_add(struct statctr
 		             ".quad 1f, 2f - 1f, 4f\n\t"
 		             ".popsection\n"
 		             "0:\n\t"
-		             "leaq 3b(%%rip), %%rax\n"
-		             "1:\n\t"
-		             "cmpq %%rax, %%fs:8(%[off])\n\t"
-		             "je 5f\n\t"
+		             "leaq 3b(%%rip), %%rax\n\t"
 		             "movq %%rax, %%fs:8(%[off])\n"
-		             "5:\n\t"
+		             "1:\n\t"
 		             "movl %%fs:4(%[off]), %%eax\n\t"
 		             "cmpl %[ncpus], %%eax\n\t"
 		             "jae %l[unregistered]\n\t"
@@ -889,17 +971,20 @@ static inline __attribute__((always_inline)) void statctr_cpu_add(struct statctr
 		             "lock incq -48(%%rax)\n\t"
 		             "jmp 0b\n\t"
 		             ".popsection"
-		             : "+m"(*(uint64_t(*)[])cs->cells)
+		             : /* no declared output: see above */
 		             : [off] "r"(__rseq_offset), [ncpus] "r"(cs->rseq_ncpus),
 		               [stride] "r"((uint64_t)cs->stride), [n] "er"(n), [cell0] "r"(cell0),
-		               [cells] "m"(cs->cells), [sig] "i"(RSEQ_SIG)
+		               [cells] "m"(cs->cells), [sig] "i"(RSEQ_SIG),
+		               "m"(STATCTR_CPU_CELLS(cs->cells))
 		             : "cc", "rax"
 		             : unregistered);
 		return;
 	}
 unregistered:
-#endif
+	statctr_cpu_call_locked(seg, id, n);
+#else
 	statctr_cpu_add_locked(seg, id, n);
+#endif
 }
 
 /** statctr_cpu_inc() - statctr_cpu_add(seg, id, 1). */

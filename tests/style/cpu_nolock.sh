@@ -11,11 +11,12 @@
 #    add to the abort count; the sequence's own abort handler does that
 #    now, in __rseq_failure, out of the loop).  Positive control: the same detector finds the
 #    locked add of statctr_cpu_add_locked().
-# 2. It is a restartable sequence: the loop compares the thread's rseq_cs
-#    (%fs-relative) with its descriptor, stores it when it differs, and
-#    commits with a plain add; the program has a __rseq_cs section of
-#    32-byte descriptors, each abort handler preceded by glibc's RSEQ_SIG
-#    (0x53053053) in __rseq_failure.
+# 2. It is a restartable sequence: the loop stores the call site's
+#    descriptor in the thread's rseq_cs (%fs-relative) right after loading
+#    its address, with no compare or branch between, and commits with a
+#    plain add; the program has a __rseq_cs section of 32-byte descriptors,
+#    each abort handler preceded by glibc's RSEQ_SIG (0x53053053) in
+#    __rseq_failure.
 set -euo pipefail
 top_builddir=${top_builddir:-.}
 STYLE_NAME=cpu_nolock
@@ -83,12 +84,14 @@ if [ "$sigs" -ge 4 ] && [ -n "$cs_size" ] && [ "$sigs" -eq $((cs_size / 32)) ]; 
 else
 	fail "__rseq_failure: $sigs signature(s) for ${cs_size:-no} bytes of descriptors (one each, 4 at least)"
 fi
-# The loop compares rseq_cs with its descriptor before storing it (the
-# store is skipped while the descriptor is already there).
-cmps=$(grep -cE $'\tcmp +%[a-z0-9]+,%fs:0x8\\(' <<<"$code" || true)
-if [ "$cmps" -ge 4 ]; then
-	echo "ok: $loop: $cmps compares of rseq_cs with the call site's descriptor"
+# Each store of a descriptor directly follows the lea of its address (the
+# store is unconditional: no compare of rseq_cs first).
+pairs=$(grep -E $'\t(lea|mov) ' <<<"$code" | grep -A1 -E $'\tlea +0x[0-9a-f]+\(%rip\),%rax' |
+	grep -cE $'\tmov +%rax,%fs:0x8\(' || true)
+cmps=$(grep -cE $'\tcmp +%[a-z0-9]+,%fs:0x8\(' <<<"$code" || true)
+if [ "$pairs" -ge 4 ] && [ "$cmps" -eq 0 ]; then
+	echo "ok: $loop: $pairs descriptor stores, each right after its lea, no compare of rseq_cs"
 else
-	fail "$loop: $cmps compares of rseq_cs (4 expected: each add checks its descriptor first)"
+	fail "$loop: $pairs lea+store pairs (4 expected) and $cmps compares of rseq_cs (none expected)"
 fi
 style_finish
