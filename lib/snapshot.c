@@ -232,30 +232,40 @@ struct sources {
  */
 typedef uint64_t cells2 __attribute__((vector_size(16)));
 
-/* Cells [@j, @j + 4) of source @k into @x0, @x1 (added), and its row. */
-static inline ALWAYS_INLINE void load_vectors(const struct sources *restrict from, uint32_t k,
-                                              uint32_t j, bool rows, cells2 *x0, cells2 *x1)
+/* Cells [@j, @j + 4) of @src into @x0, @x1 (added), and to @row when @rows. */
+static inline ALWAYS_INLINE void load_vectors(const uint64_t *src, uint64_t *row, bool rows,
+                                              uint32_t j, cells2 *x0, cells2 *x1)
 {
-	const uint64_t *src = (const uint64_t *)(const void *)from->src[k] + j;
 	cells2 y0, y1;
 
-	memcpy(&y0, src, sizeof(y0));
-	memcpy(&y1, src + 2, sizeof(y1));
+	memcpy(&y0, src + j, sizeof(y0));
+	memcpy(&y1, src + j + 2, sizeof(y1));
 	if (rows) {
-		memcpy(from->row[k] + j, &y0, sizeof(y0));
-		memcpy(from->row[k] + j + 2, &y1, sizeof(y1));
+		memcpy(row + j, &y0, sizeof(y0));
+		memcpy(row + j + 2, &y1, sizeof(y1));
 	}
 	*x0 += y0;
 	*x1 += y1;
 }
 
+/*
+ * The vector loop for @nsrc sources (a constant: sum_groups()): their
+ * pointers in locals, which the row stores cannot alias, so that they stay
+ * in registers.
+ */
 static inline ALWAYS_INLINE uint32_t sum_vectors(uint64_t *out, const uint64_t *in,
                                                  const struct sources *restrict from, uint32_t n,
-                                                 bool rows)
+                                                 bool rows, uint32_t nsrc)
 {
+	const uint64_t *src[GROUP_SLOTS];
+	uint64_t *row[GROUP_SLOTS];
 	cells2 x0, x1, z0, z1;
-	uint32_t j, k, nsrc = from->n; /* a local: the row stores may alias *from */
+	uint32_t j, k;
 
+	for (k = 0; k < nsrc; k++) {
+		src[k] = (const uint64_t *)(const void *)from->src[k];
+		row[k] = rows ? from->row[k] : NULL;
+	}
 	for (j = 0; j + 4 <= n; j += 4) {
 		x0 = (cells2){0, 0};
 		x1 = x0;
@@ -263,22 +273,47 @@ static inline ALWAYS_INLINE uint32_t sum_vectors(uint64_t *out, const uint64_t *
 			memcpy(&x0, in + j, sizeof(x0));
 			memcpy(&x1, in + j + 2, sizeof(x1));
 		}
-		/* Two sources at a time: fewer passes of the loop, and two
-		 * independent chains of adds. */
+		/* Two sources at a time: two independent chains of adds. */
 		for (k = 0; k + 2 <= nsrc; k += 2) {
 			z0 = (cells2){0, 0};
 			z1 = z0;
-			load_vectors(from, k, j, rows, &x0, &x1);
-			load_vectors(from, k + 1, j, rows, &z0, &z1);
+			load_vectors(src[k], row[k], rows, j, &x0, &x1);
+			load_vectors(src[k + 1], row[k + 1], rows, j, &z0, &z1);
 			x0 += z0;
 			x1 += z1;
 		}
 		if (k < nsrc)
-			load_vectors(from, k, j, rows, &x0, &x1);
+			load_vectors(src[k], row[k], rows, j, &x0, &x1);
 		memcpy(out + j, &x0, sizeof(x0));
 		memcpy(out + j + 2, &x1, sizeof(x1));
 	}
 	return j;
+}
+
+/* sum_vectors(), with a loop of its own for each group size. */
+static inline ALWAYS_INLINE uint32_t sum_groups(uint64_t *out, const uint64_t *in,
+                                                const struct sources *restrict from, uint32_t n,
+                                                bool rows)
+{
+	_Static_assert(GROUP_SLOTS == 8 && FULL_GROUP_SLOTS <= GROUP_SLOTS, "one case per size");
+	switch (from->n) {
+	case 1:
+		return sum_vectors(out, in, from, n, rows, 1);
+	case 2:
+		return sum_vectors(out, in, from, n, rows, 2);
+	case 3:
+		return sum_vectors(out, in, from, n, rows, 3);
+	case 4:
+		return sum_vectors(out, in, from, n, rows, 4);
+	case 5:
+		return sum_vectors(out, in, from, n, rows, 5);
+	case 6:
+		return sum_vectors(out, in, from, n, rows, 6);
+	case 7:
+		return sum_vectors(out, in, from, n, rows, 7);
+	default:
+		return sum_vectors(out, in, from, n, rows, GROUP_SLOTS);
+	}
 }
 #endif
 
@@ -297,7 +332,7 @@ static inline ALWAYS_INLINE void sum_cells(uint64_t *out, const uint64_t *in,
 	uint64_t x, y;
 
 #if PLAIN_SEQ_ACCESS
-	j = sum_vectors(out, in, from, n, rows);
+	j = sum_groups(out, in, from, n, rows);
 #endif
 	for (; j < n; j++) {
 		x = in ? in[j] : 0;
@@ -634,7 +669,6 @@ static void keep_atomic(struct reader *rd, uint32_t s)
 {
 	struct statctr_snap *snap = rd->snap;
 	const _Atomic uint64_t *src = slot_cells(rd->view, s);
-
 	struct sources from = {.n = 1, .src = {src}};
 
 	if (snap->slot_values || rd->sum_empty)
