@@ -5,8 +5,8 @@
  * For 10k, 100k and 1M cells x 2 writer slots (writers idle, every cell
  * counted), one view alternates statctr_snap_retake() into a kept
  * snapshot and statctr_epoch_start() (whose own retake, sums only
- * whatever the view's mode, goes into the view's kept snapshot, then one
- * store per cell into the epoch file), in pairs (ABBA), and compares the
+ * whatever the view's mode, writes its final pass of sums straight into
+ * the epoch file's base), in pairs (ABBA), and compares the
  * medians of the reader's thread CPU time.  The target is judged against
  * a retake of a view in its default mode (full: slot values kept); the
  * ratio against a sums-only retake, the cheapest read there is, is given

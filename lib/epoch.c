@@ -511,6 +511,12 @@ struct store_args {
 	const char *name;
 	uint64_t now;
 	uint32_t number;
+	/* A start: the ring index it takes (store_retire()), that index's
+	 * bases when the snapshot may write them itself (NULL: it may not),
+	 * and whether it did. */
+	uint32_t index;
+	uint64_t *direct_base;
+	bool in_base;
 };
 
 static int check_live(const struct epochs *e, const struct live *l)
@@ -532,15 +538,71 @@ static void store_record(struct epochs *e, uint32_t i, const struct store_args *
 		atomic_store_explicit(&r->name[w], words[w], memory_order_relaxed);
 }
 
-/* The new epoch's base is the lifetime total of every cell in the snapshot. */
+/*
+ * Before a start's snapshot: the ring index the new epoch takes, out of
+ * every reader's sight, so that the snapshot may write its base there
+ * directly.  When keep epochs are kept that index is the oldest's, which is
+ * retired now (its own odd/even seq) rather than when the new one is
+ * stored.  Without a carry, and with plain stores to data under a sequence
+ * (PLAIN_SEQ_ACCESS), the snapshot may write the base itself.
+ */
+static int store_retire(void *arg)
+{
+	struct store_args *a = arg;
+	struct epochs *e = a->e;
+	struct epoch_header *h = hdr_of(e);
+	struct live l = load_live(e); /* stable: we hold the lock */
+
+	if (check_live(e, &l))
+		return -EPROTO;
+	if (l.generation != a->generation)
+		return -EXDEV;
+	if (l.next_number == 0 || l.next_number == UINT32_MAX)
+		return -EOVERFLOW;
+	a->index = (l.oldest + l.nkept) % e->keep;
+	if (l.nkept == e->keep) {
+		store_begin(e);
+		atomic_store_explicit(&h->oldest, (l.oldest + 1) % e->keep, memory_order_relaxed);
+		atomic_store_explicit(&h->nkept, l.nkept - 1, memory_order_relaxed);
+		store_end(e);
+	}
+	/* Orders the retirement (its even seq) before the snapshot's stores
+	 * to the base: pairs with the acquire fence in stable_loop(), so that
+	 * a reader that saw one of them sees seq moved and retries. */
+	atomic_thread_fence(memory_order_release);
+	if (PLAIN_SEQ_ACCESS && !atomic_load_explicit(&h->carried, memory_order_relaxed))
+		a->direct_base = (uint64_t *)(void *)bases_at(e, a->index);
+	return 0;
+}
+
+/* @base: the carry plus @sum, every cell's raw total (histograms' sums too). */
+static void store_base(struct epochs *e, _Atomic uint64_t *base, const uint64_t *sum)
+{
+	const _Atomic uint64_t *carry = carry_of(e);
+
+	if (atomic_load_explicit(&hdr_of(e)->carried, memory_order_relaxed))
+		for (uint32_t c = 0; c < e->ncells; c++)
+			atomic_store_explicit(
+			    &base[c],
+			    atomic_load_explicit(&carry[c], memory_order_relaxed) + sum[c],
+			    memory_order_relaxed);
+	else if (PLAIN_SEQ_ACCESS) /* no restart yet: a copy */
+		memcpy((void *)base, sum, (size_t)e->ncells * sizeof(*sum));
+	else
+		for (uint32_t c = 0; c < e->ncells; c++)
+			atomic_store_explicit(&base[c], sum[c], memory_order_relaxed);
+}
+
+/*
+ * The new epoch's base is the lifetime total of every cell in the snapshot;
+ * the snapshot wrote it already when a->in_base (store_retire()).
+ */
 static int store_start(void *arg)
 {
 	struct store_args *a = arg;
 	struct epochs *e = a->e;
 	struct epoch_header *h = hdr_of(e);
 	struct live l = load_live(e); /* stable: we hold the lock */
-	_Atomic uint64_t *carry = carry_of(e), *base;
-	const uint64_t *sum = snap_sums(a->snap); /* every cell's raw total, histograms' sums too */
 	uint32_t i;
 
 	if (check_live(e, &l))
@@ -550,25 +612,14 @@ static int store_start(void *arg)
 	if (l.next_number == 0 || l.next_number == UINT32_MAX)
 		return -EOVERFLOW;
 	i = (l.oldest + l.nkept) % e->keep;
-	base = bases_at(e, i);
+	if (i != a->index || l.nkept == e->keep)
+		return -EPROTO; /* stored to without the lock since store_retire() */
 	a->number = l.next_number;
 	store_begin(e);
-	if (atomic_load_explicit(&h->carried, memory_order_relaxed))
-		for (uint32_t c = 0; c < e->ncells; c++)
-			atomic_store_explicit(
-			    &base[c],
-			    atomic_load_explicit(&carry[c], memory_order_relaxed) + sum[c],
-			    memory_order_relaxed);
-	else if (PLAIN_SEQ_ACCESS) /* the common case, no restart yet: a copy */
-		memcpy((void *)base, sum, (size_t)e->ncells * sizeof(*sum));
-	else
-		for (uint32_t c = 0; c < e->ncells; c++)
-			atomic_store_explicit(&base[c], sum[c], memory_order_relaxed);
+	if (!a->in_base) /* else the snapshot's final pass wrote it */
+		store_base(e, bases_at(e, i), snap_sums(a->snap));
 	store_record(e, i, a, l.era);
-	if (l.nkept == e->keep)
-		atomic_store_explicit(&h->oldest, (l.oldest + 1) % e->keep, memory_order_relaxed);
-	else
-		atomic_store_explicit(&h->nkept, l.nkept + 1, memory_order_relaxed);
+	atomic_store_explicit(&h->nkept, l.nkept + 1, memory_order_relaxed);
 	atomic_store_explicit(&h->next_number, l.next_number + 1, memory_order_relaxed);
 	store_end(e);
 	return 0;
@@ -588,6 +639,14 @@ static int check_name(const char *name)
 	return 0;
 }
 
+/* The snapshot that wrote a base directly saw a SIGBUS: was it this file's? */
+static bool file_shrank(const struct epochs *e)
+{
+	struct stat st;
+
+	return fstat(e->fd, &st) != 0 || (uint64_t)st.st_size != e->layout.size;
+}
+
 static int start_outcome(int rc, const struct epochs *e, const struct store_args *a)
 {
 	if (rc == -EXDEV)
@@ -605,18 +664,14 @@ static int start_outcome(int rc, const struct epochs *e, const struct store_args
 /* The view's epoch snapshot, sums only whatever the view's mode: all a base needs. */
 static int retake_sums(struct statctr_view *view)
 {
-	bool mode = view->sums_only;
-	int err;
+	bool in_dest;
 
-	view->sums_only = true;
-	err = statctr_snap_retake(view, &view->epoch_snap);
-	view->sums_only = mode;
-	return err;
+	return snap_retake_sums_into(view, &view->epoch_snap, NULL, &in_dest);
 }
 
 int statctr_epoch_start(struct statctr_view *view, const char *name, uint32_t *numberp)
 {
-	struct store_args a = {NULL, NULL, 0, name, 0, 0};
+	struct store_args a = {.name = name};
 	struct statctr_snap_stats st;
 	int err = check_name(name);
 
@@ -632,7 +687,12 @@ int statctr_epoch_start(struct statctr_view *view, const char *name, uint32_t *n
 	if (err)
 		return err;
 	a.now = realtime_ns();
-	err = retake_sums(view);
+	a.generation = view->meta->hdr->generation;
+	err = start_outcome(guard_run(store_retire, &a, a.e->path), a.e, &a);
+	if (!err)
+		err = snap_retake_sums_into(view, &view->epoch_snap, a.direct_base, &a.in_base);
+	if (err == -ESTALE && a.direct_base && file_shrank(a.e))
+		err = set_error(ESTALE, "%s changed size under its mapping", a.e->path);
 	if (!err) {
 		statctr_snap_stats(view->epoch_snap, &st);
 		a.snap = view->epoch_snap;
@@ -670,7 +730,7 @@ static int store_capture(void *arg)
 /* The final counts of @v's generation into the carry, once (the generation check). */
 static int capture_view(struct statctr_view *v, unsigned wait_ms)
 {
-	struct store_args a = {v->epochs, NULL, 0, "", 0, 0};
+	struct store_args a = {.e = v->epochs, .name = ""};
 	struct statctr_snap_stats st;
 	int err = a.e ? lock_file(a.e, wait_ms) : -ENOENT;
 
@@ -802,7 +862,7 @@ static int create_file(struct statctr_view *v, const struct statctr_segment_decl
 
 int epochs_adopt(const char *path, const struct statctr_segment_decl *d)
 {
-	struct store_args a = {NULL, NULL, 0, "", 0, 0};
+	struct store_args a = {.name = ""};
 	struct statctr_view *v;
 	int err = statctr_view_open_owned(path, geteuid(), &v);
 

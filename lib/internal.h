@@ -288,6 +288,17 @@ void snap_note_reset(struct statctr_snap *snap, statctr_id id, uint64_t now);
 const struct meta *snap_meta(const struct statctr_snap *snap);
 struct epochs *snap_epochs(const struct statctr_snap *snap);
 const uint64_t *snap_sums(const struct statctr_snap *snap); /* ncells raw totals */
+/*
+ * A sums-only retake of @view into *@snapp, whatever the view's mode (as
+ * statctr_snap_retake() otherwise), whose final pass over the sums writes
+ * them to @dest (ncells; NULL: none) instead of the snapshot's own.  When
+ * it did, *@in_destp is true and @dest holds the snapshot's raw totals,
+ * which snap_sums() then does not: the snapshot is fit only to be retaken.
+ * Else (a group of its final pass moved meanwhile, or an error) @dest may
+ * hold anything and snap_sums() has the totals.
+ */
+int snap_retake_sums_into(struct statctr_view *view, struct statctr_snap **snapp, uint64_t *dest,
+                          bool *in_destp);
 
 /*
  * view.c, for epoch.c: the open-time checks every shared file passes

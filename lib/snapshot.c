@@ -34,9 +34,13 @@
  * check of their sequences, which passes over the sums once per group;
  * if any of them moved, the group is read again slot by slot as above.
  * The shared slot and then the CPU slots, whose cells only ever see single
- * atomic adds, are read last, unvalidated, and added in place.  The
- * baselines are copied only when reset_seq moved since the snapshot's
- * previous copy from the same control-file mapping: every reset moves it.
+ * atomic adds, come last, in the last groups, unvalidated (a group that
+ * fails reads them again alone, added in place).  The last group is the
+ * final pass over the sums: a sums-only read for epoch.c may direct it to
+ * a base in the epoch file instead of the pending sum
+ * (snap_retake_sums_into()).  The baselines are copied only when
+ * reset_seq moved since the snapshot's previous copy from the same
+ * control-file mapping: every reset moves it.
  * Dynamic rows (segments with a row directory only; others do none of
  * this): each row's entry is read before the slots and checked after them
  * (the per-row protocol in rows.c and docs/segment-format.md).  A row that
@@ -83,15 +87,15 @@ static int seq_tries(uint32_t ncells)
 #define ROW_TRIES     4 /* copies of a row directory entry that changed under us */
 
 /*
- * Quiet slots read in one pass (read_slots()): 8 sources and the sums make
- * 10 streams, which the hardware prefetchers follow; a full snapshot also
- * writes each slot's row, so it takes 2 at a time (2 sources, 2 rows, the
- * sums).  The sums are added BLOCK_CELLS at a time in a buffer that stays
- * in the L1 cache.
+ * Slots read in one pass (read_slots()), cell after cell across the slots,
+ * the sum of each cell kept in a register: 8 sources and the sums make 9
+ * streams, which the hardware prefetchers follow; a full snapshot also
+ * writes each slot's row, so it takes 6 (6 sources, 6 rows and the sums:
+ * 4 writer slots and the shared slot in one pass, and no slower than 4 or
+ * 8 at 100k and 1M cells x 16 and 64 slots, where 8 was 1.3x slower).
  */
 #define GROUP_SLOTS      8
-#define FULL_GROUP_SLOTS 2
-#define BLOCK_CELLS      512
+#define FULL_GROUP_SLOTS 6
 
 struct statctr_snap {
 	uint32_t nslots, ncells; /* nslots writer slots + 1 shared slot stored */
@@ -122,6 +126,10 @@ struct reader {
 	struct statctr_view *view;
 	struct statctr_snap *snap;
 	bool sum_empty; /* no slot committed to snap->sum in this pass yet */
+	/* Sums only: where the final pass puts the sums instead of the
+	 * pending sum (NULL: there), and whether it did in this pass. */
+	uint64_t *final_dest;
+	bool in_final_dest;
 	bool copy_locked;
 	int64_t waited_ns;
 	uint32_t rows_changed;
@@ -167,6 +175,7 @@ static void copy_cells(uint64_t *dst, const _Atomic uint64_t *src, uint32_t n)
  */
 struct take {
 	uint32_t n;
+	bool final; /* the last group of read_slots(): the final pass over the sums */
 	uint32_t slot[GROUP_SLOTS];
 	const _Atomic uint64_t *src[GROUP_SLOTS];
 	uint64_t before[GROUP_SLOTS];
@@ -198,95 +207,180 @@ static inline uint64_t cell_load(const _Atomic uint64_t *src, uint32_t j)
 #endif
 }
 
-#if PLAIN_SEQ_ACCESS
-/* Four cells at a time, in vectors (gcc's -O2 does not vectorise the
- * scalar loop: it would need a check that @out and @src do not overlap).
- * memcpy() for the loads and stores: no alignment assumed. */
-typedef uint64_t cells4 __attribute__((vector_size(32)));
+/*
+ * The cells of the slots of one read (read_slots()): @n sources, each
+ * copied to its row when there are rows.
+ */
+struct sources {
+	uint32_t n;
+	const _Atomic uint64_t *src[GROUP_SLOTS];
+	uint64_t *row[GROUP_SLOTS]; /* all NULL: no rows (sums only) */
+};
 
-static inline void add_cells4(uint64_t *out, const uint64_t *in, uint64_t *restrict row,
-                              const _Atomic uint64_t *src, uint32_t j)
-{
-	cells4 x, y;
-
-	memcpy(&x, (const uint64_t *)(const void *)src + j, sizeof(x));
-	if (row)
-		memcpy(row + j, &x, sizeof(x));
-	if (in) {
-		memcpy(&y, in + j, sizeof(y));
-		x += y;
-	}
-	memcpy(out + j, &x, sizeof(x));
-}
-#endif
-
-/* @n cells of @src, each added to @in's (stored as they are without @in)
- * into @out (which may be @in), and copied to @row when there is one.
- * A writer may store them meanwhile; the caller's sequence check says
- * whether they were whole (cell_load()).  Each cell is loaded once, into
- * x, which both the row and the sum take. */
-static inline void add_cells(uint64_t *out, const uint64_t *in, uint64_t *restrict row,
-                             const _Atomic uint64_t *src, uint32_t n)
-{
-	uint32_t j = 0;
-	uint64_t x;
+/* The vector loop's helpers and its four variants (sum_slots()) must be
+ * inlined: called, each source's row pointer and count are reloaded from
+ * memory for every four cells. */
+#define ALWAYS_INLINE __attribute__((always_inline))
 
 #if PLAIN_SEQ_ACCESS
-	for (; j + 4 <= n; j += 4)
-		add_cells4(out, in, row, src, j);
-#endif
-	for (; j < n; j++) {
-		x = cell_load(src, j);
-		if (row)
-			row[j] = x;
-		out[j] = in ? in[j] + x : x;
-	}
-}
+/*
+ * Four cells of every source at a time, in two 16-byte vectors: what every
+ * x86-64 and arm64 has without -march (a wider vector type is split and
+ * spilled to the stack; gcc's -O2 does not vectorise the scalar loop).  The
+ * sum of the four cells over the sources stays in registers and is stored
+ * once.  memcpy() for the loads and stores: no alignment assumed.
+ */
+typedef uint64_t cells2 __attribute__((vector_size(16)));
 
-/* add_cells(), with a loop of its own for each case. */
-static void add_slot(uint64_t *out, const uint64_t *in, uint64_t *restrict row,
-                     const _Atomic uint64_t *src, uint32_t n)
+/* Cells [@j, @j + 4) of @src into @x0, @x1 (added), and to @row when @rows. */
+static inline ALWAYS_INLINE void load_vectors(const uint64_t *src, uint64_t *row, bool rows,
+                                              uint32_t j, cells2 *x0, cells2 *x1)
 {
-	if (row && in)
-		add_cells(out, in, row, src, n);
-	else if (row)
-		add_cells(out, NULL, row, src, n);
-	else if (in)
-		add_cells(out, in, NULL, src, n);
-	else
-		add_cells(out, NULL, NULL, src, n);
+	cells2 y0, y1;
+
+	memcpy(&y0, src + j, sizeof(y0));
+	memcpy(&y1, src + j + 2, sizeof(y1));
+	if (rows) {
+		memcpy(row + j, &y0, sizeof(y0));
+		memcpy(row + j + 2, &y1, sizeof(y1));
+	}
+	*x0 += y0;
+	*x1 += y1;
 }
 
 /*
- * Cells [@first, @first + @n) of every slot of @t, added to the sum (none
- * before the first slot kept) through @acc, a block that stays in the L1
- * cache, into the sum in place (full snapshot) or the pending sum (sums
- * only).
+ * The vector loop for @nsrc sources (a constant: sum_groups()): their
+ * pointers in locals, which the row stores cannot alias, so that they stay
+ * in registers.
  */
-static void take_block(struct reader *rd, const struct take *t, uint32_t first, uint32_t n)
+static inline ALWAYS_INLINE uint32_t sum_vectors(uint64_t *out, const uint64_t *in,
+                                                 const struct sources *restrict from, uint32_t n,
+                                                 bool rows, uint32_t nsrc)
 {
-	struct statctr_snap *snap = rd->snap;
-	uint64_t acc[BLOCK_CELLS];
-	const uint64_t *in = rd->sum_empty ? NULL : snap->sum + first;
-	uint64_t *dest = (snap->slot_values ? snap->sum : snap->pending) + first;
-	uint32_t k;
+	const uint64_t *src[GROUP_SLOTS];
+	uint64_t *row[GROUP_SLOTS];
+	cells2 x0, x1, z0, z1;
+	uint32_t j, k;
 
-	for (k = 0; k < t->n; k++) {
-		add_slot(k + 1 == t->n ? dest : acc, in,
-		         snap->slot_values ? row_of(snap, t->slot[k]) + first : NULL,
-		         t->src[k] + first, n);
-		in = acc;
+	for (k = 0; k < nsrc; k++) {
+		src[k] = (const uint64_t *)(const void *)from->src[k];
+		row[k] = rows ? from->row[k] : NULL;
+	}
+	for (j = 0; j + 4 <= n; j += 4) {
+		x0 = (cells2){0, 0};
+		x1 = x0;
+		if (in) {
+			memcpy(&x0, in + j, sizeof(x0));
+			memcpy(&x1, in + j + 2, sizeof(x1));
+		}
+		/* Two sources at a time: two independent chains of adds. */
+		for (k = 0; k + 2 <= nsrc; k += 2) {
+			z0 = (cells2){0, 0};
+			z1 = z0;
+			load_vectors(src[k], row[k], rows, j, &x0, &x1);
+			load_vectors(src[k + 1], row[k + 1], rows, j, &z0, &z1);
+			x0 += z0;
+			x1 += z1;
+		}
+		if (k < nsrc)
+			load_vectors(src[k], row[k], rows, j, &x0, &x1);
+		memcpy(out + j, &x0, sizeof(x0));
+		memcpy(out + j + 2, &x1, sizeof(x1));
+	}
+	return j;
+}
+
+/* sum_vectors(), with a loop of its own for each group size. */
+static inline ALWAYS_INLINE uint32_t sum_groups(uint64_t *out, const uint64_t *in,
+                                                const struct sources *restrict from, uint32_t n,
+                                                bool rows)
+{
+	_Static_assert(GROUP_SLOTS == 8 && FULL_GROUP_SLOTS <= GROUP_SLOTS, "one case per size");
+	switch (from->n) {
+	case 1:
+		return sum_vectors(out, in, from, n, rows, 1);
+	case 2:
+		return sum_vectors(out, in, from, n, rows, 2);
+	case 3:
+		return sum_vectors(out, in, from, n, rows, 3);
+	case 4:
+		return sum_vectors(out, in, from, n, rows, 4);
+	case 5:
+		return sum_vectors(out, in, from, n, rows, 5);
+	case 6:
+		return sum_vectors(out, in, from, n, rows, 6);
+	case 7:
+		return sum_vectors(out, in, from, n, rows, 7);
+	default:
+		return sum_vectors(out, in, from, n, rows, GROUP_SLOTS);
+	}
+}
+#endif
+
+/*
+ * @n cells of every source of @from, summed, each sum added to @in's (none
+ * without @in) into @out (which may be @in); each cell copied to its row
+ * when @rows.  A writer may store them meanwhile; the caller's sequence
+ * check says whether they were whole (cell_load()).  Each cell is loaded
+ * once, into a register, which both the row and the sum take.
+ */
+static inline ALWAYS_INLINE void sum_cells(uint64_t *out, const uint64_t *in,
+                                           const struct sources *restrict from, uint32_t n,
+                                           bool rows)
+{
+	uint32_t j = 0, k;
+	uint64_t x, y;
+
+#if PLAIN_SEQ_ACCESS
+	j = sum_groups(out, in, from, n, rows);
+#endif
+	for (; j < n; j++) {
+		x = in ? in[j] : 0;
+		for (k = 0; k < from->n; k++) {
+			y = cell_load(from->src[k], j);
+			if (rows)
+				from->row[k][j] = y;
+			x += y;
+		}
+		out[j] = x;
 	}
 }
 
-/* Reads every slot of @t into the snapshot, uncommitted (see the top). */
+/* sum_cells(), with a loop of its own for each case. */
+static void sum_slots(uint64_t *out, const uint64_t *in, const struct sources *from, uint32_t n)
+{
+	bool rows = from->row[0] != NULL;
+
+	if (rows && in)
+		sum_cells(out, in, from, n, true);
+	else if (rows)
+		sum_cells(out, NULL, from, n, true);
+	else if (in)
+		sum_cells(out, in, from, n, false);
+	else
+		sum_cells(out, NULL, from, n, false);
+}
+
+/*
+ * Reads every slot of @t into the snapshot, uncommitted (see the top):
+ * their cells summed over the slots, added to the sum (none before the
+ * first slot kept) into the sum in place (full snapshot) or the pending
+ * sum (sums only; or the final destination for the final group).
+ */
 static void take_cells(struct reader *rd, const struct take *t)
 {
-	uint32_t first, ncells = rd->snap->ncells;
+	struct statctr_snap *snap = rd->snap;
+	struct sources from = {.n = t->n};
+	uint64_t *dest = snap->slot_values ? snap->sum : snap->pending;
+	uint32_t k;
 
-	for (first = 0; first < ncells; first += BLOCK_CELLS)
-		take_block(rd, t, first,
-		           ncells - first < BLOCK_CELLS ? ncells - first : BLOCK_CELLS);
+	if (t->final && rd->final_dest)
+		dest = rd->final_dest;
+	for (k = 0; k < t->n; k++) {
+		from.src[k] = t->src[k];
+		from.row[k] = snap->slot_values ? row_of(snap, t->slot[k]) : NULL;
+	}
+	sum_slots(dest, rd->sum_empty ? NULL : snap->sum, &from, snap->ncells);
 }
 
 /*
@@ -301,7 +395,9 @@ static bool settle(struct reader *rd, const struct take *t, bool whole)
 	uint64_t *tmp;
 	uint32_t i, k;
 
-	if (whole && !snap->slot_values) {
+	if (whole && t->final && rd->final_dest) {
+		rd->in_final_dest = true; /* and snap->sum lacks this read */
+	} else if (whole && !snap->slot_values) {
 		tmp = snap->sum;
 		snap->sum = snap->pending;
 		snap->pending = tmp;
@@ -332,10 +428,18 @@ static void keep_cells(struct reader *rd, uint32_t s, const _Atomic uint64_t *sr
 	settle(rd, &t, true);
 }
 
+/* A writer slot (sequence-checked), not the shared slot or a CPU slot. */
+static bool has_seq(const struct reader *rd, uint32_t s)
+{
+	return s < rd->snap->nslots;
+}
+
 /*
  * One sequence read of every slot of @t (their cells were set by the
- * caller); true, and kept, when none saw a transaction.  A slot whose read
- * succeeds remembers the sequence it was read at (read_slots()).
+ * caller); true, and kept, when none of its writer slots saw a transaction
+ * (the shared and CPU slots in it have no sequence: any read of theirs is
+ * whole).  A writer slot whose read succeeds remembers the sequence it was
+ * read at (read_slots()).
  */
 static bool seq_read_all(struct reader *rd, struct take *t)
 {
@@ -343,6 +447,8 @@ static bool seq_read_all(struct reader *rd, struct take *t)
 	bool whole = true;
 
 	for (k = 0; k < t->n; k++) {
+		if (!has_seq(rd, t->slot[k]))
+			continue;
 		/* Pairs with the release store of seq in statctr_txn_end() (and
 		 * in close_torn_transaction(), slot.c). */
 		t->before[k] = atomic_load_explicit(&meta_slot(rd->view->meta, t->slot[k])->seq,
@@ -356,9 +462,11 @@ static bool seq_read_all(struct reader *rd, struct take *t)
 	 * its odd sequence. */
 	atomic_thread_fence(memory_order_acquire);
 	for (k = 0; k < t->n; k++)
-		whole = whole && slot_seq(rd->view, t->slot[k]) == t->before[k];
+		whole = whole && (!has_seq(rd, t->slot[k]) ||
+		                  slot_seq(rd->view, t->slot[k]) == t->before[k]);
 	for (k = 0; whole && k < t->n; k++)
-		rd->view->read_seq[t->slot[k]] = t->before[k];
+		if (has_seq(rd, t->slot[k]))
+			rd->view->read_seq[t->slot[k]] = t->before[k];
 	return settle(rd, t, whole);
 }
 
@@ -552,46 +660,6 @@ static uint32_t group_slots(const struct statctr_snap *snap)
 	return snap->slot_values ? FULL_GROUP_SLOTS : GROUP_SLOTS;
 }
 
-/* A group of quiet slots in one sequence read; if it fails, one by one. */
-static void read_group(struct reader *rd, struct take *t)
-{
-	uint32_t k;
-
-	if (t->n == 0 || seq_read_all(rd, t))
-		return;
-	rd->snap->stats.retries++;
-	for (k = 0; k < t->n; k++)
-		read_slot(rd, t->slot[k]);
-}
-
-/*
- * Every writer slot.  Slots whose sequence has not moved since this view
- * last read them whole (idle writers, free and dead slots) are read
- * GROUP_SLOTS at a time, which passes over the sums once per group instead
- * of once per slot; the others one by one, with all of read_slot()'s
- * fallbacks.
- */
-static void read_slots(struct reader *rd)
-{
-	struct statctr_view *v = rd->view;
-	struct take t = {.n = 0};
-	uint32_t s;
-
-	for (s = 0; s < rd->snap->nslots; s++) {
-		if (slot_seq(v, s) != v->read_seq[s]) {
-			read_slot(rd, s);
-			continue;
-		}
-		t.slot[t.n] = s;
-		t.src[t.n++] = slot_cells(v, s);
-		if (t.n == group_slots(rd->snap)) {
-			read_group(rd, &t);
-			t.n = 0;
-		}
-	}
-	read_group(rd, &t);
-}
-
 /*
  * Slot @s, the shared slot or a CPU slot, whose every cell update is a
  * single atomic add (no sequence to check): kept as read, added to the sum
@@ -601,21 +669,66 @@ static void keep_atomic(struct reader *rd, uint32_t s)
 {
 	struct statctr_snap *snap = rd->snap;
 	const _Atomic uint64_t *src = slot_cells(rd->view, s);
+	struct sources from = {.n = 1, .src = {src}};
 
 	if (snap->slot_values || rd->sum_empty)
 		keep_cells(rd, s, src);
 	else
-		add_slot(snap->sum, snap->sum, NULL, src, snap->ncells);
+		sum_slots(snap->sum, snap->sum, &from, snap->ncells);
+}
+
+/* A group in one sequence read; if it fails, one by one. */
+static void read_group(struct reader *rd, struct take *t)
+{
+	uint32_t k;
+
+	if (t->n == 0 || seq_read_all(rd, t))
+		return;
+	rd->snap->stats.retries++;
+	for (k = 0; k < t->n; k++) {
+		if (has_seq(rd, t->slot[k]))
+			read_slot(rd, t->slot[k]);
+		else
+			keep_atomic(rd, t->slot[k]);
+	}
 }
 
 /*
- * The CPU slots (docs/segment-format.md, "CPU slots"): every update of one
- * of their cells is a single atomic add, so a plain copy is their
- * consistent read: no sequence, never busy, never dead.  Each is kept like
- * the shared slot (keep_atomic()): a row and the sum in a full snapshot,
- * the sum only in a sums-only one.
+ * Every slot.  Writer slots whose sequence moved since this view last read
+ * them whole are read one by one, with all of read_slot()'s fallbacks.  The
+ * others (idle writers, free and dead slots), then the shared slot and the
+ * CPU slots (docs/segment-format.md, "CPU slots": their cells only ever see
+ * single atomic adds, so any read of them is whole: no sequence, never busy,
+ * never dead) are read group_slots() at a time, which passes over the sums
+ * once per group instead of once per slot.  The shared slot comes after
+ * every writer slot, so the last group, the final pass over the sums, is
+ * never empty.
  */
-static void read_cpu_slots(struct reader *rd)
+static void read_slots(struct reader *rd)
+{
+	struct statctr_view *v = rd->view;
+	struct statctr_snap *snap = rd->snap;
+	struct take t = {.n = 0};
+	uint32_t s, nall = snap->nslots + 1 + snap->ncpuslots;
+
+	for (s = 0; s < nall; s++) {
+		if (has_seq(rd, s) && slot_seq(v, s) != v->read_seq[s]) {
+			read_slot(rd, s);
+			continue;
+		}
+		if (t.n == group_slots(snap)) {
+			read_group(rd, &t);
+			t.n = 0;
+		}
+		t.slot[t.n] = s;
+		t.src[t.n++] = slot_cells(v, s);
+	}
+	t.final = true;
+	read_group(rd, &t);
+}
+
+/* The CPU slots' aborts fields, summed (statctr_snap_cpu_slots()). */
+static void read_cpu_aborts(struct reader *rd)
 {
 	struct statctr_snap *snap = rd->snap;
 	uint32_t k, s;
@@ -623,7 +736,6 @@ static void read_cpu_slots(struct reader *rd)
 	snap->cpu_aborts = 0;
 	for (k = 0; k < snap->ncpuslots; k++) {
 		s = snap->nslots + 1 + k;
-		keep_atomic(rd, s);
 		snap->cpu_aborts += atomic_load_explicit(
 		    &((const struct cpu_slot_header *)(const void *)meta_slot(rd->view->meta, s))
 		         ->aborts,
@@ -641,9 +753,9 @@ static bool read_all(struct reader *rd)
 	 * store_baselines() (reset.c). */
 	before = reset_seq(rd->view, memory_order_acquire);
 	rd->sum_empty = true;
+	rd->in_final_dest = false;
 	read_slots(rd);
-	keep_atomic(rd, snap->nslots);
-	read_cpu_slots(rd);
+	read_cpu_aborts(rd);
 	read_baselines(rd->view, snap, before);
 	/* Pairs with the release fence after the odd reset_seq in
 	 * store_baselines() (reset.c). */
@@ -859,8 +971,9 @@ static int read_consistently(void *arg)
 	return 0;
 }
 
-/* Fills @snap, already shaped for @view. */
-static int snap_fill(struct statctr_view *view, struct statctr_snap *snap)
+/* Fills @snap, already shaped for @view; @final_dest: see snap_retake_sums_into(). */
+static int snap_fill(struct statctr_view *view, struct statctr_snap *snap, uint64_t *final_dest,
+                     bool *in_final_destp)
 {
 	struct reader *rd = calloc(1, sizeof(*rd)); /* must survive a SIGBUS longjmp */
 	int err;
@@ -869,9 +982,11 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap)
 		return set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
 	rd->view = view;
 	rd->snap = snap;
+	rd->final_dest = snap->slot_values ? NULL : final_dest;
 	err = guard_run(read_consistently, rd, view->path);
 	if (rd->copy_locked || (err && view->ctl_writable))
 		view_ctl_unlock(view, CTL_LOCK_COPY);
+	*in_final_destp = !err && rd->in_final_dest;
 	free(rd);
 	if (err)
 		return err;
@@ -886,7 +1001,8 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap)
 	return 0;
 }
 
-int statctr_snap_retake(struct statctr_view *view, struct statctr_snap **snapp)
+static int retake(struct statctr_view *view, struct statctr_snap **snapp, uint64_t *final_dest,
+                  bool *in_final_destp)
 {
 	struct statctr_snap *snap = *snapp;
 	int err = check_sizes(view);
@@ -896,13 +1012,32 @@ int statctr_snap_retake(struct statctr_view *view, struct statctr_snap **snapp)
 	if (!err)
 		err = snap_shape(snap, view);
 	if (!err)
-		err = snap_fill(view, snap);
+		err = snap_fill(view, snap, final_dest, in_final_destp);
 	if (err) {
 		/* Nothing is left that could pass for this snapshot's values. */
 		statctr_snap_free(snap);
 		snap = NULL;
 	}
 	*snapp = snap;
+	return err;
+}
+
+int statctr_snap_retake(struct statctr_view *view, struct statctr_snap **snapp)
+{
+	bool in_final_dest;
+
+	return retake(view, snapp, NULL, &in_final_dest);
+}
+
+int snap_retake_sums_into(struct statctr_view *view, struct statctr_snap **snapp, uint64_t *dest,
+                          bool *in_destp)
+{
+	bool mode = view->sums_only;
+	int err;
+
+	view->sums_only = true;
+	err = retake(view, snapp, dest, in_destp);
+	view->sums_only = mode;
 	return err;
 }
 

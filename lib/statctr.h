@@ -1377,7 +1377,10 @@ struct statctr_epoch {
  * statctr_epoch_start() - start an epoch: one consistent snapshot's raw
  * totals become its base.  It changes no value that statctr_snap_counter()
  * returns and no discontinuity time.  Needs the rights a reset needs.
- * Serialised with other starts by the epoch file's lock.
+ * Serialised with other starts by the epoch file's lock.  When keep epochs
+ * are kept, the oldest is dropped before the snapshot is taken (its base
+ * is where the new one goes): while the start runs, and after a start that
+ * fails in its snapshot, one fewer epoch is listed.
  *
  * Returns 0 (*@numberp, when not NULL, is its number), -EACCES (the control
  * or epoch file not writable), -EINVAL (@name not 1..63 printable ASCII

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EPOCHS(keep) "epochs = { keep = " #keep "; interval_s = 900; };"
@@ -319,6 +320,155 @@ static void *txn_loop(void *arg)
 	return NULL;
 }
 
+#define RING_STARTS  300u  /* at least */
+#define RING_MAX     4000u /* at most, until the reader has read RING_READS */
+#define RING_READS   100u
+#define RING_KEEP    3u
+#define RING_WAIT_NS 20000000000ll
+
+/* A reader of the kept epochs, on a view of its own, while starts roll the
+ * ring: the delta between two consecutive epochs, once read, never
+ * changes, whenever and however often it is read again. */
+struct ring_reader {
+	_Atomic bool *stop;
+	uint64_t delta[RING_MAX + 2]; /* by the later epoch's number */
+	bool seen[RING_MAX + 2];
+	_Atomic unsigned reads;
+	unsigned changed, errors;
+};
+
+static void ring_read_once(struct ring_reader *r, struct statctr_view *v,
+                           const struct statctr_snap *snap)
+{
+	struct statctr_epoch e[RING_KEEP];
+	uint32_t n = statctr_view_epochs(v, e, RING_KEEP);
+	uint64_t d;
+	int rc;
+
+	for (uint32_t k = 0; k + 1 < n && k + 1 < RING_KEEP; k++) {
+		uint32_t to = e[k + 1].number;
+
+		rc = statctr_snap_epoch_delta(snap, 0, e[k].number, to, &d);
+		if (rc == -ENOENT || to >= RING_MAX + 2)
+			continue; /* dropped since the list */
+		r->errors += rc != 0;
+		r->changed += rc == 0 && r->seen[to] && r->delta[to] != d;
+		r->delta[to] = d;
+		r->seen[to] = r->seen[to] || rc == 0;
+		atomic_fetch_add(&r->reads, 1);
+	}
+}
+
+static void *ring_read_loop(void *arg)
+{
+	struct ring_reader *r = arg;
+	struct statctr_view *v;
+	struct statctr_snap *snap;
+
+	if (tu_view_open(seg_path, &v) != 0)
+		return NULL;
+	if (statctr_snap_take(v, &snap) == 0) {
+		while (!atomic_load_explicit(r->stop, memory_order_relaxed))
+			ring_read_once(r, v, snap);
+		statctr_snap_free(snap);
+	}
+	statctr_view_close(v);
+	return NULL;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Starts one more epoch; its base lies between the raw totals of @snap
+ * before and after the start (counters only grow).  Returns its number. */
+static uint32_t ring_start(struct statctr_view *v, struct statctr_snap **snap, uint64_t *mine)
+{
+	uint64_t before, after, since = 0;
+	uint32_t n = 0;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(v, snap), 0);
+	before = statctr_snap_counter_raw(*snap, 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_epoch_start(v, "ring", &n), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_retake(v, snap), 0);
+	after = statctr_snap_counter_raw(*snap, 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_epoch_delta(*snap, 0, n, 0, &since), 0);
+	CU_ASSERT(since <= after - before); /* base = after - since >= before */
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_epoch_delta(*snap, 0, n - 1, n, &mine[n]), 0);
+	return n;
+}
+
+/*
+ * A start with every epoch kept retires the oldest and has its snapshot
+ * write the new base in place (docs/epochs.md, "Protocol"): with a ring of
+ * 3 under two writers and a reader, each base holds the totals of its
+ * start, every base read is whole and the deltas of consecutive epochs
+ * still add up to the raw total.
+ */
+static void ring_of_3_stays_exact_while_read_under_two_writers(void)
+{
+	static struct ring_reader r;        /* 36 KB: off the stack */
+	static uint64_t mine[RING_MAX + 2]; /* by the later epoch's number */
+	uint64_t sum = 0, d = 0;
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	struct statctr_snap *snap;
+	struct txn_writer w[2];
+	_Atomic bool stop = false, stop_reader = false;
+	pthread_t th[2], reader;
+	uint32_t n = 0, first = 0;
+	int64_t deadline = mono_ns() + RING_WAIT_NS;
+
+	memset(&r, 0, sizeof(r));
+	memset(mine, 0, sizeof(mine));
+	r.stop = &stop_reader;
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(epoch_conf(EPOCHS(3)), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_epoch_start(v, "first", &first), 0); /* raw totals 0 */
+	CU_ASSERT_EQUAL_FATAL(first, 1);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(v, &snap), 0);
+	for (int i = 0; i < 2; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].seg = seg;
+		w[i].stop = &stop;
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, txn_loop, &w[i]), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&reader, NULL, ring_read_loop, &r), 0);
+	/* At least RING_STARTS, and on until the reader (which a loaded
+	 * machine may not run at once) has read a few intervals. */
+	while (n < RING_STARTS ||
+	       (atomic_load(&r.reads) < RING_READS && n < RING_MAX && mono_ns() < deadline)) {
+		n = ring_start(v, &snap, mine);
+		sum += mine[n];
+	}
+	atomic_store(&stop, true);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	atomic_store(&stop_reader, true);
+	pthread_join(reader, NULL);
+	CU_ASSERT(n >= RING_STARTS);
+	CU_ASSERT_EQUAL(statctr_snap_retake(v, &snap), 0);
+	CU_ASSERT_EQUAL(statctr_snap_epoch_delta(snap, 0, n, 0, &d), 0);
+	CU_ASSERT_EQUAL(sum + d, w[0].added[0] + w[1].added[0]);
+	CU_ASSERT_EQUAL(sum + d, statctr_snap_counter_raw(snap, 0));
+	CU_ASSERT_EQUAL(r.errors, 0);
+	CU_ASSERT_EQUAL(r.changed, 0);
+	for (uint32_t e = 2; e <= n; e++)
+		if (r.seen[e])
+			CU_ASSERT_EQUAL(r.delta[e], mine[e]);
+	CU_ASSERT(atomic_load(&r.reads) >= RING_READS);
+	printf("\n  ring of %u: %u starts, %u reads of a kept interval by another view\n",
+	       RING_KEEP, n, atomic_load(&r.reads));
+	statctr_snap_free(snap);
+	statctr_view_close(v);
+	statctr_seg_destroy(seg);
+	unlink(epoch_path());
+}
+
 static void deltas_of_1000_epochs_add_up_exactly_under_two_writers(void)
 {
 	struct statctr_seg *seg;
@@ -503,6 +653,8 @@ int main(void)
 	     lost_generation_gives_estale_never_a_wrong_number},
 	    {"deltas_of_1000_epochs_add_up_exactly_under_two_writers",
 	     deltas_of_1000_epochs_add_up_exactly_under_two_writers},
+	    {"ring_of_3_stays_exact_while_read_under_two_writers",
+	     ring_of_3_stays_exact_while_read_under_two_writers},
 	    {"histogram_buckets_per_epoch", histogram_buckets_per_epoch},
 	    {"crafted_epoch_files_are_refused_as_segments_are",
 	     crafted_epoch_files_are_refused_as_segments_are},
