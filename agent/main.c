@@ -725,7 +725,13 @@ static int run(struct agent *a)
 	snmp_alarm_register(1, SA_REPEAT, retry_alarm, a);
 	check_ready(a);
 	while (!got_term) {
-		agent_check_and_process(1);
+		/*
+		 * Notifications held back by traps.c's budget go at the next
+		 * poll: through the master once its Responses woke the loop
+		 * (read first: that is what keeps both socket ends moving); with
+		 * -M at once (its sinks answer nothing the loop must read).
+		 */
+		agent_check_and_process(traps_pending() && a->opt.embedded ? 0 : 1);
 		/* Woken by each published result: its changes go out within the pass. */
 		traps_poll(a->cur.set, a->cur.ifmib, a->cur.agg, can_notify(a));
 		agg_flush_log(a->cur.agg);

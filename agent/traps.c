@@ -228,10 +228,25 @@ int traps_link_enable(uint32_t ifindex, bool on)
  * Changes and notifications.
  */
 
+/*
+ * At most this many linkUp/linkDown per traps_poll().  The AgentX master
+ * answers each Notify PDU with a Response, which the agent reads only
+ * between polls, and both ends write their unix socket blocking: a burst
+ * that fills the buffers of both directions deadlocks the two processes
+ * for good (400 rows flapping at once did: the agent and snmpd both stuck
+ * in sendto()).  The changes past the budget wait, pending, for the next
+ * poll, which the master's Responses wake (traps_pending()).
+ */
+#define NOTIFY_BUDGET 32
+
 struct poll_ctx {
 	uint64_t holddown_ns;
 	bool connected;
+	uint32_t budget; /* Notify PDUs this poll may still send */
+	bool deferred;   /* a change waited for the budget */
 };
+
+static bool deferred; /* the last poll left changes for the budget */
 
 static bool is_down(uint8_t state)
 {
@@ -298,7 +313,7 @@ static void send_link(const oid *trap, const struct ifmib_change *c, bool connec
 
 static enum ifmib_told tell(void *arg, const struct ifmib_change *c, uint64_t now_ns)
 {
-	const struct poll_ctx *p = arg;
+	struct poll_ctx *p = arg;
 	const oid *trap = link_trap(c);
 
 	if (!trap) {
@@ -311,6 +326,11 @@ static enum ifmib_told tell(void *arg, const struct ifmib_change *c, uint64_t no
 		return IFMIB_QUIET;
 	if (c->told_ns && now_ns - c->told_ns < p->holddown_ns)
 		return IFMIB_HOLD;
+	if (p->connected && !p->budget) {
+		p->deferred = true;
+		return IFMIB_HOLD;
+	}
+	p->budget -= p->connected;
 	counts.suppressed += c->flips > 1 ? c->flips - 1 : 0;
 	send_link(trap, c, p->connected);
 	return IFMIB_SENT;
@@ -509,21 +529,32 @@ void traps_poll(const struct agent_settings *set, struct ifmib_serve *ifm, struc
                 bool connected)
 {
 	struct poll_ctx p = {.holddown_ns = (uint64_t)set->link_holddown_ms * 1000000u,
-	                     .connected = connected};
+	                     .connected = connected,
+	                     .budget = NOTIFY_BUDGET};
 	const struct agg_result *res;
+	bool fresh;
 
 	if (!agg_ready(agg))
 		return;
 	res = agg_acquire(agg); /* released below */
-	if (seen_agg != agg || res->taken_ns != seen_ns || res->stats.passes != seen_passes) {
+	fresh = seen_agg != agg || res->taken_ns != seen_ns || res->stats.passes != seen_passes;
+	if (fresh) {
 		seen_ns = res->taken_ns;
 		seen_passes = res->stats.passes;
 		segment_changes(set, agg, res, connected);
-		if (ifm)
-			ifmib_serve_changes(ifm, res, tell, &p);
+	}
+	/* The same result again only for what the budget held back: idempotent. */
+	if (ifm && (fresh || deferred)) {
+		ifmib_serve_changes(ifm, res, tell, &p);
+		deferred = p.deferred;
 	}
 	agg_release(res); /* pairs with agg_acquire() above */
 	write_counts();
+}
+
+bool traps_pending(void)
+{
+	return deferred;
 }
 
 void traps_get_counts(struct traps_counts *c)

@@ -54,8 +54,8 @@ int traps_link_enable(uint32_t ifindex, bool on);
  * the notifications of what changed since the previous one: a segment's
  * status or generation (as @set enables them; the first result of an
  * aggregator is only looked at), @ifm's rows' linkUp/linkDown (at most
- * one per row per set->link_holddown_ms); while not @connected they are
- * counted as lost.
+ * one per row per set->link_holddown_ms, and at most a budget per call:
+ * traps_pending()); while not @connected they are counted as lost.
  */
 void traps_poll(const struct agent_settings *set, struct ifmib_serve *ifm, struct aggregator *agg,
                 bool connected);
@@ -67,6 +67,13 @@ void traps_poll(const struct agent_settings *set, struct ifmib_serve *ifm, struc
  */
 void traps_reset_done(const struct agent_settings *set, const struct agg_result *res,
                       const struct agg_reset *v, uint32_t n, bool connected);
+
+/*
+ * traps_pending() - the last traps_poll() sent as many linkUp/linkDown as
+ * one poll may (NOTIFY_BUDGET) and left changes for the next: poll again
+ * soon, once the master's Responses have been read.
+ */
+bool traps_pending(void);
 
 void traps_get_counts(struct traps_counts *c);
 
