@@ -330,7 +330,8 @@ static enum ifmib_told tell(void *arg, const struct ifmib_change *c, uint64_t no
 		p->deferred = true;
 		return IFMIB_HOLD;
 	}
-	p->budget -= p->connected;
+	if (p->connected)
+		p->budget--; /* while detached nothing is sent: counted lost */
 	counts.suppressed += c->flips > 1 ? c->flips - 1 : 0;
 	send_link(trap, c, p->connected);
 	return IFMIB_SENT;
