@@ -14,39 +14,18 @@
 # exporter's scrape time for the rows, through snmpd and through -M.  And
 # the textfile collector's file (statctl show -o) passes promtool.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
+. "$top_srcdir/tests/fleet/fleet.sh"
 
-STATCTL=$top_builddir/tools/statctl
 ROWS=${FLEET_ROWS:-1000}
 MODULE=statctr_dataplane_dataplane2
-
-fx_need snmpget curl jq prometheus-snmp-generator prometheus-snmp-exporter prometheus promtool
-[ -x "$STATCTL" ] || skip "$STATCTL not built"
-smi=$("$top_srcdir/scripts/get-smi-mibs.sh" 2>"$TMP/smi.log") ||
-	skip "SMI modules unavailable: $(cat "$TMP/smi.log")"
-netsnmp_mib=/usr/share/snmp/mibs/NET-SNMP-MIB.txt # STATCTR-MIB imports it
-[ -f "$netsnmp_mib" ] || skip "$netsnmp_mib missing (Debian: apt-get install libsnmp-base)"
-
-# ------------------------------------------------------------------------
-# Processes on a free loopback port
-
-http_ok() { curl -sf -o /dev/null "http://127.0.0.1:$1$2"; }
-exporter_up() { http_ok "$1" /metrics; }
-prometheus_ready() { http_ok "$1" /-/ready; }
+fleet_need
 
 # ------------------------------------------------------------------------
 # generator.yml + the MIB -> snmp.yml
 
 fx_config_two
 sed -i "0,/rows = 64;/s//rows = $ROWS;/" "$TMP/statctr.conf"
-gen=$TMP/gen mibs=$TMP/mibs
-mkdir -p "$gen" "$mibs"
-cp "$smi"/*.txt "$netsnmp_mib" "$top_srcdir/mib/STATCTR-MIB.txt" "$mibs/"
-"$STATCTL" mib "$TMP/statctr.conf" -o "$mibs/STATCTR-DATAPLANE-DATAPLANE2-MIB.txt" ||
-	fail "statctl mib"
-"$STATCTL" exporter-config "$TMP/statctr.conf" -o "$gen/generator.yml" || fail "statctl exporter-config"
-(cd "$gen" && MIBDIRS=$mibs prometheus-snmp-generator --fail-on-parse-errors generate) \
-	>"$TMP/generator.log" 2>&1 || fail "the generator failed: $(tail -n 5 "$TMP/generator.log")"
-grep -q "^$MODULE:" "$gen/snmp.yml" || fail "snmp.yml has no module $MODULE"
+fleet_generate STATCTR-DATAPLANE-DATAPLANE2-MIB "$MODULE"
 
 # ------------------------------------------------------------------------
 # snmpd, the agent, a finished writer and a live one
@@ -62,7 +41,7 @@ SNMPD_PORT=$PORT
 fx_on_free_port master 3 fx_agent_answers_on \
 	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -M udp:127.0.0.1:@PORT@
 MASTER_PORT=$FREE_PORT
-fx_on_free_port exporter 5 exporter_up \
+fx_on_free_port exporter 5 metrics_up \
 	prometheus-snmp-exporter --config.file="$gen/snmp.yml" --web.listen-address=127.0.0.1:@PORT@
 EXPORTER_PORT=$FREE_PORT
 
@@ -202,12 +181,7 @@ scrape_configs:
       - target_label: __address__
         replacement: 127.0.0.1:$EXPORTER_PORT
 EOF
-promtool check config "$TMP/prometheus.yml" >"$TMP/promtool.log" 2>&1 ||
-	fail "promtool check config: $(cat "$TMP/promtool.log")"
-fx_on_free_port prometheus 15 prometheus_ready \
-	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address=127.0.0.1:@PORT@ --log.level=warn
-PROM_PORT=$FREE_PORT
+fleet_prometheus
 
 # query PROMQL: the first result's value, or nothing.
 query() {

@@ -9,29 +9,15 @@
 # histogram_quantile(0.9, rate(...)) is a number within the declared
 # bounds for every stage (not NaN, which the old bound label gave).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
+. "$top_srcdir/tests/fleet/fleet.sh"
 
-STATCTL=$top_builddir/tools/statctl
 STAGES=$top_builddir/examples/stages
 MODULE=statctr_dataplane
-fx_need snmpget curl jq prometheus-snmp-generator prometheus-snmp-exporter prometheus promtool
-[ -x "$STATCTL" ] && [ -x "$STAGES" ] || skip "statctl or examples/stages not built"
-smi=$("$top_srcdir/scripts/get-smi-mibs.sh" 2>"$TMP/smi.log") ||
-	skip "SMI modules unavailable: $(cat "$TMP/smi.log")"
-netsnmp_mib=/usr/share/snmp/mibs/NET-SNMP-MIB.txt
-[ -f "$netsnmp_mib" ] || skip "$netsnmp_mib missing (Debian: apt-get install libsnmp-base)"
-
-http_ok() { curl -sf -o /dev/null "http://127.0.0.1:$1$2"; }
-exporter_up() { http_ok "$1" /metrics; }
-prometheus_ready() { http_ok "$1" /-/ready; }
+fleet_need
+[ -x "$STAGES" ] || skip "examples/stages not built"
 
 fx_config
-gen=$TMP/gen mibs=$TMP/mibs
-mkdir -p "$gen" "$mibs"
-cp "$smi"/*.txt "$netsnmp_mib" "$top_srcdir/mib/STATCTR-MIB.txt" "$mibs/"
-"$STATCTL" mib "$TMP/statctr.conf" -o "$mibs/STATCTR-DATAPLANE-MIB.txt" || fail "statctl mib"
-"$STATCTL" exporter-config "$TMP/statctr.conf" -o "$gen/generator.yml" || fail "statctl exporter-config"
-(cd "$gen" && MIBDIRS=$mibs prometheus-snmp-generator --fail-on-parse-errors generate) \
-	>"$TMP/generator.log" 2>&1 || fail "the generator failed: $(tail -n 5 "$TMP/generator.log")"
+fleet_generate STATCTR-DATAPLANE-MIB "$MODULE"
 
 "$STAGES" -c "$TMP/statctr.conf" -r 2000 >"$TMP/stages.log" 2>&1 &
 fx_track $!
@@ -39,7 +25,7 @@ fx_wait 5 test -e "$SEGMENT" || fail "examples/stages made no segment"
 fx_on_free_port master 5 fx_agent_answers_on \
 	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -M udp:127.0.0.1:@PORT@
 MASTER_PORT=$FREE_PORT
-fx_on_free_port exporter 5 exporter_up \
+fx_on_free_port exporter 5 metrics_up \
 	prometheus-snmp-exporter --config.file="$gen/snmp.yml" --web.listen-address=127.0.0.1:@PORT@
 EXPORTER_PORT=$FREE_PORT
 
@@ -69,12 +55,7 @@ scrape_configs:
       - regex: dataplaneStagesLatencyBucketBound
         action: labeldrop
 EOF
-promtool check config "$TMP/prometheus.yml" >"$TMP/promtool.log" 2>&1 ||
-	fail "promtool check config: $(cat "$TMP/promtool.log")"
-fx_on_free_port prometheus 15 prometheus_ready \
-	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address=127.0.0.1:@PORT@ --log.level=warn
-PROM_PORT=$FREE_PORT
+fleet_prometheus
 
 # query PROMQL: the result as "labels value" lines.
 query() {

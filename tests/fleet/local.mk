@@ -6,3 +6,4 @@ FLEET_TESTS = tests/fleet/exporter.sh tests/fleet/ifmib.sh tests/fleet/pollers.s
 	tests/fleet/histogram.sh tests/fleet/naming.sh
 TESTS += $(FLEET_TESTS)
 dist_check_SCRIPTS += $(FLEET_TESTS)
+EXTRA_DIST += tests/fleet/fleet.sh

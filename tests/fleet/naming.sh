@@ -13,36 +13,19 @@
 # aside; the counter, gauge and histogram series below are among them; and
 # no SNMP sample keeps a MIB name.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
+. "$top_srcdir/tests/fleet/fleet.sh"
 
-STATCTL=$top_builddir/tools/statctl
 MODULE=statctr_dataplane
-
-fx_need snmpget curl jq prometheus-snmp-generator prometheus-snmp-exporter prometheus promtool \
-	prometheus-node-exporter
-[ -x "$STATCTL" ] && [ -x "$top_builddir/tests/integration/ifwriter" ] ||
-	skip "statctl or tests/integration/ifwriter not built"
-smi=$("$top_srcdir/scripts/get-smi-mibs.sh" 2>"$TMP/smi.log") ||
-	skip "SMI modules unavailable: $(cat "$TMP/smi.log")"
-netsnmp_mib=/usr/share/snmp/mibs/NET-SNMP-MIB.txt # STATCTR-MIB imports it
-[ -f "$netsnmp_mib" ] || skip "$netsnmp_mib missing (Debian: apt-get install libsnmp-base)"
-
-http_ok() { curl -sf -o /dev/null "http://127.0.0.1:$1$2"; }
-metrics_up() { http_ok "$1" /metrics; }
-prometheus_ready() { http_ok "$1" /-/ready; }
+fleet_need prometheus-node-exporter
+[ -x "$top_builddir/tests/integration/ifwriter" ] || skip "tests/integration/ifwriter not built"
 
 # ------------------------------------------------------------------------
 # What statctl exporter-config writes, and the generator's snmp.yml
 
 fx_config
-gen=$TMP/gen mibs=$TMP/mibs
-mkdir -p "$gen" "$mibs"
-cp "$smi"/*.txt "$netsnmp_mib" "$top_srcdir/mib/STATCTR-MIB.txt" "$mibs/"
-"$STATCTL" mib "$TMP/statctr.conf" -o "$mibs/STATCTR-DATAPLANE-MIB.txt" || fail "statctl mib"
-"$STATCTL" exporter-config "$TMP/statctr.conf" -o "$gen/generator.yml" || fail "statctl exporter-config"
+fleet_generate STATCTR-DATAPLANE-MIB "$MODULE"
 "$STATCTL" exporter-config --relabel "$TMP/statctr.conf" -o "$TMP/relabel.yml" ||
 	fail "statctl exporter-config --relabel"
-(cd "$gen" && MIBDIRS=$mibs prometheus-snmp-generator --fail-on-parse-errors generate) \
-	>"$TMP/generator.log" 2>&1 || fail "the generator failed: $(tail -n 5 "$TMP/generator.log")"
 
 # ------------------------------------------------------------------------
 # Known values, then an idle writer: both paths read the same numbers
@@ -97,12 +80,7 @@ scrape_configs:
         replacement: 127.0.0.1:$EXPORTER_PORT
 EOF
 cat "$TMP/relabel.yml" >>"$TMP/prometheus.yml"
-promtool check config "$TMP/prometheus.yml" >"$TMP/promtool.log" 2>&1 ||
-	fail "promtool check config: $(cat "$TMP/promtool.log")"
-fx_on_free_port prometheus 15 prometheus_ready \
-	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address=127.0.0.1:@PORT@ --log.level=warn
-PROM_PORT=$FREE_PORT
+fleet_prometheus
 
 # ------------------------------------------------------------------------
 # The series of each path, as Prometheus stores them

@@ -7,11 +7,13 @@
 TRAPS=$TMP/traps.txt
 
 # snmptrapd on a free port, its notifications stamped into $TRAPS; the
-# lines of $TRAPD_CONF (e.g. createUser) added to its configuration.  A ping
+# lines of $TRAPD_CONF (e.g. createUser) added to its configuration; on
+# $TRAPD_TRANSPORT (udp, or tcp where a burst must not overflow snmptrapd's
+# socket buffer: a UDP one holds about 200 notifications).  A ping
 # sent before snmptrapd listens is lost: sent again until one arrives.
 trapd_ping() { # PORT
 	kill -0 "$TRAPD_PID" 2>/dev/null || return 1
-	snmptrap -v2c -c public "127.0.0.1:$1" '' .1.3.6.1.4.1.8072.9999.1 &&
+	snmptrap -v2c -c public "${TRAPD_TRANSPORT:-udp}:127.0.0.1:$1" '' .1.3.6.1.4.1.8072.9999.1 &&
 		fx_wait 1 grep -q ' .1.3.6.1.4.1.8072.9999.1$' "$TRAPS"
 }
 trapd_answers() { # PORT
@@ -31,11 +33,11 @@ start_trapd() {
 		python3 "$top_srcdir/tests/integration/trapstamp.py" "$TRAPS" <"$TMP/trapfifo" &
 		fx_track $!
 		snmptrapd -f -C -c "$TMP/snmptrapd.conf" -On -Lo -F 'TRAP %P\t%v\n' \
-			"udp:127.0.0.1:$TPORT" >"$TMP/trapfifo" 2>&1 &
+			"${TRAPD_TRANSPORT:-udp}:127.0.0.1:$TPORT" >"$TMP/trapfifo" 2>&1 &
 		TRAPD_PID=$!
 		fx_track "$TRAPD_PID"
 		if trapd_answers "$TPORT"; then
-			log "snmptrapd pid $TRAPD_PID on udp:127.0.0.1:$TPORT"
+			log "snmptrapd pid $TRAPD_PID on ${TRAPD_TRANSPORT:-udp}:127.0.0.1:$TPORT"
 			return 0
 		fi
 		fx_stop "$TRAPD_PID"
