@@ -539,6 +539,22 @@ static void store_record(struct epochs *e, uint32_t i, const struct store_args *
 }
 
 /*
+ * The header as a start finds it under the lock: sane, of the generation
+ * the start was asked for, with an epoch number left.  0 or -errno.
+ */
+static int live_for_start(struct epochs *e, const struct store_args *a, struct live *l)
+{
+	*l = load_live(e); /* stable: we hold the lock */
+	if (check_live(e, l))
+		return -EPROTO;
+	if (l->generation != a->generation)
+		return -EXDEV;
+	if (l->next_number == 0 || l->next_number == UINT32_MAX)
+		return -EOVERFLOW;
+	return 0;
+}
+
+/*
  * Before a start's snapshot: the ring index the new epoch takes, out of
  * every reader's sight, so that the snapshot may write its base there
  * directly.  When keep epochs are kept that index is the oldest's, which is
@@ -551,14 +567,11 @@ static int store_retire(void *arg)
 	struct store_args *a = arg;
 	struct epochs *e = a->e;
 	struct epoch_header *h = hdr_of(e);
-	struct live l = load_live(e); /* stable: we hold the lock */
+	struct live l;
+	int err = live_for_start(e, a, &l);
 
-	if (check_live(e, &l))
-		return -EPROTO;
-	if (l.generation != a->generation)
-		return -EXDEV;
-	if (l.next_number == 0 || l.next_number == UINT32_MAX)
-		return -EOVERFLOW;
+	if (err)
+		return err;
 	a->index = (l.oldest + l.nkept) % e->keep;
 	if (l.nkept == e->keep) {
 		store_begin(e);
@@ -602,15 +615,12 @@ static int store_start(void *arg)
 	struct store_args *a = arg;
 	struct epochs *e = a->e;
 	struct epoch_header *h = hdr_of(e);
-	struct live l = load_live(e); /* stable: we hold the lock */
+	struct live l;
 	uint32_t i;
+	int err = live_for_start(e, a, &l);
 
-	if (check_live(e, &l))
-		return -EPROTO;
-	if (l.generation != a->generation)
-		return -EXDEV;
-	if (l.next_number == 0 || l.next_number == UINT32_MAX)
-		return -EOVERFLOW;
+	if (err)
+		return err;
 	i = (l.oldest + l.nkept) % e->keep;
 	if (i != a->index || l.nkept == e->keep)
 		return -EPROTO; /* stored to without the lock since store_retire() */
