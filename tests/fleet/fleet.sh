@@ -50,3 +50,33 @@ fleet_prometheus() {
 		--web.listen-address=127.0.0.1:@PORT@ --log.level=warn
 	PROM_PORT=$FREE_PORT
 }
+
+# fleet_snmp_exporter: prometheus-snmp-exporter with $gen/snmp.yml on a free
+# port: EXPORTER_PORT.
+fleet_snmp_exporter() {
+	fx_on_free_port exporter 5 metrics_up \
+		prometheus-snmp-exporter --config.file="$gen/snmp.yml" \
+		--web.listen-address=127.0.0.1:@PORT@
+	EXPORTER_PORT=$FREE_PORT
+}
+
+# fleet_snmp_job JOB TARGET: the scrape job of docs/fleet.md: snmp_exporter
+# (EXPORTER_PORT) with module $MODULE walks TARGET; YAML under
+# scrape_configs, to which metric_relabel_configs may follow.
+fleet_snmp_job() {
+	cat <<JOB
+  - job_name: $1
+    metrics_path: /snmp
+    params:
+      module: [$MODULE]
+    static_configs:
+      - targets: ["$2"]
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_target
+      - source_labels: [__param_target]
+        target_label: instance
+      - target_label: __address__
+        replacement: 127.0.0.1:$EXPORTER_PORT
+JOB
+}

@@ -25,9 +25,7 @@ fx_wait 5 test -e "$SEGMENT" || fail "examples/stages made no segment"
 fx_on_free_port master 5 fx_agent_answers_on \
 	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -M udp:127.0.0.1:@PORT@
 MASTER_PORT=$FREE_PORT
-fx_on_free_port exporter 5 metrics_up \
-	prometheus-snmp-exporter --config.file="$gen/snmp.yml" --web.listen-address=127.0.0.1:@PORT@
-EXPORTER_PORT=$FREE_PORT
+fleet_snmp_exporter
 
 # The recipe of docs/fleet.md ("Histograms"), scrape interval 1 s.
 cat >"$TMP/prometheus.yml" <<EOF
@@ -35,19 +33,7 @@ global:
   scrape_interval: 1s
   scrape_timeout: 1s
 scrape_configs:
-  - job_name: statctr
-    metrics_path: /snmp
-    params:
-      module: [$MODULE]
-    static_configs:
-      - targets: ["127.0.0.1:$MASTER_PORT"]
-    relabel_configs:
-      - source_labels: [__address__]
-        target_label: __param_target
-      - source_labels: [__param_target]
-        target_label: instance
-      - target_label: __address__
-        replacement: 127.0.0.1:$EXPORTER_PORT
+$(fleet_snmp_job statctr "127.0.0.1:$MASTER_PORT")
     metric_relabel_configs:
       - source_labels: [dataplaneStagesLatencyBucketBound]
         regex: (.+)

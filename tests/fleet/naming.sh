@@ -51,9 +51,7 @@ fx_on_free_port node_exporter 10 metrics_up \
 	prometheus-node-exporter --collector.disable-defaults --collector.textfile \
 	--collector.textfile.directory="$TMP/textfile" --web.listen-address=127.0.0.1:@PORT@
 NODE_PORT=$FREE_PORT
-fx_on_free_port exporter 5 metrics_up \
-	prometheus-snmp-exporter --config.file="$gen/snmp.yml" --web.listen-address=127.0.0.1:@PORT@
-EXPORTER_PORT=$FREE_PORT
+fleet_snmp_exporter
 
 # Two jobs, 1 s apart; the SNMP job as docs/fleet.md writes it, with the
 # relabelling appended (it follows the job's keys).
@@ -65,19 +63,7 @@ scrape_configs:
   - job_name: textfile
     static_configs:
       - targets: ["127.0.0.1:$NODE_PORT"]
-  - job_name: snmp
-    metrics_path: /snmp
-    params:
-      module: [$MODULE]
-    static_configs:
-      - targets: ["127.0.0.1:$PORT"]
-    relabel_configs:
-      - source_labels: [__address__]
-        target_label: __param_target
-      - source_labels: [__param_target]
-        target_label: instance
-      - target_label: __address__
-        replacement: 127.0.0.1:$EXPORTER_PORT
+$(fleet_snmp_job snmp "127.0.0.1:$PORT")
 EOF
 cat "$TMP/relabel.yml" >>"$TMP/prometheus.yml"
 fleet_prometheus
