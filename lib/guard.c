@@ -7,7 +7,10 @@
  *
  *   readers: every reader entry point that touches a live mapping runs
  *   inside guard_run(); a fault jumps back to the guarded call on the
- *   faulting thread, which then returns -ESTALE.
+ *   faulting thread, which then returns -ESTALE.  A guard saves no signal
+ *   mask (that would be a system call per guard, most of a small snapshot's
+ *   cost): the handler puts back the mask the fault interrupted, taken from
+ *   its ucontext, before it jumps.
  *
  *   writers: statctr_seg_create() registers its segment and control
  *   mappings here.  A fault inside one replaces memory in place with private
@@ -36,6 +39,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 /* Two mappings per segment: 128 writer segments per process. */
@@ -141,8 +145,15 @@ static void on_sigbus(int sig, siginfo_t *info, void *context)
 		return;
 	}
 	errno = saved_errno;
-	if (active_guard)
+	if (active_guard) {
+		const ucontext_t *uc = context;
+
+		/* The guarded call's mask: ours adds nothing (SA_NODEFER, empty
+		 * sa_mask), but a handler that chains to this one may have. */
+		if (uc)
+			pthread_sigmask(SIG_SETMASK, &uc->uc_sigmask, NULL);
 		siglongjmp(*active_guard, 1);
+	}
 	if (previous.sa_flags & SA_SIGINFO) {
 		previous.sa_sigaction(sig, info, context);
 	} else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
@@ -172,7 +183,7 @@ int guard_run(int (*fn)(void *), void *arg, const char *path)
 	int rc;
 
 	pthread_once(&installed, install);
-	if (sigsetjmp(here, 1)) {
+	if (sigsetjmp(here, 0)) { /* no mask saved: on_sigbus() restores it */
 		active_guard = outer;
 		return set_error(ESTALE, "%s was truncated while mapped", path);
 	}

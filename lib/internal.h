@@ -271,6 +271,8 @@ struct statctr_view {
 	bool sums_only;        /* snapshots keep no slot values (statctr_view_set_sums_only()) */
 	struct epochs *epochs; /* the validated epoch file, or NULL (epoch.c) */
 	struct statctr_snap *epoch_snap; /* retaken by statctr_epoch_start() */
+	/* CLOCK_MONOTONIC_COARSE at the last size check that passed (snapshot.c). */
+	uint64_t sizes_checked_tick;
 };
 
 int view_ctl_lock(struct statctr_view *view, int byte, unsigned wait_ms);
@@ -291,14 +293,16 @@ const uint64_t *snap_sums(const struct statctr_snap *snap); /* ncells raw totals
 /*
  * A sums-only retake of @view into *@snapp, whatever the view's mode (as
  * statctr_snap_retake() otherwise), whose final pass over the sums writes
- * them to @dest (ncells; NULL: none) instead of the snapshot's own.  When
- * it did, *@in_destp is true and @dest holds the snapshot's raw totals,
- * which snap_sums() then does not: the snapshot is fit only to be retaken.
- * Else (a group of its final pass moved meanwhile, or an error) @dest may
- * hold anything and snap_sums() has the totals.
+ * them to @dest (ncells; NULL: none) instead of the snapshot's own, each
+ * with the cell of @add (ncells, read like a slot's; NULL: none) added.
+ * When it did, *@in_destp is true and @dest holds the snapshot's raw totals
+ * plus @add, which snap_sums() then does not: the snapshot is fit only to
+ * be retaken.  Else (a group of its final pass moved meanwhile, or an
+ * error) @dest may hold anything and snap_sums() has the totals, without
+ * @add.
  */
 int snap_retake_sums_into(struct statctr_view *view, struct statctr_snap **snapp, uint64_t *dest,
-                          bool *in_destp);
+                          const _Atomic uint64_t *add, bool *in_destp);
 
 /*
  * view.c, for epoch.c: the open-time checks every shared file passes

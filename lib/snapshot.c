@@ -37,8 +37,9 @@
  * atomic adds, come last, in the last groups, unvalidated (a group that
  * fails reads them again alone, added in place).  The last group is the
  * final pass over the sums: a sums-only read for epoch.c may direct it to
- * a base in the epoch file instead of the pending sum
- * (snap_retake_sums_into()).  The baselines are copied only when
+ * a base in the epoch file instead of the pending sum, and add one more
+ * array of cells there, the epoch file's carry, as one more source of that
+ * group (snap_retake_sums_into()).  The baselines are copied only when
  * reset_seq moved since the snapshot's previous copy from the same
  * control-file mapping: every reset moves it.
  * Dynamic rows (segments with a row directory only; others do none of
@@ -127,8 +128,10 @@ struct reader {
 	struct statctr_snap *snap;
 	bool sum_empty; /* no slot committed to snap->sum in this pass yet */
 	/* Sums only: where the final pass puts the sums instead of the
-	 * pending sum (NULL: there), and whether it did in this pass. */
+	 * pending sum (NULL: there), and whether it did in this pass; with
+	 * final_add (or NULL), cells it adds to them there. */
 	uint64_t *final_dest;
+	const _Atomic uint64_t *final_add;
 	bool in_final_dest;
 	bool copy_locked;
 	int64_t waited_ns;
@@ -374,11 +377,14 @@ static void take_cells(struct reader *rd, const struct take *t)
 	uint64_t *dest = snap->slot_values ? snap->sum : snap->pending;
 	uint32_t k;
 
-	if (t->final && rd->final_dest)
-		dest = rd->final_dest;
 	for (k = 0; k < t->n; k++) {
 		from.src[k] = t->src[k];
 		from.row[k] = snap->slot_values ? row_of(snap, t->slot[k]) : NULL;
+	}
+	if (t->final && rd->final_dest) {
+		dest = rd->final_dest;
+		if (rd->final_add) /* read_slots() left it room */
+			from.src[from.n++] = rd->final_add;
 	}
 	sum_slots(dest, rd->sum_empty ? NULL : snap->sum, &from, snap->ncells);
 }
@@ -702,7 +708,8 @@ static void read_group(struct reader *rd, struct take *t)
  * never dead) are read group_slots() at a time, which passes over the sums
  * once per group instead of once per slot.  The shared slot comes after
  * every writer slot, so the last group, the final pass over the sums, is
- * never empty.
+ * never empty.  With a final addend (rd->final_add), groups take one slot
+ * fewer, so that the last one has room for it.
  */
 static void read_slots(struct reader *rd)
 {
@@ -710,13 +717,14 @@ static void read_slots(struct reader *rd)
 	struct statctr_snap *snap = rd->snap;
 	struct take t = {.n = 0};
 	uint32_t s, nall = snap->nslots + 1 + snap->ncpuslots;
+	uint32_t per_group = group_slots(snap) - (rd->final_add != NULL);
 
 	for (s = 0; s < nall; s++) {
 		if (has_seq(rd, s) && slot_seq(v, s) != v->read_seq[s]) {
 			read_slot(rd, s);
 			continue;
 		}
-		if (t.n == group_slots(snap)) {
+		if (t.n == per_group) {
 			read_group(rd, &t);
 			t.n = 0;
 		}
@@ -836,15 +844,32 @@ static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
 	return set_error(ENOMEM, "out of memory for a snapshot of %s", v->path);
 }
 
-/* A mapping whose file shrank would fault (SIGBUS) when read. */
-static int check_sizes(const struct statctr_view *v)
+/*
+ * Whether both files still have the sizes the view mapped.  Shrunk, a file
+ * faults (SIGBUS) where it is read past its end, which the guard turns into
+ * -ESTALE; grown, or shrunk within its last page, it reads zeros there, and
+ * only fstat() says so.  Two fstat() calls are most of a small snapshot's
+ * cost, so they run at most once per tick of CLOCK_MONOTONIC_COARSE (1 to 4
+ * ms, a vDSO read, no system call), and again at every snapshot after a
+ * check failed.  Between checks the guard still catches every read past an
+ * end.  Only a party that may write a file can change its size, and it can
+ * write any count into it anyway: the check is for saying so, not for trust.
+ */
+static int check_sizes(struct statctr_view *v)
 {
+	struct timespec ts;
 	struct stat st;
+	uint64_t tick;
 
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	tick = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (tick == v->sizes_checked_tick)
+		return 0;
 	if (fstat(v->fd, &st) != 0 || (uint64_t)st.st_size != v->size)
 		return set_error(ESTALE, "%s changed size under its mapping", v->path);
 	if (v->ctl && (fstat(v->ctl_fd, &st) != 0 || (uint64_t)st.st_size != v->ctl_size))
 		return set_error(ESTALE, "%s changed size under its mapping", v->ctl_path);
+	v->sizes_checked_tick = tick;
 	return 0;
 }
 
@@ -971,9 +996,10 @@ static int read_consistently(void *arg)
 	return 0;
 }
 
-/* Fills @snap, already shaped for @view; @final_dest: see snap_retake_sums_into(). */
+/* Fills @snap, already shaped for @view; @final_dest, @final_add: see
+ * snap_retake_sums_into(). */
 static int snap_fill(struct statctr_view *view, struct statctr_snap *snap, uint64_t *final_dest,
-                     bool *in_final_destp)
+                     const _Atomic uint64_t *final_add, bool *in_final_destp)
 {
 	struct reader *rd = calloc(1, sizeof(*rd)); /* must survive a SIGBUS longjmp */
 	int err;
@@ -983,6 +1009,7 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap, uint6
 	rd->view = view;
 	rd->snap = snap;
 	rd->final_dest = snap->slot_values ? NULL : final_dest;
+	rd->final_add = rd->final_dest ? final_add : NULL;
 	err = guard_run(read_consistently, rd, view->path);
 	if (rd->copy_locked || (err && view->ctl_writable))
 		view_ctl_unlock(view, CTL_LOCK_COPY);
@@ -1002,7 +1029,7 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap, uint6
 }
 
 static int retake(struct statctr_view *view, struct statctr_snap **snapp, uint64_t *final_dest,
-                  bool *in_final_destp)
+                  const _Atomic uint64_t *final_add, bool *in_final_destp)
 {
 	struct statctr_snap *snap = *snapp;
 	int err = check_sizes(view);
@@ -1012,7 +1039,7 @@ static int retake(struct statctr_view *view, struct statctr_snap **snapp, uint64
 	if (!err)
 		err = snap_shape(snap, view);
 	if (!err)
-		err = snap_fill(view, snap, final_dest, in_final_destp);
+		err = snap_fill(view, snap, final_dest, final_add, in_final_destp);
 	if (err) {
 		/* Nothing is left that could pass for this snapshot's values. */
 		statctr_snap_free(snap);
@@ -1026,17 +1053,17 @@ int statctr_snap_retake(struct statctr_view *view, struct statctr_snap **snapp)
 {
 	bool in_final_dest;
 
-	return retake(view, snapp, NULL, &in_final_dest);
+	return retake(view, snapp, NULL, NULL, &in_final_dest);
 }
 
 int snap_retake_sums_into(struct statctr_view *view, struct statctr_snap **snapp, uint64_t *dest,
-                          bool *in_destp)
+                          const _Atomic uint64_t *add, bool *in_destp)
 {
 	bool mode = view->sums_only;
 	int err;
 
 	view->sums_only = true;
-	err = retake(view, snapp, dest, in_destp);
+	err = retake(view, snapp, dest, add, in_destp);
 	view->sums_only = mode;
 	return err;
 }

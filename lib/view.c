@@ -155,6 +155,7 @@ static void unmap_ctl(struct statctr_view *v)
 	v->ctl_serial = 0;
 	v->ctl_fd = -1;
 	v->ctl_writable = false;
+	v->sizes_checked_tick = 0; /* the next snapshot checks the sizes */
 }
 
 /* Opens the control file read-write if we may, else read-only. */

@@ -407,10 +407,13 @@ static uint32_t ring_start(struct statctr_view *v, struct statctr_snap **snap, u
  * write the new base in place (docs/epochs.md, "Protocol"): with a ring of
  * 3 under two writers and a reader, each base holds the totals of its
  * start, every base read is whole and the deltas of consecutive epochs
- * still add up to the raw total.
+ * still add up to the raw total.  @carried: after a generation that
+ * counted 10 and exited, so that every base is the carry plus the totals
+ * (the snapshot's final pass adds the carry in place).
  */
-static void ring_of_3_stays_exact_while_read_under_two_writers(void)
+static void ring_of_3(bool carried)
 {
+	const char *conf;
 	static struct ring_reader r;        /* 36 KB: off the stack */
 	static uint64_t mine[RING_MAX + 2]; /* by the later epoch's number */
 	uint64_t sum = 0, d = 0;
@@ -426,10 +429,13 @@ static void ring_of_3_stays_exact_while_read_under_two_writers(void)
 	memset(&r, 0, sizeof(r));
 	memset(mine, 0, sizeof(mine));
 	r.stop = &stop_reader;
-	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(epoch_conf(EPOCHS(3)), "seg", &seg), 0);
+	conf = epoch_conf(EPOCHS(3));
+	if (carried)
+		run_generation(conf, 10, true, CLEAN_EXIT); /* epoch 1 */
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(conf, "seg", &seg), 0);
 	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
 	CU_ASSERT_EQUAL_FATAL(statctr_epoch_start(v, "first", &first), 0); /* raw totals 0 */
-	CU_ASSERT_EQUAL_FATAL(first, 1);
+	CU_ASSERT_EQUAL_FATAL(first, carried ? 2 : 1);
 	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(v, &snap), 0);
 	for (int i = 0; i < 2; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
@@ -461,12 +467,22 @@ static void ring_of_3_stays_exact_while_read_under_two_writers(void)
 		if (r.seen[e])
 			CU_ASSERT_EQUAL(r.delta[e], mine[e]);
 	CU_ASSERT(atomic_load(&r.reads) >= RING_READS);
-	printf("\n  ring of %u: %u starts, %u reads of a kept interval by another view\n",
-	       RING_KEEP, n, atomic_load(&r.reads));
+	printf("\n  ring of %u%s: %u starts, %u reads of a kept interval by another view\n",
+	       RING_KEEP, carried ? ", with a carry" : "", n, atomic_load(&r.reads));
 	statctr_snap_free(snap);
 	statctr_view_close(v);
 	statctr_seg_destroy(seg);
 	unlink(epoch_path());
+}
+
+static void ring_of_3_stays_exact_while_read_under_two_writers(void)
+{
+	ring_of_3(false);
+}
+
+static void ring_of_3_with_a_carry_stays_exact(void)
+{
+	ring_of_3(true);
 }
 
 static void deltas_of_1000_epochs_add_up_exactly_under_two_writers(void)
@@ -653,6 +669,7 @@ int main(void)
 	     lost_generation_gives_estale_never_a_wrong_number},
 	    {"deltas_of_1000_epochs_add_up_exactly_under_two_writers",
 	     deltas_of_1000_epochs_add_up_exactly_under_two_writers},
+	    {"ring_of_3_with_a_carry_stays_exact", ring_of_3_with_a_carry_stays_exact},
 	    {"ring_of_3_stays_exact_while_read_under_two_writers",
 	     ring_of_3_stays_exact_while_read_under_two_writers},
 	    {"histogram_buckets_per_epoch", histogram_buckets_per_epoch},

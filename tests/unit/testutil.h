@@ -9,6 +9,7 @@
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,14 @@ static inline const char *tu_config_ex(unsigned nslots, const char *extra, const
 static inline const char *tu_config(unsigned nslots, const char *tables, const char **seg_path)
 {
 	return tu_config_ex(nslots, "", tables, seg_path);
+}
+
+/* A snapshot of a file that shrank: its size check (at most once per clock
+ * tick) or, between checks, the SIGBUS guard says so. */
+static inline bool tu_says_changed_size(const char *msg)
+{
+	return strstr(msg, "changed size under its mapping") != NULL ||
+	       strstr(msg, "truncated while mapped") != NULL;
 }
 
 /* Two counters and a gauge per row, rows numbered. */
