@@ -10,7 +10,9 @@
  * medians of the reader's thread CPU time.  The target is judged against
  * a retake of a view in its default mode (full: slot values kept); the
  * ratio against a sums-only retake, the cheapest read there is, is given
- * beside it.
+ * beside it.  Both again after a writer restart ("+carry"): a first
+ * generation counts, starts an epoch and exits, so that the epoch file
+ * carries its totals and every base is the carry plus a snapshot's sums.
  *
  * Checks what it times: after the runs, the delta of every cell between
  * the first and the last epoch is 0 (nothing counted meanwhile) and from
@@ -34,6 +36,7 @@
 struct run {
 	uint32_t nflows;
 	bool sums_only; /* the view's mode, so the baseline retake's */
+	bool carried;   /* after a generation that exited: the carry is not 0 */
 	double retake_ms, start_ms;
 };
 
@@ -93,6 +96,28 @@ static void check_zero_deltas(struct statctr_view *v, uint32_t first, uint32_t l
 	statctr_snap_free(snap);
 }
 
+/* A generation that counts, starts an epoch and exits: its successor's
+ * segment_create() adds its final totals to the epoch file's carry. */
+static void exited_generation(const struct bench_env *env, const char *conf, uint32_t ncells)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	uint32_t number = 0;
+	char seg_path[512], path[530];
+
+	if (statctr_seg_create(conf, "bench", &seg) != 0)
+		bench_die("%s", statctr_errmsg());
+	fill(seg, ncells);
+	snprintf(seg_path, sizeof(seg_path), "%s/epoch", env->tmp_dir);
+	snprintf(path, sizeof(path), "%s.epochs", seg_path);
+	bench_check(statctr_view_open(seg_path, &v) == 0 &&
+	                statctr_epoch_start(v, "before", &number) == 0,
+	            "first generation: %s", statctr_errmsg());
+	statctr_view_close(v);
+	statctr_seg_destroy(seg);
+	bench_check(access(path, F_OK) == 0, "%s: not kept across the restart", path);
+}
+
 static void measure(const struct bench_env *env, struct run *r, unsigned reps)
 {
 	char conf[512];
@@ -104,6 +129,8 @@ static void measure(const struct bench_env *env, struct run *r, unsigned reps)
 
 	bench_write_config_ex(env, "epoch", 2, "epochs = { keep = 4; };", r->nflows, NULL, conf,
 	                      sizeof(conf));
+	if (r->carried)
+		exited_generation(env, conf, ncells);
 	if (statctr_seg_create(conf, "bench", &seg) != 0)
 		bench_die("%s", statctr_errmsg());
 	snprintf(conf, sizeof(conf), "%s/epoch", env->tmp_dir);
@@ -153,23 +180,26 @@ int main(int argc, char **argv)
 	reps = quick ? 3 : MAX_REPS;
 	csv = bench_csv_open(&env, "epoch.csv", "cells,slots,view,retake_ms,epoch_start_ms,ratio");
 	printf("\nEpoch start vs one snapshot retake of the same view, writers idle, 2 slots"
-	       " (median of %u, reader thread CPU ms)\n%9s %5s %10s %10s %7s\n",
+	       " (median of %u, reader thread CPU ms)\n%9s %10s %10s %10s %7s\n",
 	       reps, "cells", "view", "retake", "start", "ratio");
 	for (unsigned i = 0; i < nsizes; i++)
-		for (int mode = 0; mode < 2; mode++) {
-			struct run r = {.nflows = flows[i], .sums_only = mode == 1};
-			const char *view = mode ? "sums" : "full";
+		for (int mode = 0; mode < 4; mode++) {
+			static const char *const views[] = {"full", "sums", "full+carry",
+			                                    "sums+carry"};
+			struct run r = {
+			    .nflows = flows[i], .sums_only = mode % 2 == 1, .carried = mode >= 2};
+			const char *view = views[mode];
 			uint32_t ncells = 2 + 2 * r.nflows;
 			char what[80];
 
 			measure(&env, &r, reps);
-			printf("%9u %5s %10.3f %10.3f %7.2f\n", ncells, view, r.retake_ms,
+			printf("%9u %10s %10.3f %10.3f %7.2f\n", ncells, view, r.retake_ms,
 			       r.start_ms, r.start_ms / r.retake_ms);
 			fprintf(csv, "%u,2,%s,%.4f,%.4f,%.3f\n", ncells, view, r.retake_ms,
 			        r.start_ms, r.start_ms / r.retake_ms);
 			snprintf(what, sizeof(what), "epoch start / %s retake, %u cells", view,
 			         ncells);
-			if (mode == 0)
+			if (!r.sums_only)
 				bench_target(&env, what, r.start_ms / r.retake_ms, "<=", 1.2);
 			else
 				bench_info(&env, what, r.start_ms / r.retake_ms);
