@@ -37,7 +37,10 @@ const struct fwd_port *fwd_port_get(uint16_t port)
 	return port < FWD_MAX_PORTS ? &ports[port] : NULL;
 }
 
-/* One rx and one tx queue, as l2fwd: each tx queue has one sender. */
+/* One rx and one tx queue, as l2fwd: each tx queue has one sender.  No
+ * offload is asked for; without scatter or LRO every packet received is one
+ * segment, which forward_burst() (worker.c) relies on to sum a burst's
+ * octets in 32 bits. */
 int fwd_port_start(uint16_t port, struct rte_mempool *pool)
 {
 	struct rte_eth_conf conf;

@@ -71,11 +71,12 @@ static inline uint64_t drop_unsent(struct rte_mbuf **pkts, uint16_t sent, uint16
  * rate) and an idle one not at all. */
 #define FLUSH_BURSTS 16u
 
-/* What a queue counted since its last flush. */
+/* What a queue counted since its last flush: received, and of those, what
+ * the tx port refused (sent = packets - dropped). */
 struct pending {
-	uint64_t packets, octets;   /* received */
-	uint64_t sent, sent_octets; /* transmitted */
-	unsigned bursts;            /* bursts in the sums above */
+	uint64_t packets, octets;
+	uint64_t dropped, dropped_octets;
+	unsigned bursts; /* bursts in the sums above */
 };
 
 /* One transaction: the counts @p holds for @q, then @p emptied. */
@@ -84,12 +85,12 @@ static void flush(struct statctr_slot *slot, const struct fwd_queue *q, struct p
 	statctr_txn_begin(slot);
 	statctr_add(slot, q->rx_packets, p->packets);
 	statctr_add(slot, q->rx_octets, p->octets);
-	statctr_add(slot, q->tx_packets, p->sent);
-	statctr_add(slot, q->tx_octets, p->sent_octets);
-	statctr_add(slot, q->tx_drops, p->packets - p->sent);
+	statctr_add(slot, q->tx_packets, p->packets - p->dropped);
+	statctr_add(slot, q->tx_octets, p->octets - p->dropped_octets);
+	statctr_add(slot, q->tx_drops, p->dropped);
 	statctr_add(slot, q->packets, p->packets);
 	statctr_add(slot, q->octets, p->octets);
-	statctr_add(slot, q->drops, p->packets - p->sent);
+	statctr_add(slot, q->drops, p->dropped);
 	statctr_txn_end(slot);
 	*p = (struct pending){0};
 }
@@ -102,34 +103,47 @@ struct pending {
 /* Receives, rewrites and transmits one burst of @q; returns its packets.
  * Adds them to @p when it counts.  Out of line in both builds (GCC makes
  * the non-counting one so by itself): inlined into the loop of the counting
- * build, it reloads the tx port for every packet (docs/PERFORMANCE.md §9). */
+ * build, it reloads the tx port for every packet (docs/PERFORMANCE.md §9).
+ *
+ * The burst's octets are summed in 32 bits, one add from memory per packet,
+ * and added to @p before the tx call (kept across it, GCC copies the sum to
+ * another register on every packet).  32 bits hold them: the ports are
+ * configured without scatter or LRO (fwd_port_start()), so every packet is
+ * one segment of at most UINT16_MAX bytes (its data_len).
+ */
 static __attribute__((noinline)) uint16_t forward_burst(const struct fwd_queue *q,
                                                         struct pending *p)
 {
+	_Static_assert(BURST * (uint64_t)UINT16_MAX <= UINT32_MAX, "a burst's octets in 32 bits");
 	struct rte_mbuf *pkts[BURST];
-	uint64_t octets = 0, dropped_octets = 0;
+	uint32_t octets = 0;
 	uint16_t n, sent;
 
 	n = rte_eth_rx_burst(q->rx_port, q->rx_queue, pkts, BURST);
 	if (n == 0)
 		return 0;
 	for (uint16_t i = 0; i < n; i++) {
-		uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
-
+		octets += rte_pktmbuf_pkt_len(pkts[i]);
 		rewrite(pkts[i], q);
-		octets += len;
 	}
+#ifndef STATCTR_DPDK_NO_COUNT
+	p->octets += octets;
+#endif
 	sent = rte_eth_tx_burst(q->tx_port, q->tx_queue, pkts, n);
-	if (__builtin_expect(sent < n, 0))
-		dropped_octets = drop_unsent(pkts, sent, n);
+	if (__builtin_expect(sent < n, 0)) {
+		uint64_t dropped_octets = drop_unsent(pkts, sent, n);
+#ifndef STATCTR_DPDK_NO_COUNT
+		p->dropped += n - sent;
+		p->dropped_octets += dropped_octets;
+#else
+		(void)dropped_octets;
+#endif
+	}
 #ifndef STATCTR_DPDK_NO_COUNT
 	p->packets += n;
-	p->octets += octets;
-	p->sent += sent;
-	p->sent_octets += octets - dropped_octets;
 	p->bursts++;
 #else
-	(void)octets, (void)dropped_octets, (void)p;
+	(void)octets, (void)p;
 #endif
 	return n;
 }
