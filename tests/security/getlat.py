@@ -3,10 +3,11 @@
 
 getlat.py get PORT COMMUNITY STOPFILE OID [REF]: GETs OID back to back (a
 5 ms pause between; with REF, REF in turn with it), until STOPFILE exists
-or 60 s have passed, each with a 5 s timeout and no retry; creates
-STOPFILE.ready after the first.  Prints "n N p50 MS p99 MS max MS errors E"
-for OID, and a second such line for REF, where an error is a timeout, an
-error status or a missing instance.  REF is an object snmpd answers itself
+or 60 s have passed, each with a 5 s timeout; a GET that timed out is sent
+once more (as any NMS does), and counted in R.  Creates STOPFILE.ready
+after the first.  Prints "n N p50 MS p99 MS max MS errors E retried R" for
+OID, and a second such line for REF, where an error is a second timeout,
+an error status or a missing instance, and a latency includes the retry.  REF is an object snmpd answers itself
 (sysUpTime.0): what delays it too is the machine or snmpd, not the agent.
 
 getlat.py set PORT COMMUNITY OID...: one SET PDU giving each OID the
@@ -32,12 +33,20 @@ def set_all(port, community, oids):
     print(f"ms {ms:.0f} status {err or (status.prettyPrint() if status else 'noError')}")
 
 
-def summary(lat, errors):
+def summary(lat, errors, retried):
     lat = sorted(lat)
     if not lat:
-        return "n 0 p50 0 p99 0 max 0 errors 0"
+        return "n 0 p50 0 p99 0 max 0 errors 0 retried 0"
     p50, p99 = lat[len(lat) // 2], lat[min(len(lat) - 1, int(len(lat) * 0.99))]
-    return f"n {len(lat)} p50 {p50:.1f} p99 {p99:.1f} max {lat[-1]:.1f} errors {errors}"
+    return (f"n {len(lat)} p50 {p50:.1f} p99 {p99:.1f} max {lat[-1]:.1f} errors {errors}"
+            f" retried {retried}")
+
+
+def get_once(engine, auth, target, oid):
+    """One GET of @oid: (transport error, error status, varbinds)."""
+    err, status, _, binds = next(getCmd(engine, auth, target, ContextData(),
+                                        ObjectType(ObjectIdentity(oid)), lookupMib=False))
+    return err, status, binds
 
 
 def get_loop(port, community, stopfile, *oids):
@@ -46,13 +55,15 @@ def get_loop(port, community, stopfile, *oids):
     target = UdpTransportTarget(('127.0.0.1', int(port)), timeout=5, retries=0)
     lat = {oid: [] for oid in oids}
     errors = {oid: 0 for oid in oids}
+    retried = {oid: 0 for oid in oids}
     deadline, first = time.monotonic() + 60, True
     while not os.path.exists(stopfile) and time.monotonic() < deadline:
         for oid in oids:
             start = time.monotonic()
-            err, status, _, binds = next(getCmd(engine, auth, target, ContextData(),
-                                                ObjectType(ObjectIdentity(oid)),
-                                                lookupMib=False))
+            err, status, binds = get_once(engine, auth, target, oid)
+            if err:
+                retried[oid] += 1
+                err, status, binds = get_once(engine, auth, target, oid)
             lat[oid].append((time.monotonic() - start) * 1000)
             if err or status or type(binds[0][1]).__name__ in ('NoSuchInstance',
                                                                 'NoSuchObject'):
@@ -62,7 +73,7 @@ def get_loop(port, community, stopfile, *oids):
             first = False
         time.sleep(0.005)
     for oid in oids:
-        print(summary(lat[oid], errors[oid]))
+        print(summary(lat[oid], errors[oid], retried[oid]))
 
 
 if sys.argv[1] == "set":
