@@ -46,7 +46,7 @@
  * (docs/design.md gives the bound).
  */
 #define CHECK_GAP       2048u /* 1024 transactions */
-#define COPY_BUDGET_DIV 20u
+#define COPY_BUDGET_DIV 40u
 #define MAX_GAP_NS      50000000u
 
 static uint64_t now_ns(void)

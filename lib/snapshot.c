@@ -544,7 +544,7 @@ static bool assisted_read(struct reader *rd, uint32_t s)
 	uint64_t last_seq = slot_seq(v, s), seq;
 	int64_t start = monotonic_ns(), waited = 0;
 	long nap = 20;
-	bool copied = false;
+	bool copied = false, by_copy = false;
 
 	/* Relaxed: the writer only compares the ticket with the last it served
 	 * (statctr_slot_serve_copy() loads it relaxed) and reads nothing else
@@ -556,14 +556,15 @@ static bool assisted_read(struct reader *rd, uint32_t s)
 		nap = nap < 1000 ? nap * 2 : 1000;
 		seq = slot_seq(v, s);
 		/* Pairs with the release store of done in copy_to_buffer() (slot.c). */
-		copied = (atomic_load_explicit(&rq->done, memory_order_acquire) == ticket &&
-		          take_buffer(rd, s, ticket)) ||
-		         (seq == last_seq && !(seq & 1) && seq_read(rd, s));
+		by_copy = atomic_load_explicit(&rq->done, memory_order_acquire) == ticket &&
+		          take_buffer(rd, s, ticket);
+		copied = by_copy || (seq == last_seq && !(seq & 1) && seq_read(rd, s));
 		last_seq = seq;
 		rd->snap->stats.retries += !copied;
 		waited = monotonic_ns() - start;
 	}
 	rd->waited_ns += waited;
+	v->copy_first[s] = by_copy && seq_tries(rd->snap->ncells) == 1;
 	if (!copied)
 		clear_dead_buffer_lock(rd);
 	return copied;
@@ -612,14 +613,26 @@ static bool assist(struct reader *rd, uint32_t s)
 	return false;
 }
 
+/*
+ * A writer slot that moved since this view last read it whole: sequence
+ * reads, then the writer's copy.  A large slot whose last read came from a
+ * copy skips its one sequence read: its writer is busy, so the read would
+ * fail again and cost the writer a miss on every line of the slot, once per
+ * snapshot (assisted_read() still reads it directly once the writer stands
+ * still).
+ */
 static void read_slot(struct reader *rd, uint32_t s)
 {
 	struct statctr_snap *snap = rd->snap;
-	int i;
+	int i, tries = seq_tries(snap->ncells);
 
-	for (i = 0; i < seq_tries(snap->ncells); i++) {
-		if (seq_read(rd, s))
+	if (rd->view->copy_first[s] && can_assist(rd))
+		tries = 0;
+	for (i = 0; i < tries; i++) {
+		if (seq_read(rd, s)) {
+			rd->view->copy_first[s] = false;
 			return;
+		}
 		snap->stats.retries++;
 	}
 	if (statctr_view_slot_state(rd->view, s) != STATCTR_SLOT_LIVE) {

@@ -26,7 +26,7 @@
  *   write), copies the cells into the exchange buffer if a reader asked,
  *   publishes completion with a release store, and moves copy_resume on by
  *   the writer's own copy budget (docs/design.md): whatever readers store,
- *   copy service costs the writer at most ~5% of its time.  The fast path
+ *   copies take at most ~1/40 of the writer's time.  The fast path
  *   itself never touches the control file.
  *
  * Readers (any process; the segment is mapped PROT_READ):
@@ -113,8 +113,8 @@
  *   it again until its sequence moves: a stopped writer costs one budget,
  *   not one per snapshot.  A writer that dies inside a transaction costs no
  *   wait: its slot is read as final and counted in dead_torn_slots.
- *   Readers cost the writer at most ~5% of its time, whatever they do
- *   (the copy budget above).
+ *   Readers cost the writer at most ~1/40 of its time in copies, whatever
+ *   they do (the copy budget above).
  *
  * CPU slots (statctr_cpu_add(), "CPU slots" below): any thread of the
  *   writer process, with or without a slot of its own.  A CPU add may be

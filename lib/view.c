@@ -230,7 +230,8 @@ static int open_segment(struct statctr_view *v)
 	file_id_set(&v->id, &st);
 	v->stuck_seq = calloc(v->meta->hdr->nslots, sizeof(*v->stuck_seq));
 	v->read_seq = calloc(v->meta->hdr->nslots, sizeof(*v->read_seq));
-	if (!v->stuck_seq || !v->read_seq)
+	v->copy_first = calloc(v->meta->hdr->nslots, sizeof(*v->copy_first));
+	if (!v->stuck_seq || !v->read_seq || !v->copy_first)
 		return set_error(ENOMEM, "out of memory");
 	base = mmap(NULL, v->size, PROT_READ, MAP_SHARED, v->fd, 0);
 	if (base == MAP_FAILED)
@@ -264,8 +265,10 @@ static void close_mappings(struct statctr_view *v)
 	v->meta = NULL;
 	free(v->stuck_seq);
 	free(v->read_seq);
+	free(v->copy_first);
 	v->stuck_seq = NULL;
 	v->read_seq = NULL;
+	v->copy_first = NULL;
 	v->base = NULL;
 	v->fd = -1;
 }
