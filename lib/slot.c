@@ -223,21 +223,34 @@ static uint64_t copy_gap(struct copy_budget *b, uint64_t seq, uint64_t start, ui
 	return gap > CHECK_GAP ? gap : CHECK_GAP;
 }
 
+/*
+ * A mapping replaced by zeros (guard.c) has no reader left to serve: true,
+ * and the copy service stops for this generation.  No handle: used after
+ * destroy.
+ */
+static bool stop_serving(const struct statctr_seg *seg, struct statctr_slot *slot)
+{
+	if (seg && atomic_load_explicit(&seg->lost, memory_order_relaxed) == 0)
+		return false;
+	slot->copy_resume = UINT64_MAX;
+	return true;
+}
+
 void statctr_slot_serve_copy(struct statctr_slot *slot)
 {
 	struct statctr_seg *seg = guard_writer_of(slot);
 	uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed), ticket, start;
 	uint32_t index;
 
-	/* A mapping replaced by zeros (guard.c) has no reader left to serve:
-	 * stop looking for this generation.  No handle: used after destroy. */
-	if (!seg || atomic_load_explicit(&seg->lost, memory_order_relaxed) != 0) {
-		slot->copy_resume = UINT64_MAX;
+	if (stop_serving(seg, slot))
 		return;
-	}
 	index = slot_index(seg, slot);
-	/* Relaxed: a request carries nothing but its ticket (assisted_read()). */
+	/* Relaxed: a request carries nothing but its ticket (assisted_read()).
+	 * On a truncated control file this is the load that faults, and the
+	 * handler (this thread) sets seg->lost before it returns zero. */
 	ticket = atomic_load_explicit(&request_of(seg, index)->req, memory_order_relaxed);
+	if (stop_serving(seg, slot))
+		return;
 	slot->copy_resume = seq + CHECK_GAP;
 	if (ticket == slot->copy_served)
 		return;
