@@ -103,7 +103,8 @@
  * A writer preempted (or stopped) inside a transaction: its slot reads odd,
  *   and it cannot serve copy requests until it closes the transaction.  A
  *   snapshot then spends, on that slot, 4 sequence reads (1 for a slot of
- *   more than 512 cells), then - with a copy request raised - naps starting
+ *   more than 512 cells, none when the view's last read of such a slot came
+ *   from a copy), then - with a copy request raised - naps starting
  *   at 20 us and doubling to about 1 ms while watching the sequence, for at
  *   most 100 ms per slot and 1 s per snapshot (all slots together); a
  *   writer that resumes within that budget is read whole (by a sequence
