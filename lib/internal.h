@@ -267,8 +267,8 @@ struct statctr_view {
 	/* Per writer slot: the sequence its last whole sequence read saw
 	 * (snapshot.c groups the slots that have not moved since). */
 	uint64_t *read_seq;
-	/* Per writer slot: its last read came from its writer's copy, and the
-	 * slot is too large to retry (snapshot.c): the next read asks first. */
+	/* Per writer slot: its last read came from its writer's copy (a large
+	 * slot's next read then asks for one first: snapshot.c, read_slot()). */
 	bool *copy_first;
 	struct meta *meta;
 	bool sums_only;        /* snapshots keep no slot values (statctr_view_set_sums_only()) */

@@ -564,7 +564,7 @@ static bool assisted_read(struct reader *rd, uint32_t s)
 		waited = monotonic_ns() - start;
 	}
 	rd->waited_ns += waited;
-	v->copy_first[s] = by_copy && seq_tries(rd->snap->ncells) == 1;
+	v->copy_first[s] = by_copy;
 	if (!copied)
 		clear_dead_buffer_lock(rd);
 	return copied;
@@ -626,7 +626,7 @@ static void read_slot(struct reader *rd, uint32_t s)
 	struct statctr_snap *snap = rd->snap;
 	int i, tries = seq_tries(snap->ncells);
 
-	if (rd->view->copy_first[s] && can_assist(rd))
+	if (tries == 1 && rd->view->copy_first[s] && can_assist(rd))
 		tries = 0;
 	for (i = 0; i < tries; i++) {
 		if (seq_read(rd, s)) {

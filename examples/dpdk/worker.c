@@ -49,18 +49,6 @@ static inline void rewrite(struct rte_mbuf *m, const struct fwd_queue *q)
 	rte_ether_addr_copy(&q->tx_src, &eth->src_addr);
 }
 
-/* Frees what the tx port refused; returns their octets. */
-static inline uint64_t drop_unsent(struct rte_mbuf **pkts, uint16_t sent, uint16_t n)
-{
-	uint64_t octets = 0;
-
-	for (uint16_t i = sent; i < n; i++) {
-		octets += rte_pktmbuf_pkt_len(pkts[i]);
-		rte_pktmbuf_free(pkts[i]);
-	}
-	return octets;
-}
-
 #ifndef STATCTR_DPDK_NO_COUNT
 /* Bursts of one queue whose counts wait in the worker's registers and
  * stack (struct pending) before one transaction adds them to the segment:
@@ -100,6 +88,20 @@ struct pending {
 };
 #endif
 
+/* Frees what the tx port refused, and counts it in @p when it counts. */
+static void drop_unsent(struct rte_mbuf **pkts, uint16_t sent, uint16_t n, struct pending *p)
+{
+	for (uint16_t i = sent; i < n; i++) {
+#ifndef STATCTR_DPDK_NO_COUNT
+		p->dropped++;
+		p->dropped_octets += rte_pktmbuf_pkt_len(pkts[i]);
+#else
+		(void)p;
+#endif
+		rte_pktmbuf_free(pkts[i]);
+	}
+}
+
 /* Receives, rewrites and transmits one burst of @q; returns its packets.
  * Adds them to @p when it counts.  Out of line in both builds (GCC makes
  * the non-counting one so by itself): inlined into the loop of the counting
@@ -130,15 +132,8 @@ static __attribute__((noinline)) uint16_t forward_burst(const struct fwd_queue *
 	p->octets += octets;
 #endif
 	sent = rte_eth_tx_burst(q->tx_port, q->tx_queue, pkts, n);
-	if (__builtin_expect(sent < n, 0)) {
-		uint64_t dropped_octets = drop_unsent(pkts, sent, n);
-#ifndef STATCTR_DPDK_NO_COUNT
-		p->dropped += n - sent;
-		p->dropped_octets += dropped_octets;
-#else
-		(void)dropped_octets;
-#endif
-	}
+	if (__builtin_expect(sent < n, 0))
+		drop_unsent(pkts, sent, n, p);
 #ifndef STATCTR_DPDK_NO_COUNT
 	p->packets += n;
 	p->bursts++;
