@@ -9,7 +9,9 @@
  *                with memcpy (into a reused buffer, and into a fresh one);
  *                and a sums-only retake (statctr_view_set_sums_only())
  *                against a plain loop summing the same mapping's cells
- *                over slots into a reused array (the read limit).
+ *                over slots into a reused array (the read limit); and a
+ *                plain loop copying the same cells to rows and summing
+ *                them (what a full snapshot stores, at the least).
  *   consistency: 2 writer threads run 4-update transactions flat out on
  *                100,000 cells x 2 slots; a reader in another process
  *                (this program, --reader) snapshots every 100 ms and checks
@@ -354,6 +356,7 @@ static struct mapping map_file(const char *path)
 struct cost {
 	double snap_ms, snap_min_ms, snap_max_ms, retake_ms, warm_ms, fresh_ms;
 	double sums_ms, loop_ms;      /* sums-only retake; the plain summing loop */
+	double floor_ms;              /* the full snapshot's store floor (time_full_loop()) */
 	double faults, retake_faults; /* minor page faults per snapshot */
 };
 
@@ -439,6 +442,61 @@ static double time_sum_loop(const struct mapping *m, size_t off, uint32_t ncells
 	return (double)(cpu_ns() - t0) / 1e6 / inner;
 }
 
+/*
+ * The plain loop of a full snapshot: each slot's cells (the shared slot's
+ * too) copied to a row of @rows and summed over the slots into @sum, two
+ * slots per pass, in the 16-byte vectors of the library's loop; no
+ * sequence check, baseline or bookkeeping.  At 1 slot (two with the
+ * shared one) that is one pass and the least any full snapshot must do:
+ * it stores 3 arrays where a memcpy of the slots stores 2.  From 2 slots
+ * the library, one pass per group of 8 with the sum in registers, does
+ * better than this loop.
+ */
+typedef uint64_t cells2 __attribute__((vector_size(16)));
+
+static void full_pair(const uint64_t *a, const uint64_t *b, uint64_t *ra, uint64_t *rb,
+                      uint64_t *sum, bool first, uint32_t ncells)
+{
+	cells2 x, y, z;
+	uint32_t c;
+
+	for (c = 0; c + 2 <= ncells; c += 2) {
+		memcpy(&x, a + c, sizeof(x));
+		memcpy(&y, b ? b + c : a + c, sizeof(y));
+		memcpy(ra + c, &x, sizeof(x));
+		if (b)
+			memcpy(rb + c, &y, sizeof(y));
+		else
+			y = (cells2){0, 0};
+		if (!first) {
+			memcpy(&z, sum + c, sizeof(z));
+			x += z;
+		}
+		x += y;
+		memcpy(sum + c, &x, sizeof(x));
+	}
+}
+
+static double time_full_loop(const struct mapping *m, size_t off, uint32_t ncells, unsigned nslots,
+                             uint64_t *rows, uint64_t *sum, unsigned inner)
+{
+	size_t stride = 64 + ((size_t)ncells * 8 + 63) / 64 * 64;
+	uint64_t t0 = cpu_ns();
+	unsigned i, s;
+
+	for (i = 0; i < inner; i++) {
+		for (s = 0; s <= nslots; s += 2) {
+			const uint64_t *a = (const uint64_t *)(m->base + off + s * stride + 64);
+			const uint64_t *b = s < nslots ? a + stride / 8 : NULL;
+
+			full_pair(a, b, rows + (size_t)s * ncells, rows + (size_t)(s + 1) * ncells,
+			          sum, s == 0, ncells);
+		}
+		__asm__ volatile("" : : "r"(sum), "r"(rows) : "memory");
+	}
+	return (double)(cpu_ns() - t0) / 1e6 / inner;
+}
+
 static double minor_faults(void)
 {
 	struct rusage ru;
@@ -468,7 +526,7 @@ static void check_sums(struct statctr_view *view, struct statctr_snap *full,
 static void measure_cost(const struct bench_env *env, uint32_t ncells, unsigned nslots,
                          unsigned reps, struct cost *c)
 {
-	double snap[16], retake[16], warm[16], fresh[16], sums[16], loop[16];
+	double snap[16], retake[16], warm[16], fresh[16], sums[16], loop[16], floor[16];
 	struct segment s;
 	struct statctr_view *view, *sums_view;
 	struct statctr_snap *keep, *keep_sums;
@@ -525,6 +583,9 @@ static void measure_cost(const struct bench_env *env, uint32_t ncells, unsigned 
 		sums[r] = time_snapshot(sums_view, keep_sums, inner);
 		time_sum_loop(&m, off, ncells, nslots, sum, 1);
 		loop[r] = time_sum_loop(&m, off, ncells, nslots, sum, inner);
+		time_full_loop(&m, off, ncells, nslots, (uint64_t *)(void *)reuse, sum, 1);
+		floor[r] =
+		    time_full_loop(&m, off, ncells, nslots, (uint64_t *)(void *)reuse, sum, inner);
 	}
 	st = bench_stats_of(snap, reps);
 	c->snap_ms = st.median;
@@ -535,6 +596,7 @@ static void measure_cost(const struct bench_env *env, uint32_t ncells, unsigned 
 	c->fresh_ms = bench_stats_of(fresh, reps).median;
 	c->sums_ms = bench_stats_of(sums, reps).median;
 	c->loop_ms = bench_stats_of(loop, reps).median;
+	c->floor_ms = bench_stats_of(floor, reps).median;
 	bench_check(info.ncells == ncells, "segment has %u cells, wanted %u", info.ncells, ncells);
 	check_sums(view, keep, keep_sums);
 	statctr_snap_free(keep);
@@ -568,7 +630,8 @@ static void bench_cost(const struct bench_env *env)
 	                           "retake_ns_per_cell_slot,retake_ratio_vs_warm_memcpy,"
 	                           "retake_page_faults_per_snap,sums_retake_ms,"
 	                           "sums_retake_ns_per_cell_slot,sum_loop_ns_per_cell_slot,"
-	                           "sums_retake_ratio_vs_sum_loop");
+	                           "sums_retake_ratio_vs_sum_loop,full_loop_ns_per_cell_slot,"
+	                           "full_loop_ratio_vs_warm_memcpy,retake_ratio_vs_full_loop");
 	unsigned ncells = env->quick ? 2 : 4, nslots = env->quick ? 2 : 5, i, j;
 	unsigned reps = env->quick ? 2 : 5;
 	struct worst worst[2] = {{0, 0}, {0, 0}}; /* below 100k cells, from 100k */
@@ -576,9 +639,9 @@ static void bench_cost(const struct bench_env *env)
 	printf("\nReader cost, writers idle (statctr_snap_take + free, statctr_snap_retake;"
 	       " median of %u; ns per cell and slot)\n",
 	       reps);
-	printf("%9s %5s %9s %9s %8s %8s %8s %7s %7s %7s %7s %8s %8s %7s\n", "cells", "slots",
-	       "snap ms", "max ms", "take", "retake", "cp warm", "cp fresh", "x fresh", "x warm",
-	       "faults", "sums", "sum loop", "x loop");
+	printf("%9s %5s %9s %9s %8s %8s %8s %7s %7s %7s %7s %8s %8s %7s %8s %7s\n", "cells",
+	       "slots", "snap ms", "max ms", "take", "retake", "cp warm", "cp fresh", "x fresh",
+	       "x warm", "faults", "sums", "sum loop", "x loop", "full lp", "lp x cp");
 	for (i = 0; i < ncells; i++)
 		for (j = 0; j < nslots; j++) {
 			double n = (double)cells_full[i] * slots_full[j] / 1e6;
@@ -587,19 +650,20 @@ static void bench_cost(const struct bench_env *env)
 			measure_cost(env, cells_full[i], slots_full[j], reps, &c);
 			printf(
 			    "%9u %5u %9.3f %9.3f %8.3f %8.3f %8.3f %8.3f %7.2f %7.2f %7.0f %8.3f "
-			    "%8.3f %7.2f\n",
+			    "%8.3f %7.2f %8.3f %7.2f\n",
 			    cells_full[i], slots_full[j], c.snap_ms, c.snap_max_ms, c.snap_ms / n,
 			    c.retake_ms / n, c.warm_ms / n, c.fresh_ms / n, c.snap_ms / c.fresh_ms,
 			    c.retake_ms / c.warm_ms, c.faults, c.sums_ms / n, c.loop_ms / n,
-			    c.sums_ms / c.loop_ms);
+			    c.sums_ms / c.loop_ms, c.floor_ms / n, c.floor_ms / c.warm_ms);
 			fprintf(csv,
 			        "%u,%u,%.5f,%.5f,%.5f,%.4f,%.4f,%.4f,%.3f,%.1f,%.5f,%.4f,%.3f,%.1f,"
-			        "%.5f,%.4f,%.4f,%.3f\n",
+			        "%.5f,%.4f,%.4f,%.3f,%.4f,%.3f,%.3f\n",
 			        cells_full[i], slots_full[j], c.snap_ms, c.snap_min_ms,
 			        c.snap_max_ms, c.snap_ms / n, c.warm_ms / n, c.fresh_ms / n,
 			        c.snap_ms / c.fresh_ms, c.faults, c.retake_ms, c.retake_ms / n,
 			        c.retake_ms / c.warm_ms, c.retake_faults, c.sums_ms, c.sums_ms / n,
-			        c.loop_ms / n, c.sums_ms / c.loop_ms);
+			        c.loop_ms / n, c.sums_ms / c.loop_ms, c.floor_ms / n,
+			        c.floor_ms / c.warm_ms, c.retake_ms / c.floor_ms);
 			if (cells_full[i] == 1000000 && slots_full[j] == 64) {
 				bench_target(env, "snapshot: full retake x warm memcpy, 1M x 64",
 				             c.retake_ms / c.warm_ms, "<=", 1.5);
@@ -609,8 +673,9 @@ static void bench_cost(const struct bench_env *env)
 			worst_of(&worst[cells_full[i] >= 100000], c.retake_ms / c.warm_ms,
 			         c.sums_ms / c.loop_ms);
 		}
-	/* Below 100k cells a snapshot's fixed cost (two fstat, the guard's
-	 * signal mask: a few us) is most of it, and the copies run from cache. */
+	/* Below 100k cells the copies run from the caches, where the full
+	 * snapshot's third array (the sum) costs most: see the "full loop"
+	 * columns, and docs/PERFORMANCE.md §2. */
 	if (worst[1].full > 0) { /* --quick measures none of them */
 		bench_target(env, "snapshot: full retake x warm memcpy, worst from 100k cells",
 		             worst[1].full, "<=", 1.5);
