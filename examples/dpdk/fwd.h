@@ -77,6 +77,7 @@ int fwd_conf_write(const char *path, const char *segment, const char *seg_path, 
 
 /* ports.c */
 struct rte_mempool;
+void fwd_ports_cap_tx(uint16_t cap);
 int fwd_port_start(uint16_t port, struct rte_mempool *pool);
 void fwd_port_stop(uint16_t port);
 int fwd_port_add(struct statctr_seg *seg, uint16_t port);

@@ -4,6 +4,7 @@
  *
  *   statctr-dpdk-fwd EAL-OPTIONS -- -c CONFIG [-s SEGMENT] [-P PATH]
  *                    [-C CONTROL] [-d SECONDS] [-i POLL_MS] [-y IDLE_US]
+ *                    [-t BURSTS] [-q TX_CAP]
  *
  * Owns: the run - EAL, the mbuf pool, the declaration written to CONFIG
  * from the ports found, the segment, the workers (one per worker lcore,
@@ -14,10 +15,12 @@
  * hot-plug; "link-down NAME", "link-up NAME"; one a line), which it removes
  * once read.  With -y, a worker sleeps
  * IDLE_US after a turn that found no packet (for shared test machines;
- * DPDK's workers spin by default).  Stops on SIGINT/SIGTERM or
- * after SECONDS, then prints what each worker forwarded and its cycles per
- * packet.  Never does: count on the fast path (worker.c) or touch a row
- * (ports.c).
+ * DPDK's workers spin by default).  With -q, every port's tx takes at
+ * most TX_CAP packets of a burst and refuses the rest, as a congested port
+ * does (ports.c).  Stops on SIGINT/SIGTERM or after SECONDS, then prints
+ * what each worker forwarded, its cycles per packet and, once the ports
+ * are closed, the mbufs still in use (0 unless one leaked).  Never does: count on the fast path
+ * (worker.c) or touch a row (ports.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -45,6 +48,7 @@ atomic_bool fwd_stop;
 struct options {
 	const char *config, *segment, *seg_path, *control;
 	unsigned seconds, poll_ms, idle_us, timed;
+	unsigned tx_cap; /* -q, or UINT16_MAX: no cap */
 };
 
 static struct fwd_worker workers[RTE_MAX_LCORE];
@@ -59,7 +63,8 @@ static void on_signal(int sig)
 static int usage(void)
 {
 	fprintf(stderr, "usage: statctr-dpdk-fwd EAL-OPTIONS -- -c CONFIG [-s SEGMENT] [-P PATH]\n"
-	                "       [-C CONTROL] [-d SECONDS] [-i POLL_MS] [-y IDLE_US] [-t BURSTS]\n");
+	                "       [-C CONTROL] [-d SECONDS] [-i POLL_MS] [-y IDLE_US] [-t BURSTS]\n"
+	                "       [-q TX_CAP]\n");
 	return 2;
 }
 
@@ -83,8 +88,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	int c, err = 0;
 
-	*o = (struct options){.segment = "dpdk", .poll_ms = 100, .timed = 1};
-	while ((c = getopt(argc, argv, "c:s:P:C:d:i:y:t:")) != -1) {
+	*o = (struct options){.segment = "dpdk", .poll_ms = 100, .timed = 1, .tx_cap = UINT16_MAX};
+	while ((c = getopt(argc, argv, "c:s:P:C:d:i:y:t:q:")) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -109,6 +114,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 't':
 			err = parse_uint(c, optarg, 65536u, &o->timed);
+			break;
+		case 'q':
+			err = parse_uint(c, optarg, UINT16_MAX - 1u, &o->tx_cap);
 			break;
 		default:
 			return -EINVAL;
@@ -258,6 +266,7 @@ static int set_up(const struct options *o, struct rte_mempool *pool, struct stat
 		        "statctr-dpdk-fwd: needs a port (--vdev) and a worker lcore (-l 0-1)\n");
 		return -EINVAL;
 	}
+	fwd_ports_cap_tx((uint16_t)o->tx_cap);
 	RTE_ETH_FOREACH_DEV(port)
 	{
 		if (fwd_port_start(port, pool) != 0)
@@ -320,6 +329,7 @@ int main(int argc, char **argv)
 	{
 		fwd_port_stop(port);
 	}
+	printf("mbufs in use: %u\n", rte_mempool_in_use_count(pool));
 	if (seg != NULL)
 		statctr_seg_destroy(seg);
 	rte_eal_cleanup();

@@ -20,6 +20,7 @@
 
 #include <rte_bus.h>
 #include <rte_dev.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
 
@@ -31,10 +32,28 @@
 enum { OPER_UP = 1, OPER_DOWN = 2 }; /* IF-MIB ifOperStatus */
 
 static struct fwd_port ports[FWD_MAX_PORTS];
+static uint16_t tx_cap = UINT16_MAX; /* -q (main.c); UINT16_MAX: none */
 
 const struct fwd_port *fwd_port_get(uint16_t port)
 {
 	return port < FWD_MAX_PORTS ? &ports[port] : NULL;
+}
+
+/* -q: a tx callback gives the driver at most @cap packets of each burst,
+ * as a congested port's full tx ring would take; rte_eth_tx_burst()
+ * returns the rest to the worker, which counts them as drops and frees
+ * them (drop_unsent() in worker.c).  For the ports started after this
+ * call; UINT16_MAX: no callback. */
+void fwd_ports_cap_tx(uint16_t cap)
+{
+	tx_cap = cap;
+}
+
+static uint16_t cap_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], uint16_t n,
+                          void *cap)
+{
+	(void)port, (void)queue, (void)pkts;
+	return RTE_MIN(n, (uint16_t)(uintptr_t)cap);
 }
 
 /* One rx and one tx queue, as l2fwd: each tx queue has one sender.  No
@@ -55,6 +74,9 @@ int fwd_port_start(uint16_t port, struct rte_mempool *pool)
 		err = rte_eth_rx_queue_setup(port, 0, nrx, rte_eth_dev_socket_id(port), NULL, pool);
 	if (err == 0)
 		err = rte_eth_tx_queue_setup(port, 0, ntx, rte_eth_dev_socket_id(port), NULL);
+	if (err == 0 && tx_cap != UINT16_MAX &&
+	    rte_eth_add_tx_callback(port, 0, cap_burst, (void *)(uintptr_t)tx_cap) == NULL)
+		err = -rte_errno;
 	if (err == 0)
 		err = rte_eth_dev_start(port);
 	if (err == 0)
