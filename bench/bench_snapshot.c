@@ -356,7 +356,7 @@ static struct mapping map_file(const char *path)
 struct cost {
 	double snap_ms, snap_min_ms, snap_max_ms, retake_ms, warm_ms, fresh_ms;
 	double sums_ms, loop_ms;      /* sums-only retake; the plain summing loop */
-	double floor_ms;              /* the full snapshot's store floor (time_full_loop()) */
+	double bare_ms;               /* a full snapshot's bare loop (time_full_loop()) */
 	double faults, retake_faults; /* minor page faults per snapshot */
 };
 
@@ -443,7 +443,7 @@ static double time_sum_loop(const struct mapping *m, size_t off, uint32_t ncells
 }
 
 /*
- * The plain loop of a full snapshot: each slot's cells (the shared slot's
+ * The bare loop of a full snapshot: each slot's cells (the shared slot's
  * too) copied to a row of @rows and summed over the slots into @sum, two
  * slots per pass, in the 16-byte vectors of the library's loop; no
  * sequence check, baseline or bookkeeping.  At 1 slot (two with the
@@ -526,7 +526,7 @@ static void check_sums(struct statctr_view *view, struct statctr_snap *full,
 static void measure_cost(const struct bench_env *env, uint32_t ncells, unsigned nslots,
                          unsigned reps, struct cost *c)
 {
-	double snap[16], retake[16], warm[16], fresh[16], sums[16], loop[16], floor[16];
+	double snap[16], retake[16], warm[16], fresh[16], sums[16], loop[16], bare[16];
 	struct segment s;
 	struct statctr_view *view, *sums_view;
 	struct statctr_snap *keep, *keep_sums;
@@ -584,7 +584,7 @@ static void measure_cost(const struct bench_env *env, uint32_t ncells, unsigned 
 		time_sum_loop(&m, off, ncells, nslots, sum, 1);
 		loop[r] = time_sum_loop(&m, off, ncells, nslots, sum, inner);
 		time_full_loop(&m, off, ncells, nslots, (uint64_t *)(void *)reuse, sum, 1);
-		floor[r] =
+		bare[r] =
 		    time_full_loop(&m, off, ncells, nslots, (uint64_t *)(void *)reuse, sum, inner);
 	}
 	st = bench_stats_of(snap, reps);
@@ -596,7 +596,7 @@ static void measure_cost(const struct bench_env *env, uint32_t ncells, unsigned 
 	c->fresh_ms = bench_stats_of(fresh, reps).median;
 	c->sums_ms = bench_stats_of(sums, reps).median;
 	c->loop_ms = bench_stats_of(loop, reps).median;
-	c->floor_ms = bench_stats_of(floor, reps).median;
+	c->bare_ms = bench_stats_of(bare, reps).median;
 	bench_check(info.ncells == ncells, "segment has %u cells, wanted %u", info.ncells, ncells);
 	check_sums(view, keep, keep_sums);
 	statctr_snap_free(keep);
@@ -654,7 +654,7 @@ static void bench_cost(const struct bench_env *env)
 			    cells_full[i], slots_full[j], c.snap_ms, c.snap_max_ms, c.snap_ms / n,
 			    c.retake_ms / n, c.warm_ms / n, c.fresh_ms / n, c.snap_ms / c.fresh_ms,
 			    c.retake_ms / c.warm_ms, c.faults, c.sums_ms / n, c.loop_ms / n,
-			    c.sums_ms / c.loop_ms, c.floor_ms / n, c.floor_ms / c.warm_ms);
+			    c.sums_ms / c.loop_ms, c.bare_ms / n, c.bare_ms / c.warm_ms);
 			fprintf(csv,
 			        "%u,%u,%.5f,%.5f,%.5f,%.4f,%.4f,%.4f,%.3f,%.1f,%.5f,%.4f,%.3f,%.1f,"
 			        "%.5f,%.4f,%.4f,%.3f,%.4f,%.3f,%.3f\n",
@@ -662,8 +662,8 @@ static void bench_cost(const struct bench_env *env)
 			        c.snap_max_ms, c.snap_ms / n, c.warm_ms / n, c.fresh_ms / n,
 			        c.snap_ms / c.fresh_ms, c.faults, c.retake_ms, c.retake_ms / n,
 			        c.retake_ms / c.warm_ms, c.retake_faults, c.sums_ms, c.sums_ms / n,
-			        c.loop_ms / n, c.sums_ms / c.loop_ms, c.floor_ms / n,
-			        c.floor_ms / c.warm_ms, c.retake_ms / c.floor_ms);
+			        c.loop_ms / n, c.sums_ms / c.loop_ms, c.bare_ms / n,
+			        c.bare_ms / c.warm_ms, c.retake_ms / c.bare_ms);
 			if (cells_full[i] == 1000000 && slots_full[j] == 64) {
 				bench_target(env, "snapshot: full retake x warm memcpy, 1M x 64",
 				             c.retake_ms / c.warm_ms, "<=", 1.5);
@@ -674,7 +674,7 @@ static void bench_cost(const struct bench_env *env)
 			         c.sums_ms / c.loop_ms);
 		}
 	/* Below 100k cells the copies run from the caches, where the full
-	 * snapshot's third array (the sum) costs most: see the "full loop"
+	 * snapshot's third array (the sum) costs most: see the bare loop's
 	 * columns, and docs/PERFORMANCE.md §2. */
 	if (worst[1].full > 0) { /* --quick measures none of them */
 		bench_target(env, "snapshot: full retake x warm memcpy, worst from 100k cells",

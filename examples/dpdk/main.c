@@ -13,14 +13,14 @@
  * loop: every POLL_MS it mirrors link state and xstats (ports.c) and runs
  * the commands of the CONTROL file ("attach DEVARGS", "detach NAME":
  * hot-plug; "link-down NAME", "link-up NAME"; one a line), which it removes
- * once read.  With -y, a worker sleeps
- * IDLE_US after a turn that found no packet (for shared test machines;
- * DPDK's workers spin by default).  With -q, every port's tx takes at
- * most TX_CAP packets of a burst and refuses the rest, as a congested port
- * does (ports.c).  Stops on SIGINT/SIGTERM or after SECONDS, then prints
- * what each worker forwarded, its cycles per packet and, once the ports
- * are closed, the mbufs still in use (0 unless one leaked).  Never does: count on the fast path
- * (worker.c) or touch a row (ports.c).
+ * once read.  With -y, a worker sleeps IDLE_US after a turn that found no
+ * packet (for shared test machines; DPDK's workers spin by default).  With
+ * -q, every port's tx takes at most TX_CAP packets of a burst and refuses
+ * the rest, as a congested port does (ports.c).  Stops on SIGINT/SIGTERM
+ * or after SECONDS, then prints what each worker forwarded, its cycles per
+ * packet and, once the ports are closed, the mbufs still in use (0 unless
+ * one leaked).  Never does: count on the fast path (worker.c) or touch a
+ * row (ports.c).
  */
 #include <errno.h>
 #include <inttypes.h>
