@@ -13,8 +13,9 @@
 # interface, follows its link down and up (ifOperStatus, ifHighSpeed,
 # ifLastChange) and disappears when detached (rte_dev_remove()); statctl shows
 # the burst-cycles histogram; with net_pcap1's tx capped (-q), the drops
-# equal what it did not write, and every refused mbuf is freed.  Without DPDK (configure found no libdpdk)
-# it skips loudly, and fails under CI=true.
+# equal what it did not write, and every refused mbuf is freed.  Without
+# DPDK (configure found no libdpdk) it skips loudly, and fails under
+# CI=true.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
 
 fx_need snmpget snmpwalk
