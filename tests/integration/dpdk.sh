@@ -44,6 +44,17 @@ print(total)
 PY
 ) || fail "cannot write the pcap files"
 log "input: $NPKTS packets, $OCTETS octets"
+# The frames and octets of the classic pcap file $1, on one line.
+pcap_frames() {
+	python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+o, n, octets = 24, 0, 0
+while o < len(d):
+    length = struct.unpack_from("<IIII", d, o)[2]
+    o, n, octets = o + 16 + length, n + 1, octets + length
+print(n, octets)' "$1"
+}
 
 # Lcore 0 (main) and 1 (worker) on the first two CPUs this test may use
 # (both on one when it has one): a CI container's CPU set need not hold
@@ -180,13 +191,7 @@ wait "$FWD_PID" || rc=$?
 fx_untrack "$FWD_PID"
 [ "$rc" -eq 0 ] || fail "the forwarder exited $rc after SIGTERM"
 grep -q '^cycles/packet: ' "$TMP/fwd.log" || fail "the forwarder did not report its cycles per packet"
-sent=$(python3 -c '
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-o, n = 24, 0
-while o < len(d):
-    o += 16 + struct.unpack_from("<IIII", d, o)[2]; n += 1
-print(n)' "$TMP/out1.pcap")
+read -r sent sent_octets <<<"$(pcap_frames "$TMP/out1.pcap")"
 [ "$sent" = "$NPKTS" ] || fail "net_pcap1 wrote $sent packets, expected $NPKTS"
 
 log "-t 4: one burst in 4 timed (net_null: every burst 32 packets); -t 0 refused"
@@ -242,19 +247,17 @@ PY
 }
 fx_wait 30 q_done || fail "-q 20: the counts did not settle within 30 s: $(cat "$TMP/q.log" "$TMP/q.json")"
 kill -TERM "$Q_PID"
+q_gone() { ! kill -0 "$Q_PID" 2>/dev/null; }
+fx_wait 20 q_gone || fail "the forwarder with -q 20 did not exit within 20 s of SIGTERM"
 wait "$Q_PID" || fail "the forwarder with -q 20 exited $?: $(cat "$TMP/q.log")"
 fx_untrack "$Q_PID"
 grep -q '^mbufs in use: 0$' "$TMP/q.log" || fail "-q 20: refused mbufs leaked: $(grep mbufs "$TMP/q.log")"
 # What net_pcap1 wrote is what the port took: the counts must match it exactly.
-python3 - "$TMP/q.json" "$TMP/q1.pcap" "$NPKTS" "$OCTETS" <<'PY' || fail "-q 20: the drops disagree with what net_pcap1 sent"
-import json, struct, sys
+read -r sent sent_octets <<<"$(pcap_frames "$TMP/q1.pcap")"
+python3 - "$TMP/q.json" "$sent" "$sent_octets" "$NPKTS" "$OCTETS" <<'PY' || fail "-q 20: the drops disagree with what net_pcap1 sent"
+import json, sys
 t = {x["name"]: {r["name"]: r["values"] for r in x["rows"]} for x in json.load(open(sys.argv[1]))["segments"][0]["tables"]}
-d = open(sys.argv[2], "rb").read()
-o, sent, sent_octets = 24, 0, 0
-while o < len(d):
-    n = struct.unpack_from("<IIII", d, o)[2]
-    o, sent, sent_octets = o + 16 + n, sent + 1, sent_octets + n
-npkts, octets = int(sys.argv[3]), int(sys.argv[4])
+sent, sent_octets, npkts, octets = (int(a) for a in sys.argv[2:6])
 q, rx, tx = t["queues"]["net_pcap0/rxq0"], t["ports"]["net_pcap0"], t["ports"]["net_pcap1"]
 assert 0 < sent < npkts, ("nothing or everything was refused", sent)
 assert (q["packets"], q["octets"], q["drops"]) == (npkts, octets, npkts - sent), q
