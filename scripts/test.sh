@@ -16,6 +16,15 @@ cd "$top" || exit 2
 jobs=${JOBS:-$(nproc)}
 passed=0
 failed=0
+summary= # the failed tests' names and first failure messages, printed last
+
+# failures NAME LOG: remembers LOG's failed tests (a test-suite.log) and
+# their first messages; the summary comes last, where a CI tail shows it.
+failures() {
+	summary="$summary
+--- $1:
+$(grep -E '^(FAIL|ERROR)' "$2" | head -n 12)"
+}
 
 # Adds one tree's test-suite.log to the totals and shows its failures.
 tally() {
@@ -30,7 +39,9 @@ tally() {
 	e=$(sed -n 's/^# ERROR: *//p' "$log")
 	passed=$((passed + p))
 	failed=$((failed + f + e))
-	[ $((f + e)) -eq 0 ] || sed -n '/^FAIL\|^ERROR/,+40p' "$log" | head -150
+	[ $((f + e)) -eq 0 ] && return
+	sed -n '/^FAIL\|^ERROR/,+40p' "$log" | head -150
+	failures "$name ($1)" "$log"
 }
 
 # phase NAME DIR CONFIGURE-ARGS [make check arguments...]
@@ -42,6 +53,8 @@ phase() {
 	if ! (cd "$dir" && "$top/configure" -q $args >configure.out 2>&1 &&
 		make -j"$jobs" >make.out 2>&1); then
 		echo "=== $name: build FAILED"
+		summary="$summary
+--- $name: build FAILED"
 		tail -n 40 "$dir/configure.out" "$dir/make.out"
 		failed=$((failed + 1))
 		return
@@ -60,6 +73,8 @@ step() {
 	else
 		echo "=== $name: FAILED"
 		failed=$((failed + 1))
+		summary="$summary
+--- $name: FAILED"
 	fi
 }
 
@@ -78,6 +93,12 @@ demo_smoke() {
 distcheck() {
 	(cd build/default && make -j"$jobs" distcheck >distcheck.out 2>&1) && return 0
 	tail -80 build/default/distcheck.out
+	# A failed distcheck leaves its tree: show the failed tests' logs.
+	for log in build/default/statctr-*/_build/sub/test-suite.log; do
+		[ -f "$log" ] || continue
+		sed -n '/^FAIL\|^ERROR/,+40p' "$log" | head -150
+		failures "make distcheck, its make check" "$log"
+	done
 	return 1
 }
 
@@ -105,6 +126,10 @@ else
 	echo "=================================================================="
 	echo "SKIP: Debian packages: tests/packaging/debs.sh needs root"
 	echo "=================================================================="
+fi
+if [ -n "$summary" ]; then
+	echo
+	echo "=== failed tests$summary"
 fi
 echo
 echo "$passed passed, $failed failed"

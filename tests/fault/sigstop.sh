@@ -23,7 +23,7 @@ no_registrations() { [ "$(fx_registrations)" = 0 ]; }
 
 for stop in 2 4; do
 	log "SIGSTOP for ${stop} s with requests pending"
-	kill -STOP "$AGENT_PID"
+	fx_freeze "$AGENT_PID"
 	snmpget -v2c -c "$COMMUNITY" -t 3 -r 0 "127.0.0.1:$PORT" "$DATA.3.1.10.1" >/dev/null 2>&1 || true
 	fx_wait 3 no_registrations || fail "the master did not drop the stopped agent's registrations"
 	fx_snmpd_answers >/dev/null || fail "snmpd itself stopped answering while the agent was stopped"
@@ -45,7 +45,7 @@ for stop in 2 4; do
 done
 
 log "a stop too short for the master to notice"
-kill -STOP "$AGENT_PID"
+fx_freeze "$AGENT_PID"
 sleep 0.5
 kill -CONT "$AGENT_PID"
 fx_wait "$(fx_loaded 2)" fx_agent_answers || fail "no answer after a short stop"
@@ -58,7 +58,7 @@ agent_exit_clean 10
 # must still end it within 2 s (the exit watchdog, agent/main.c), 3 s here for load.
 log "SIGTERM while the master is stopped: the agent ends within 3 s"
 fx_agent
-kill -STOP "$SNMPD_PID"
+fx_freeze "$SNMPD_PID"
 sleep 2.5 # a ping (ping_interval 1) is outstanding, or the master is being re-registered with
 before=$(fx_now_ms)
 kill -TERM "$AGENT_PID"

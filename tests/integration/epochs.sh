@@ -133,10 +133,10 @@ log "a writer crash whose segment is removed unseen: the interval across it is i
 fx_ifcmd "add ifStats rxPackets dp0 7"
 snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET of epoch 3"
 fx_wait 5 served_epoch 3 || fail "epoch 3 is not served"
-# The agent is stopped: nobody sees the writer gone before its files go.
-kill -STOP "$AGENT_PID"
-kill -9 "$WRITER_PID"
-fx_untrack "$WRITER_PID"
+# The agent is stopped, every thread of it (fx_freeze): nobody sees the
+# writer gone before its files go.
+fx_freeze "$AGENT_PID"
+fx_kill "$WRITER_PID" 9
 exec 7>&-
 rm -f "$SEGMENT" "$SEGMENT.ctl"
 fx_ifwriter dataplane
@@ -166,8 +166,7 @@ snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET of epoch 5"
 fx_wait 5 served_epoch 5 || fail "epoch 5 is not served"
 fx_ifcmd "add ifStats rxPackets dp0 11"
 fx_wait_pass
-kill -9 "$WRITER_PID"
-fx_untrack "$WRITER_PID"
+fx_kill "$WRITER_PID" 9
 exec 7>&-
 gone() { [ "$(snmp_value "$SEG.4.1")" = 4 ]; }
 fx_wait 10 gone || fail "the agent does not report writerGone(4)"

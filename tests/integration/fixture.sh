@@ -108,6 +108,27 @@ fx_wait() {
 	return 1
 }
 
+# fx_freeze PID...: SIGSTOP, then waits until every thread of each PID is
+# stopped.  kill returns before they are: the thread the kernel picks must
+# run to begin the group stop, and until then another thread on another CPU
+# runs on (the agent's aggregation thread can finish a pass and see a writer
+# that was killed after the SIGSTOP).
+fx_freeze() {
+	kill -STOP "$@" || fail "kill -STOP $*"
+	fx_wait 5 fx_frozen "$@" || fail "SIGSTOP did not stop every thread of $* within 5 s"
+}
+# Succeeds when every thread of each PID is stopped (state T or t).
+fx_frozen() {
+	local pid f line state
+	for pid; do
+		for f in /proc/"$pid"/task/*/stat; do
+			read -r line <"$f" || return 1
+			state=${line##*) } # the comm field may itself hold ") "
+			case ${state%% *} in T | t) ;; *) return 1 ;; esac
+		done
+	done
+}
+
 # fx_on_free_port NAME SECONDS CHECK CMD...: starts CMD in the background
 # (every "@PORT@" in its arguments replaced by a port; output to
 # $TMP/NAME.log) until the command CHECK, given the port, succeeds within

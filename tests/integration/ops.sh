@@ -112,7 +112,7 @@ done
 [ "$(wc -l <"$TMP/agent.log")" = "$lines" ] || fail "A logged: $(tail -n +$((lines + 1)) "$TMP/agent.log")"
 
 log "A refused after a master restart: logged once, serves again once the holder is gone"
-kill -STOP "$AGENT_PID"
+fx_freeze "$AGENT_PID"
 fx_snmpd_stop
 fx_snmpd_start || fail "snmpd did not restart"
 "$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/agentx.sock" >>"$TMP/holder.log" 2>&1 &

@@ -156,7 +156,7 @@ else
 fi
 
 log "writers frozen: served values equal the library's snapshot"
-kill -STOP "$WRITER_PID" "$WRITER2_PID"
+fx_freeze "$WRITER_PID" "$WRITER2_PID"
 fx_wait_pass
 reader_lines latch >"$TMP/expect1"
 data_lines >"$TMP/data1"

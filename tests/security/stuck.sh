@@ -76,7 +76,7 @@ stuck_stop() {
 	for k in $(seq "$NSTUCK"); do
 		fx_wait 5 grep -q in-transaction "$TMP/txn$k.out" ||
 			fail "txn_writer on stuck$k did not reach its transaction"
-		kill -STOP "${STUCK_PIDS[$k]}"
+		fx_freeze "${STUCK_PIDS[$k]}"
 	done
 }
 
