@@ -19,11 +19,12 @@ failed=0
 summary= # the failed tests' names and first failure messages, printed last
 
 # failures NAME LOG: remembers LOG's failed tests (a test-suite.log) and
-# their first messages; the summary comes last, where a CI tail shows it.
+# their first messages (a script's FAIL: lines, CUnit's failed asserts);
+# the summary comes last, where a CI tail shows it.
 failures() {
 	summary="$summary
 --- $1:
-$(grep -E '^(FAIL|ERROR)' "$2" | head -n 12)"
+$(grep -E '^(FAIL|ERROR)|^ +[0-9]+\. .*:[0-9]+ +- ' "$2" | head -n 12)"
 }
 
 # Adds one tree's test-suite.log to the totals and shows its failures.
