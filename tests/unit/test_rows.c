@@ -469,8 +469,17 @@ static void check_churn_snapshot(struct statctr_snap *snap, struct tally *t)
 	statctr_snap_stats(snap, &st);
 	for (f = 0; f < NFLOWS; f++)
 		sum += statctr_snap_counter(snap, f);
-	if (st.busy_slots == 0 && sum != statctr_snap_counter(snap, TOTALS))
+	if (st.busy_slots == 0 && sum != statctr_snap_counter(snap, TOTALS)) {
+		/* Says which snapshot, so that a rare failure can be explained. */
+		fprintf(
+		    stderr,
+		    "\n    static violation in snapshot %u: flows %llu, totals %llu; %u retries, "
+		    "%u assisted, %u rows changed\n",
+		    t->snapshots, (unsigned long long)sum,
+		    (unsigned long long)statctr_snap_counter(snap, TOTALS), st.retries,
+		    st.assisted_slots, st.rows_changed);
 		t->static_violations++;
+	}
 	for (r = 0; r < NIFS; r++) {
 		const char *name = statctr_snap_row_name(snap, IFS_TABLE, r);
 
@@ -502,6 +511,8 @@ static void read_until(struct statctr_view *v, int stop_fd, struct tally *t)
 
 	while (poll(&p, 1, 0) == 0 && mono_ns() - start < 30000000000ull) {
 		if (statctr_snap_retake(v, &snap) != 0) {
+			fprintf(stderr, "\n    snapshot %u failed: %s\n", t->snapshots,
+			        statctr_errmsg());
 			t->static_violations++;
 			break;
 		}
