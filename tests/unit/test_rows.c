@@ -474,10 +474,10 @@ static void check_churn_snapshot(struct statctr_snap *snap, struct tally *t)
 		fprintf(
 		    stderr,
 		    "\n    static violation in snapshot %u: flows %llu, totals %llu; %u retries, "
-		    "%u assisted, %u rows changed\n",
+		    "%u assisted, %u dead torn, %u rows changed\n",
 		    t->snapshots, (unsigned long long)sum,
 		    (unsigned long long)statctr_snap_counter(snap, TOTALS), st.retries,
-		    st.assisted_slots, st.rows_changed);
+		    st.assisted_slots, st.dead_torn_slots, st.rows_changed);
 		t->static_violations++;
 	}
 	for (r = 0; r < NIFS; r++) {
