@@ -18,12 +18,19 @@ passed=0
 failed=0
 summary= # the failed tests' names and first failure messages, printed last
 
-# failures NAME LOG: remembers LOG's failed tests (a test-suite.log) and
-# their first messages (a script's FAIL: lines, CUnit's failed asserts);
-# the summary comes last, where a CI tail shows it.
-failures() {
+# remember TEXT: one entry of the summary, which comes last, where a CI
+# tail shows it.
+remember() {
 	summary="$summary
---- $1:
+--- $1"
+}
+
+# failures NAME LOG: shows LOG's failed tests (a test-suite.log) and
+# remembers their first messages (a script's FAIL: lines, CUnit's failed
+# asserts).
+failures() {
+	sed -n '/^FAIL\|^ERROR/,+40p' "$2" | head -150
+	remember "$1:
 $(grep -E '^(FAIL|ERROR)|^ +[0-9]+\. .*:[0-9]+ +- ' "$2" | head -n 12)"
 }
 
@@ -40,9 +47,7 @@ tally() {
 	e=$(sed -n 's/^# ERROR: *//p' "$log")
 	passed=$((passed + p))
 	failed=$((failed + f + e))
-	[ $((f + e)) -eq 0 ] && return
-	sed -n '/^FAIL\|^ERROR/,+40p' "$log" | head -150
-	failures "$name ($1)" "$log"
+	[ $((f + e)) -eq 0 ] || failures "$name ($1)" "$log"
 }
 
 # phase NAME DIR CONFIGURE-ARGS [make check arguments...]
@@ -54,8 +59,7 @@ phase() {
 	if ! (cd "$dir" && "$top/configure" -q $args >configure.out 2>&1 &&
 		make -j"$jobs" >make.out 2>&1); then
 		echo "=== $name: build FAILED"
-		summary="$summary
---- $name: build FAILED"
+		remember "$name: build FAILED"
 		tail -n 40 "$dir/configure.out" "$dir/make.out"
 		failed=$((failed + 1))
 		return
@@ -74,8 +78,7 @@ step() {
 	else
 		echo "=== $name: FAILED"
 		failed=$((failed + 1))
-		summary="$summary
---- $name: FAILED"
+		remember "$name: FAILED"
 	fi
 }
 
@@ -96,9 +99,7 @@ distcheck() {
 	tail -80 build/default/distcheck.out
 	# A failed distcheck leaves its tree: show the failed tests' logs.
 	for log in build/default/statctr-*/_build/sub/test-suite.log; do
-		[ -f "$log" ] || continue
-		sed -n '/^FAIL\|^ERROR/,+40p' "$log" | head -150
-		failures "make distcheck, its make check" "$log"
+		[ -f "$log" ] && failures "make distcheck, its make check" "$log"
 	done
 	return 1
 }
