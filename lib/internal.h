@@ -36,6 +36,33 @@
 #define PLAIN_SEQ_ACCESS 0
 #endif
 
+/*
+ * Once-accessors for memory another party writes (slot cells, sequences,
+ * the copy buffer, control words).  C lets the compiler load a plain
+ * object twice and use the two values for two purposes; for memory another
+ * thread stores to, that turns one consistent-looking read into two
+ * different ones (issue 35: a row took one load of a cell, the sum another).
+ *   - load_once(): one 8-byte load through a volatile lvalue, never
+ *     repeated, never merged (Linux READ_ONCE()).
+ *   - OPTIMIZER_HIDE_VAR(v): after a plain (vectorisable) load into @v, an
+ *     empty asm that claims to change @v in its register: every later use
+ *     takes that register, so the compiler cannot re-load the memory for one
+ *     of them (Linux OPTIMIZER_HIDE_VAR(); "+x" is an SSE register, "+w" an
+ *     arm64 SIMD one, "+r" elsewhere).  No instruction is emitted.
+ */
+static inline uint64_t load_once(const void *p)
+{
+	return *(const volatile uint64_t *)p;
+}
+
+#if defined(__x86_64__)
+#define OPTIMIZER_HIDE_VAR(v) __asm__("" : "+x"(v))
+#elif defined(__aarch64__)
+#define OPTIMIZER_HIDE_VAR(v) __asm__("" : "+w"(v))
+#else
+#define OPTIMIZER_HIDE_VAR(v) __asm__("" : "+r"(v))
+#endif
+
 /* error.c: set the thread's message and return -err (err > 0). */
 int set_error(int err, const char *fmt, ...) STATCTR_PRINTF(2, 3);
 

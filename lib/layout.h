@@ -152,7 +152,7 @@ struct ctl_header {
 	_Atomic uint64_t reset_seq;
 	uint8_t reserved1[48];
 	/* line 3: stored by the writer that holds buf_lock */
-	_Atomic uint64_t buf_lock;
+	_Atomic uint64_t buf_lock; /* 0 free, else copy_lock_word() of the holder */
 	_Atomic uint64_t buf_seq;
 	_Atomic uint32_t buf_slot;
 	uint32_t reserved2;
@@ -165,6 +165,53 @@ struct ctl_request {
 	_Atomic uint64_t done; /* stored by the slot's writer, release */
 	uint8_t reserved[48];
 };
+
+/*
+ * The copy buffer's lock word names its holder uniquely: the slot index + 1
+ * in the low half, the low 32 bits of the slot's acquisitions count (as of
+ * the holder's claim) in the high half.  A reader that finds the holder's
+ * slot re-acquired or no longer live clears the lock with a CAS from this
+ * very word, which a later owner of the same slot can never hold again
+ * (until 2^32 more claims of that slot).
+ */
+static inline uint64_t copy_lock_word(uint32_t slot_index, uint64_t acquisitions)
+{
+	return (uint64_t)(uint32_t)acquisitions << 32 | ((uint64_t)slot_index + 1);
+}
+
+/*
+ * The copy check: a writer stores copy_check_of() its cells in its slot
+ * header (memory only it may write) when it copies them to the buffer (in
+ * memory readers may write); a reader accepts a buffer only when its own
+ * private copy of it has the same check.  Four lanes, each a chain of
+ * xor, rotate and multiply by an odd constant (a bijection of the lane for
+ * each cell, so one changed cell always changes its lane), folded at the
+ * end with the count.  It catches a buffer written by two copiers or
+ * rewritten by a reader of the control file; it is no MAC (docs/security.md).
+ */
+static inline uint64_t copy_check_mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h = h << 23 | h >> 41;
+	return h * 0x9e3779b97f4a7c15ull;
+}
+
+static inline uint64_t copy_check_of(const uint64_t *cells, uint32_t n)
+{
+	uint64_t lane[4] = {1, 2, 3, 4};
+	uint32_t i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		lane[0] = copy_check_mix(lane[0], cells[i]);
+		lane[1] = copy_check_mix(lane[1], cells[i + 1]);
+		lane[2] = copy_check_mix(lane[2], cells[i + 2]);
+		lane[3] = copy_check_mix(lane[3], cells[i + 3]);
+	}
+	for (; i < n; i++)
+		lane[i & 3] = copy_check_mix(lane[i & 3], cells[i]);
+	return copy_check_mix(copy_check_mix(copy_check_mix(lane[0], lane[1]), lane[2]) ^ n,
+	                      lane[3]);
+}
 
 _Static_assert(sizeof(struct seg_header) == HEADER_SIZE, "segment header size");
 _Static_assert(offsetof(struct seg_header, generation) == 24, "generation offset");
@@ -195,7 +242,8 @@ _Static_assert(offsetof(struct seg_column, nbuckets) == 16, "nbuckets offset");
 _Static_assert(offsetof(struct seg_column, first_block) == 24, "first_block offset");
 _Static_assert(sizeof(struct statctr_slot) == LINE, "slot header is one line");
 _Static_assert(offsetof(struct statctr_slot, owner_start) == 16, "owner_start offset");
-_Static_assert(offsetof(struct statctr_slot, reserved1) == 32, "private part offset");
+_Static_assert(offsetof(struct statctr_slot, copy_check) == 32, "copy_check offset");
+_Static_assert(offsetof(struct statctr_slot, copy_ticket) == 48, "copy_ticket offset");
 _Static_assert(offsetof(struct statctr_slot, copy_served) == 40, "copy_served offset");
 _Static_assert(offsetof(struct statctr_slot, copy_resume) == 56, "copy_resume offset");
 _Static_assert(offsetof(struct statctr_slot, cells) == LINE, "cells follow the header line");

@@ -166,20 +166,29 @@ void statctr_slot_release(struct statctr_slot *slot)
 	atomic_store_explicit(&slot->owner_tid, 0, memory_order_release);
 }
 
-/* Copies the slot's cells to the exchange buffer for @ticket; false when it is busy. */
+/*
+ * Copies the slot's cells to the exchange buffer for @ticket; false when it
+ * is busy.  The lock word names this owner (copy_lock_word()), so a reader
+ * clearing a dead holder's lock can never clear ours.  The record that
+ * readers trust is in the slot header (copy_check, then copy_ticket): the
+ * buffer and the words around it are in the control file, which readers
+ * may write.
+ */
 static bool copy_to_buffer(struct statctr_seg *seg, struct statctr_slot *slot, uint32_t index,
                            uint64_t ticket)
 {
 	struct ctl_header *ctl = seg->ctl;
 	_Atomic uint64_t *buf = (void *)((uint8_t *)ctl + seg->ctl_layout.buf_off);
-	uint64_t expected = 0, bseq;
+	uint64_t expected = 0, bseq, check,
+	         lock = copy_lock_word(index, atomic_load_explicit(&slot->acquisitions,
+	                                                           memory_order_relaxed));
 	uint32_t i;
 
 	/* Another writer is copying: try again later (a plain load first, so
 	 * a busy buffer costs no locked instruction).  The CAS's acquire pairs
-	 * with the release store of buf_lock that ends the previous copy. */
+	 * with the release CAS of buf_lock that ends the previous copy. */
 	if (atomic_load_explicit(&ctl->buf_lock, memory_order_relaxed) != 0 ||
-	    !atomic_compare_exchange_strong_explicit(&ctl->buf_lock, &expected, index + 1,
+	    !atomic_compare_exchange_strong_explicit(&ctl->buf_lock, &expected, lock,
 	                                             memory_order_acquire, memory_order_relaxed))
 		return false;
 	bseq = atomic_load_explicit(&ctl->buf_seq, memory_order_relaxed) | 1;
@@ -191,15 +200,25 @@ static bool copy_to_buffer(struct statctr_seg *seg, struct statctr_slot *slot, u
 		atomic_store_explicit(&buf[i],
 		                      atomic_load_explicit(&slot->cells[i], memory_order_relaxed),
 		                      memory_order_relaxed);
+	/* Our own cells: nobody else stores to them, so plain loads are the
+	 * values just copied. */
+	check = copy_check_of((const uint64_t *)(const void *)slot->cells, seg->ncells);
 	atomic_store_explicit(&ctl->buf_slot, index, memory_order_relaxed);
 	atomic_store_explicit(&ctl->buf_ticket, ticket, memory_order_relaxed);
 	/* Pairs with the acquire load of buf_seq in take_buffer(): the cells,
 	 * buf_slot and buf_ticket first. */
 	atomic_store_explicit(&ctl->buf_seq, bseq + 1, memory_order_release);
+	atomic_store_explicit(&slot->copy_check, check, memory_order_relaxed);
+	/* Pairs with the acquire load of copy_ticket in take_buffer(): the
+	 * check first. */
+	atomic_store_explicit(&slot->copy_ticket, ticket, memory_order_release);
 	/* Pairs with the acquire load of done in assisted_read() (snapshot.c). */
 	atomic_store_explicit(&request_of(seg, index)->done, ticket, memory_order_release);
-	/* Pairs with the acquire CAS of buf_lock in the next copy_to_buffer(). */
-	atomic_store_explicit(&ctl->buf_lock, 0, memory_order_release);
+	/* Pairs with the acquire CAS of buf_lock in the next copy_to_buffer().
+	 * A CAS from our own word: if someone who may write the control file
+	 * stole the lock meanwhile, we leave theirs alone. */
+	atomic_compare_exchange_strong_explicit(&ctl->buf_lock, &lock, 0, memory_order_release,
+	                                        memory_order_relaxed);
 	return true;
 }
 
@@ -252,7 +271,8 @@ void statctr_slot_serve_copy(struct statctr_slot *slot)
 	if (stop_serving(seg, slot))
 		return;
 	slot->copy_resume = seq + CHECK_GAP;
-	if (ticket == slot->copy_served)
+	/* 0: no request, or one its reader cancelled (tickets start at 1). */
+	if (ticket == 0 || ticket == slot->copy_served)
 		return;
 	start = now_ns();
 	if (!copy_to_buffer(seg, slot, index, ticket))

@@ -21,14 +21,13 @@
  *
  * Each read of a slot goes over its cells once, straight into the sums, and
  * is committed only when it turns out consistent (a torn read never reaches
- * a sum):
- *   - full snapshot: each cell is stored in the slot's row and added to the
- *     sum in place; a read that fails is undone by subtracting its row
- *     (exact, mod 2^64);
- *   - sums only (statctr_view_set_sums_only()): no rows; each cell is added
- *     to the committed sum into a second, pending sum, and a read that
- *     succeeds swaps the two.  The first slot's read stores its cells as
- *     they are (nothing to add to), and so does a full snapshot's.
+ * a sum): each cell is loaded once (load_once(), OPTIMIZER_HIDE_VAR():
+ * internal.h), added to the committed sum into a second, pending sum, and
+ * a read that succeeds swaps the two; a read that fails leaves the
+ * committed sum as it was.  A full snapshot also stores each loaded cell
+ * in the slot's row, the same register the sum took, so that rows add up
+ * to sums; a failed read's row is written again by the slot's next read.
+ * The first slot's read stores its cells as they are (nothing to add to).
  * Slots whose sequence has not moved since the view last read them whole
  * (idle writers, free and dead slots) are read several at a time under one
  * check of their sequences, which passes over the sums once per group;
@@ -104,7 +103,8 @@ struct statctr_snap {
 	uint64_t cpu_aborts;     /* their aborts fields, summed */
 	uint64_t *slot_values;   /* (nslots + 1 + ncpuslots) x ncells; NULL: sums only */
 	uint64_t *sum;
-	uint64_t *pending; /* sums only: the sum with the read in progress added */
+	uint64_t *pending; /* the sum with the read in progress added */
+	uint64_t *copy;    /* a private copy of the exchange buffer; NULL until needed */
 	uint64_t *baseline;
 	uint64_t *disc;
 	/* Which baselines and disc hold: those of the control-file mapping
@@ -204,7 +204,7 @@ static uint64_t *row_of(const struct statctr_snap *snap, uint32_t s)
 static inline uint64_t cell_load(const _Atomic uint64_t *src, uint32_t j)
 {
 #if PLAIN_SEQ_ACCESS
-	return ((const uint64_t *)(const void *)src)[j];
+	return load_once(&src[j]);
 #else
 	return atomic_load_explicit(&src[j], memory_order_relaxed);
 #endif
@@ -243,6 +243,9 @@ static inline ALWAYS_INLINE void load_vectors(const uint64_t *src, uint64_t *row
 
 	memcpy(&y0, src + j, sizeof(y0));
 	memcpy(&y1, src + j + 2, sizeof(y1));
+	/* One load each: the row and the sum take the same registers. */
+	OPTIMIZER_HIDE_VAR(y0);
+	OPTIMIZER_HIDE_VAR(y1);
 	if (rows) {
 		memcpy(row + j, &y0, sizeof(y0));
 		memcpy(row + j + 2, &y1, sizeof(y1));
@@ -325,7 +328,8 @@ static inline ALWAYS_INLINE uint32_t sum_groups(uint64_t *out, const uint64_t *i
  * without @in) into @out (which may be @in); each cell copied to its row
  * when @rows.  A writer may store them meanwhile; the caller's sequence
  * check says whether they were whole (cell_load()).  Each cell is loaded
- * once, into a register, which both the row and the sum take.
+ * once, into a register, which both the row and the sum take: enforced by
+ * load_once() and OPTIMIZER_HIDE_VAR(), not left to the compiler.
  */
 static inline ALWAYS_INLINE void sum_cells(uint64_t *out, const uint64_t *in,
                                            const struct sources *restrict from, uint32_t n,
@@ -367,14 +371,14 @@ static void sum_slots(uint64_t *out, const uint64_t *in, const struct sources *f
 /*
  * Reads every slot of @t into the snapshot, uncommitted (see the top):
  * their cells summed over the slots, added to the sum (none before the
- * first slot kept) into the sum in place (full snapshot) or the pending
- * sum (sums only; or the final destination for the final group).
+ * first slot kept) into the pending sum (or, sums only, the final
+ * destination for the final group).
  */
 static void take_cells(struct reader *rd, const struct take *t)
 {
 	struct statctr_snap *snap = rd->snap;
 	struct sources from = {.n = t->n};
-	uint64_t *dest = snap->slot_values ? snap->sum : snap->pending;
+	uint64_t *dest = snap->pending;
 	uint32_t k;
 
 	for (k = 0; k < t->n; k++) {
@@ -390,28 +394,22 @@ static void take_cells(struct reader *rd, const struct take *t)
 }
 
 /*
- * Ends the read take_cells() began: kept in the sum when @whole, else
- * undone (a full snapshot's rows then hold what was read; they are written
- * again before the snapshot is complete).  Returns @whole.
+ * Ends the read take_cells() began: committed when @whole (the pending sum
+ * becomes the sum), else dropped, the committed sum untouched (a full
+ * snapshot's rows then hold what was read; they are written again before
+ * the snapshot is complete).  Returns @whole.
  */
 static bool settle(struct reader *rd, const struct take *t, bool whole)
 {
 	struct statctr_snap *snap = rd->snap;
-	const uint64_t *row;
 	uint64_t *tmp;
-	uint32_t i, k;
 
 	if (whole && t->final && rd->final_dest) {
 		rd->in_final_dest = true; /* and snap->sum lacks this read */
-	} else if (whole && !snap->slot_values) {
+	} else if (whole) {
 		tmp = snap->sum;
 		snap->sum = snap->pending;
 		snap->pending = tmp;
-	}
-	for (k = 0; !whole && snap->slot_values && !rd->sum_empty && k < t->n; k++) {
-		row = row_of(snap, t->slot[k]);
-		for (i = 0; i < snap->ncells; i++)
-			snap->sum[i] -= row[i];
 	}
 	rd->sum_empty = rd->sum_empty && !whole;
 	return whole;
@@ -495,38 +493,85 @@ static struct ctl_request *request_of(struct statctr_view *v, uint32_t s)
 	return (struct ctl_request *)ctl_at(v, v->ctl_layout.reqs_off) + s;
 }
 
-/* Takes the exchange buffer if it holds slot s for our ticket, unchanged. */
+/*
+ * Takes the exchange buffer if slot @s's writer copied it for our @ticket
+ * and it still holds that copy.  The buffer and the words around it are in
+ * the control file, which anyone who may reset can rewrite; the copy is
+ * trusted only through the writer's record in its slot header (segment
+ * memory only the writer may write): copy_ticket names our ticket, and our
+ * private copy of the buffer, read once, has the writer's copy_check.  The
+ * sums then take the private copy, never the buffer again.
+ */
 static bool take_buffer(struct reader *rd, uint32_t s, uint64_t ticket)
 {
 	const struct statctr_view *v = rd->view;
+	const struct statctr_slot *slot = meta_slot(v->meta, s);
 	struct ctl_header *c = v->ctl;
 	const _Atomic uint64_t *buf = ctl_at(v, v->ctl_layout.buf_off);
-	/* Pairs with the release store of the even buf_seq in copy_to_buffer()
-	 * (slot.c). */
-	uint64_t before = atomic_load_explicit(&c->buf_seq, memory_order_acquire);
+	uint32_t n = rd->snap->ncells;
+	uint64_t before, check;
 	struct take t;
 
+	/* Pairs with the release store of copy_ticket in copy_to_buffer()
+	 * (slot.c): the check stored before it comes with it. */
+	if (atomic_load_explicit(&slot->copy_ticket, memory_order_acquire) != ticket)
+		return false;
+	check = atomic_load_explicit(&slot->copy_check, memory_order_relaxed);
+	/* Pairs with the release store of the even buf_seq in copy_to_buffer(). */
+	before = atomic_load_explicit(&c->buf_seq, memory_order_acquire);
 	if ((before & 1) || atomic_load_explicit(&c->buf_slot, memory_order_relaxed) != s ||
 	    atomic_load_explicit(&c->buf_ticket, memory_order_relaxed) != ticket)
 		return false;
-	t = take_one(s, buf);
-	take_cells(rd, &t);
+	if (!rd->snap->copy && !(rd->snap->copy = malloc(n * sizeof(uint64_t))))
+		return false;
+	copy_cells(rd->snap->copy, buf, n);
 	/* Pairs with the release fence after the odd buf_seq in copy_to_buffer(). */
 	atomic_thread_fence(memory_order_acquire);
-	return settle(rd, &t, atomic_load_explicit(&c->buf_seq, memory_order_relaxed) == before);
+	if (atomic_load_explicit(&c->buf_seq, memory_order_relaxed) != before ||
+	    copy_check_of(rd->snap->copy, n) != check)
+		return false;
+	t = take_one(s, (const _Atomic uint64_t *)(const void *)rd->snap->copy);
+	take_cells(rd, &t);
+	return settle(rd, &t, true);
 }
 
-/* A writer that died while holding the buffer lock would block all copies. */
+/*
+ * A writer that died while holding the buffer lock would block all copies.
+ * The lock word names the holder's claim of its slot (copy_lock_word()): if
+ * that slot is no longer live, or was claimed again since, the holder is
+ * gone, and the CAS from that very word cannot clear a later holder's lock.
+ * A word that names no slot is no writer's: cleared too.
+ */
 static void clear_dead_buffer_lock(struct reader *rd)
 {
 	struct ctl_header *c = rd->view->ctl;
 	uint64_t holder = atomic_load_explicit(&c->buf_lock, memory_order_relaxed);
+	uint32_t index = (uint32_t)holder - 1, nslots = rd->view->meta->hdr->nslots;
+	bool gone = true;
 
-	if (holder == 0 || holder > rd->view->meta->hdr->nslots)
+	if (holder == 0)
 		return;
-	if (statctr_view_slot_state(rd->view, (uint32_t)holder - 1) != STATCTR_SLOT_LIVE)
+	if (index < nslots)
+		gone = statctr_view_slot_state(rd->view, index) != STATCTR_SLOT_LIVE ||
+		       copy_lock_word(index, atomic_load_explicit(
+		                                 &meta_slot(rd->view->meta, index)->acquisitions,
+		                                 memory_order_relaxed)) != holder;
+	if (gone)
 		atomic_compare_exchange_strong_explicit(&c->buf_lock, &holder, 0,
 		                                        memory_order_relaxed, memory_order_relaxed);
+}
+
+/* A fresh ticket in slot @s's request word (tickets start at 1). */
+static uint64_t request_copy(struct statctr_view *v, uint32_t s)
+{
+	uint64_t ticket = atomic_fetch_add_explicit(&v->ctl->ticket, 1, memory_order_relaxed) + 1;
+
+	/* Relaxed: the writer only compares the ticket with the last it served
+	 * (statctr_slot_serve_copy() loads it relaxed) and reads nothing else
+	 * this reader stored; the answer comes back through done, buf_seq and
+	 * copy_ticket, which are ordered. */
+	atomic_store_explicit(&request_of(v, s)->req, ticket ? ticket : 1, memory_order_relaxed);
+	return ticket ? ticket : 1;
 }
 
 /*
@@ -534,35 +579,38 @@ static void clear_dead_buffer_lock(struct reader *rd)
  * every line of its slot away from it (and fail): between naps, re-read the
  * slot only when its sequence stood still since the last nap (an idle
  * writer, which serves no request, or one that just finished).  Watching
- * the sequence costs one line per nap.
+ * the sequence costs one line per nap.  A request that was served but
+ * whose copy is no longer in the buffer (another slot's writer served a
+ * late request there meanwhile, or someone rewrote it) is raised again
+ * with a new ticket.  When the wait ends, by any way, the request is
+ * withdrawn, so that its writer never serves it late into the one buffer.
  */
 static bool assisted_read(struct reader *rd, uint32_t s)
 {
 	struct statctr_view *v = rd->view;
 	struct ctl_request *rq = request_of(v, s);
-	uint64_t ticket = atomic_fetch_add_explicit(&v->ctl->ticket, 1, memory_order_relaxed) + 1;
+	uint64_t ticket = request_copy(v, s);
 	uint64_t last_seq = slot_seq(v, s), seq;
 	int64_t start = monotonic_ns(), waited = 0;
 	long nap = 20;
-	bool copied = false, by_copy = false;
+	bool copied = false, by_copy = false, served;
 
-	/* Relaxed: the writer only compares the ticket with the last it served
-	 * (statctr_slot_serve_copy() loads it relaxed) and reads nothing else
-	 * this reader stored; the answer comes back through done and buf_seq,
-	 * which are ordered. */
-	atomic_store_explicit(&rq->req, ticket, memory_order_relaxed);
 	while (!copied && waited < SLOT_WAIT_NS && rd->waited_ns + waited < TOTAL_WAIT_NS) {
 		nap_us(nap);
 		nap = nap < 1000 ? nap * 2 : 1000;
 		seq = slot_seq(v, s);
 		/* Pairs with the release store of done in copy_to_buffer() (slot.c). */
-		by_copy = atomic_load_explicit(&rq->done, memory_order_acquire) == ticket &&
-		          take_buffer(rd, s, ticket);
+		served = atomic_load_explicit(&rq->done, memory_order_acquire) == ticket;
+		by_copy = served && take_buffer(rd, s, ticket);
 		copied = by_copy || (seq == last_seq && !(seq & 1) && seq_read(rd, s));
+		if (served && !copied)
+			ticket = request_copy(v, s);
 		last_seq = seq;
 		rd->snap->stats.retries += !copied;
 		waited = monotonic_ns() - start;
 	}
+	atomic_compare_exchange_strong_explicit(&rq->req, &ticket, 0, memory_order_relaxed,
+	                                        memory_order_relaxed);
 	rd->waited_ns += waited;
 	v->copy_first[s] = by_copy;
 	if (!copied)
@@ -793,6 +841,7 @@ static void snap_release_buffers(struct statctr_snap *snap)
 	free(snap->slot_values);
 	free(snap->sum);
 	free(snap->pending);
+	free(snap->copy);
 	free(snap->baseline);
 	free(snap->disc);
 	free(snap->row_gen);
@@ -803,6 +852,7 @@ static void snap_release_buffers(struct statctr_snap *snap)
 	snap->base_serial = 0;
 	snap->sum = NULL;
 	snap->pending = NULL;
+	snap->copy = NULL;
 	snap->row_gen = NULL;
 	snap->added_ns = NULL;
 	snap->row_names = NULL;
@@ -844,15 +894,14 @@ static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
 	snap->ncpuslots = ncpuslots;
 	snap->ncells = ncells;
 	snap->nrowdir = nrowdir;
-	if (v->sums_only)
-		snap->pending = malloc(n * sizeof(uint64_t));
-	else
+	if (!v->sums_only)
 		snap->slot_values = malloc((nslots + 1ull + ncpuslots) * n * sizeof(uint64_t));
+	snap->pending = malloc(n * sizeof(uint64_t));
 	snap->sum = malloc(n * sizeof(uint64_t));
 	snap->baseline = malloc(n * sizeof(uint64_t));
 	snap->disc = malloc(n * sizeof(uint64_t));
-	if ((snap->slot_values || snap->pending) && snap->sum && snap->baseline && snap->disc &&
-	    rowdir_buffers(snap))
+	if ((snap->slot_values || v->sums_only) && snap->pending && snap->sum &&
+	    snap->baseline && snap->disc && rowdir_buffers(snap))
 		return 0;
 	return set_error(ENOMEM, "out of memory for a snapshot of %s", v->path);
 }

@@ -469,11 +469,13 @@ struct statctr_slot {
 	_Atomic(uint32_t) owner_state;  /* 0 free, 1 owned */
 	_Atomic(uint64_t) owner_start;  /* owner's start time, clock ticks */
 	_Atomic(uint64_t) acquisitions; /* times the slot was acquired */
-	/* Writer-private; readers ignore them. */
-	uint64_t reserved1;        /* 0 */
-	uint64_t copy_served;      /* last copy request this writer served */
-	uint64_t reserved2;        /* 0 */
-	uint64_t copy_resume;      /* no copy-request check before this sequence */
+	/* The writer's record of its last copy (docs/design.md): readers
+	 * check a copy against it, since the buffer is in memory they may
+	 * write. */
+	_Atomic(uint64_t) copy_check;  /* copy_check_of() the copied cells */
+	uint64_t copy_served;          /* writer-private: last request looked at */
+	_Atomic(uint64_t) copy_ticket; /* ticket of the last copy; release, after copy_check */
+	uint64_t copy_resume;          /* writer-private: no request check before this sequence */
 	_Atomic(uint64_t) cells[]; /* one per declared counter or gauge */
 };
 

@@ -4,6 +4,7 @@ UNIT_TESTS = \
 	tests/unit/test_segment \
 	tests/unit/test_writer \
 	tests/unit/test_snapshot \
+	tests/unit/test_tear \
 	tests/unit/test_reset \
 	tests/unit/test_epoch \
 	tests/unit/test_corrupt \
@@ -31,6 +32,9 @@ tests_unit_test_writer_LDADD = $(UNIT_LDADD)
 tests_unit_test_snapshot_SOURCES = tests/unit/test_snapshot.c tests/unit/testutil.h
 tests_unit_test_snapshot_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_snapshot_LDADD = $(UNIT_LDADD)
+tests_unit_test_tear_SOURCES = tests/unit/test_tear.c tests/unit/testutil.h
+tests_unit_test_tear_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_tear_LDADD = $(UNIT_LDADD)
 tests_unit_test_reset_SOURCES = tests/unit/test_reset.c tests/unit/testutil.h
 tests_unit_test_reset_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_reset_LDADD = $(UNIT_LDADD)
