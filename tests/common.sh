@@ -3,7 +3,9 @@
 # failure line, and a counted failure.  Sourced by each folder's helper
 # library (tests/integration/fixture.sh, tests/tools/lib.sh,
 # tests/style/lib.sh) and by the standalone scripts (tests/fuzz/run.sh,
-# tests/packaging/debs.sh); tests/README.md says which to use.
+# tests/packaging/debs.sh); tests/README.md says which to use.  Also the
+# private Net-SNMP environment (snmp_private) every test that runs a
+# Net-SNMP client or daemon sets up first.
 #
 # TEST_NAME names the test in every message (default: the script's name).
 # A test that cannot run says SKIP loudly and exits 77 (automake's skip),
@@ -33,6 +35,22 @@ fail_message() {
 fail_later() {
 	fail_message "$@"
 	test_failures=$((test_failures + 1))
+}
+
+# snmp_private DIR: the Net-SNMP clients and daemons this shell starts keep
+# their state in DIR/persist (SNMP_PERSISTENT_DIR, never /var/lib/snmp),
+# read no user's ~/.snmp (HOME=DIR), load no MIB module unless told (-m)
+# and look for MIBs only in Debian's directories or where -M says.  The
+# persistent dir's cert_indexes is made here: the first Net-SNMP program to
+# find it missing creates it and says "Created directory: ..." on stderr,
+# which a test reading the program's output takes for its answer.  The SMI
+# cache (scripts/get-smi-mibs.sh) stays the user's, a cache by design.
+snmp_private() {
+	export STATCTR_SMI_CACHE="${STATCTR_SMI_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/statctr/smi}"
+	export SNMP_PERSISTENT_DIR="$1/persist" HOME="$1" MIBS=
+	export MIBDIRS=/usr/share/snmp/mibs:/usr/share/snmp/mibs/iana:/usr/share/snmp/mibs/ietf
+	unset SNMPCONFPATH
+	mkdir -p "$SNMP_PERSISTENT_DIR" && mkdir -p -m 0700 "$SNMP_PERSISTENT_DIR/cert_indexes"
 }
 
 test_finish() {

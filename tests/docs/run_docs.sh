@@ -107,6 +107,7 @@ for p in tools/statctl agent/statctr-agentx; do
 done
 export PATH=$S/bin:$PATH HOME=$S/home SNMP_PERSISTENT_DIR=$S/persist
 unset SNMPCONFPATH MIBS MIBDIRS
+mkdir -p -m 0700 "$SNMP_PERSISTENT_DIR/cert_indexes" # else the first client says it made it
 
 CONF=$S/statctr.conf
 {

@@ -29,17 +29,12 @@ V3USER=statctrtest
 V3AUTH=statctr-auth-pass
 V3PRIV=statctr-priv-pass
 
-export MIBS=
-unset SNMPCONFPATH
-
 FX_PIDS=""
 FX_NAME=$(basename "$0" .sh)
 TEST_NAME=$FX_NAME
 . "${top_srcdir:-$(dirname "${BASH_SOURCE[0]}")/../..}/tests/common.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/statctr-$FX_NAME.XXXXXX") || exit 99
-export SNMP_PERSISTENT_DIR=$TMP/persist
-export STATCTR_SMI_CACHE=${STATCTR_SMI_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/statctr/smi}
-export HOME=$TMP # keeps ~/.snmp of the user out of the clients
+snmp_private "$TMP" || exit 99 # SNMP_PERSISTENT_DIR=$TMP/persist, HOME=$TMP, MIBS=
 
 log() { echo "[$FX_NAME $(date +%T.%N | cut -c1-12)] $*"; }
 

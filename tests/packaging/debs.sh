@@ -66,6 +66,10 @@ done
 work=$(mktemp -d /tmp/statctr-debs.XXXXXX)
 # The writer's user must reach its config and binary in here.
 chmod 0755 "$work"
+# snmpget and snmptable as an operator runs them, but their state (and the
+# first run's "Created directory" on stderr) in here, not /var/lib/snmp.
+export SNMP_PERSISTENT_DIR=$work/snmp
+mkdir -p -m 0700 "$SNMP_PERSISTENT_DIR/cert_indexes"
 src=$work/statctr-$version
 writer_user=sctr-pkgw-$$
 seg_path=/dev/shm/statctr.pkgtest-$$
