@@ -28,7 +28,16 @@
 
 #define EPOCH_LOCK_START_MS  500
 #define EPOCH_LOCK_WRITER_MS 2000
-#define EPOCH_READ_TRIES     1000
+/*
+ * A read waits at most EPOCH_READ_BUDGET_MS for an even, unchanged seq
+ * (a start's stores take microseconds to a few ms).  One that gives up
+ * makes every read of the file in the next EPOCH_BUSY_HOLD_MS, in any
+ * thread, try once and never wait: an odd seq left by a dead starter or
+ * stored by hand costs one budget per hold, not one per value read.
+ */
+#define EPOCH_READ_BUDGET_MS 100
+#define EPOCH_BUSY_HOLD_MS   1000
+#define NS_PER_MS            1000000ull
 
 struct epochs {
 	_Atomic uint32_t refs; /* the view and its snapshots */
@@ -38,6 +47,8 @@ struct epochs {
 	struct epoch_layout layout;
 	uint32_t keep, ncells;
 	char *path;
+	/* CLOCK_MONOTONIC ns until which reads try once (a read gave up). */
+	_Atomic uint64_t busy_until_ns;
 };
 
 /* A consistent copy of the live header fields. */
@@ -82,6 +93,14 @@ static void pause_ms(long ms)
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- readers: open and validate ---- */
@@ -209,51 +228,143 @@ static struct live load_live(const struct epochs *e)
 
 /*
  * Runs @fn (loads only, its result returned only from a stable read) until
- * seq is even and unchanged around it.  Inside guard_run(): -ESTALE when
- * the file was truncated under us.
+ * seq is even and unchanged around it, for at most the read budget (one
+ * try while the file is marked busy).  Inside guard_run(): -ESTALE when
+ * the file was truncated under us; -EBUSY when it gave up, with
+ * a->stuck_odd set when seq stayed at one odd value the whole time.
  */
 struct stable_args {
 	const struct epochs *e;
 	int (*fn)(const struct epochs *e, const struct live *l, void *arg);
 	void *arg;
+	bool once;      /* the file was marked busy: one try */
+	bool stuck_odd; /* gave up on one odd seq, unchanged throughout */
+	uint64_t odd;   /* that seq */
 };
+
+/* One try: true and *@rcp when seq was even and unchanged around @fn; *@seqp the seq seen. */
+static bool stable_try(const struct stable_args *a, uint64_t *seqp, int *rcp)
+{
+	const struct epoch_header *h = hdr_of(a->e);
+	/* Pairs with the release store of the even seq in store_end(). */
+	uint64_t seq = atomic_load_explicit(&h->seq, memory_order_acquire);
+	struct live l;
+	int rc;
+
+	*seqp = seq;
+	if (seq & 1)
+		return false;
+	l = load_live(a->e);
+	rc = l.nkept <= a->e->keep && l.oldest < a->e->keep ? a->fn(a->e, &l, a->arg) : -EPROTO;
+	/* Orders the loads above before the second load of seq: pairs with
+	 * the release fence after the odd seq in store_begin(). */
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&h->seq, memory_order_relaxed) != seq)
+		return false;
+	*rcp = rc;
+	return true;
+}
 
 static int stable_loop(void *arg)
 {
-	const struct stable_args *a = arg;
-	const struct epoch_header *h = hdr_of(a->e);
+	struct stable_args *a = arg;
+	uint64_t start = mono_ns(), seq, first = 0;
+	uint64_t deadline;
+	bool once = start < atomic_load_explicit(&a->e->busy_until_ns, memory_order_relaxed);
+	bool steady = true;
+	int rc;
 
-	for (int tries = 0; tries < EPOCH_READ_TRIES; tries++) {
-		/* Pairs with the release store of the even seq in store_end(). */
-		uint64_t seq = atomic_load_explicit(&h->seq, memory_order_acquire);
-		struct live l;
-		int rc;
-
-		if (seq & 1) {
-			pause_ms(1);
-			continue;
-		}
-		l = load_live(a->e);
-		rc = l.nkept <= a->e->keep && l.oldest < a->e->keep ? a->fn(a->e, &l, a->arg)
-		                                                    : -EPROTO;
-		/* Orders the loads above before the second load of seq: pairs
-		 * with the release fence after the odd seq in store_begin(). */
-		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&h->seq, memory_order_relaxed) == seq)
+	a->once = once;
+	deadline = start + (once ? 0 : EPOCH_READ_BUDGET_MS * NS_PER_MS);
+	for (int tries = 0;; tries++) {
+		if (stable_try(a, &seq, &rc))
 			return rc;
+		if (tries == 0)
+			first = seq;
+		steady = steady && seq == first;
+		if (mono_ns() >= deadline)
+			break;
+		if (seq & 1)
+			pause_ms(1);
 	}
+	a->stuck_odd = !once && steady && (first & 1);
+	a->odd = first;
 	return -EBUSY;
+}
+
+/*
+ * Under the file's lock, with seq still at the odd value @odd a read gave up
+ * on: no live starter stores (it would hold the lock), so the one that made
+ * it odd died mid-way, or someone stored it by hand.  The next even value,
+ * as the next start would store.
+ */
+struct repair_args {
+	struct epochs *e;
+	uint64_t odd;
+};
+
+static int repair_seq(void *arg)
+{
+	const struct repair_args *r = arg;
+	_Atomic uint64_t *seq = &hdr_of(r->e)->seq;
+	uint64_t want = r->odd;
+
+	/* Pairs with the acquire load of seq in stable_try(). */
+	return atomic_compare_exchange_strong_explicit(seq, &want, r->odd + 1, memory_order_release,
+	                                               memory_order_relaxed)
+	           ? 0
+	           : -EAGAIN;
+}
+
+/*
+ * Repairs the odd seq @odd when this process may store and nobody holds the
+ * lock.  Through a descriptor of its own (a new open file description of
+ * the same file): another thread may hold the lock through e->fd, and
+ * flock() would neither stop us nor let us release only our own hold.
+ */
+static bool repair_odd(const struct epochs *ce, uint64_t odd)
+{
+	struct epochs *e = (struct epochs *)ce; /* the mapping is shared, not the struct */
+	struct repair_args r = {e, odd};
+	char self[40];
+	int fd, rc = -EBUSY;
+
+	if (!e->writable)
+		return false;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", e->fd);
+	fd = open(self, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		rc = guard_run(repair_seq, &r, e->path);
+	close(fd); /* releases the lock */
+	return rc == 0;
 }
 
 static int read_stable(const struct epochs *e,
                        int (*fn)(const struct epochs *e, const struct live *l, void *arg),
                        void *arg)
 {
-	struct stable_args a = {e, fn, arg};
+	struct stable_args a = {e, fn, arg, false, false, 0};
+	_Atomic uint64_t *busy = (_Atomic uint64_t *)&e->busy_until_ns;
 	int rc = guard_run(stable_loop, &a, e->path);
 
-	if (rc == -EBUSY)
+	if (rc == -EBUSY && a.stuck_odd && repair_odd(e, a.odd)) {
+		a.stuck_odd = false;
+		rc = guard_run(stable_loop, &a, e->path);
+	}
+	if (rc == -EBUSY) {
+		if (!a.once) /* a budget spent: the next ones try once until the hold ends */
+			atomic_store_explicit(busy, mono_ns() + EPOCH_BUSY_HOLD_MS * NS_PER_MS,
+			                      memory_order_relaxed);
+		if (a.stuck_odd)
+			return set_error(EBUSY,
+			                 "%s: seq stayed odd for %u ms: a starter died mid-way or "
+			                 "the file was written by hand (the next epoch start or "
+			                 "writer start repairs it)",
+			                 e->path, EPOCH_READ_BUDGET_MS);
 		return set_error(EBUSY, "%s: epoch starts kept it changing", e->path);
+	}
 	if (rc == -EPROTO)
 		return set_error(EPROTO, "%s: corrupt header or epoch record", e->path);
 	return rc;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -583,6 +584,70 @@ static void histogram_buckets_per_epoch(void)
 	statctr_seg_destroy(seg);
 }
 
+/* ---- an odd seq left behind ---- */
+
+static uint64_t seq_in_file(void)
+{
+	uint64_t seq = 0;
+	int fd = open(epoch_path(), O_RDONLY);
+
+	CU_ASSERT_EQUAL(pread(fd, &seq, sizeof(seq), 64), sizeof(seq));
+	close(fd);
+	return seq;
+}
+
+/*
+ * A seq left odd (a starter killed between its stores, or one 8-byte store
+ * by a resetter): a read gives up within its budget saying why, the reads
+ * after it fail at once (50 deltas, as a GETBULK of interval varbinds,
+ * within 50 ms), and once nobody holds the lock a view that may store
+ * repairs it and reads again.
+ */
+static void odd_seq_costs_one_budget_then_is_repaired(void)
+{
+	struct statctr_seg *seg;
+	struct statctr_view *v;
+	struct statctr_snap *snap;
+	struct statctr_epoch e[4];
+	uint64_t odd, d, t0;
+	int fd, rc = 0;
+
+	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(epoch_conf(EPOCHS(4)), "seg", &seg), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
+	CU_ASSERT_EQUAL(statctr_epoch_start(v, "a", NULL), 0);
+	CU_ASSERT_EQUAL(statctr_epoch_start(v, "b", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(statctr_snap_take(v, &snap), 0);
+	odd = seq_in_file() + 1;
+	fd = open(epoch_path(), O_RDWR);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(flock(fd, LOCK_EX), 0); /* a stopped starter: the lock is held */
+	CU_ASSERT_EQUAL(pwrite(fd, &odd, sizeof(odd), 64), sizeof(odd));
+
+	t0 = (uint64_t)mono_ns();
+	CU_ASSERT_EQUAL(statctr_view_epochs(v, e, 4), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(statctr_errmsg(), "seq stayed odd"));
+	CU_ASSERT((uint64_t)mono_ns() - t0 < 1000000000ull);
+	t0 = (uint64_t)mono_ns();
+	for (int i = 0; i < 50; i++)
+		rc |= statctr_snap_epoch_delta(snap, 0, 1, 2, &d) != -EBUSY;
+	CU_ASSERT_EQUAL(rc, 0);
+	printf("\n  50 deltas with seq odd: %.1f ms ", ((uint64_t)mono_ns() - t0) / 1e6);
+	CU_ASSERT((uint64_t)mono_ns() - t0 < 50000000ull);
+	CU_ASSERT_EQUAL(seq_in_file(), odd); /* the lock was held: nobody repaired */
+
+	CU_ASSERT_EQUAL(flock(fd, LOCK_UN), 0); /* the starter is gone */
+	t0 = (uint64_t)mono_ns();
+	while (statctr_view_epochs(v, e, 4) != 2 && (uint64_t)mono_ns() - t0 < 5000000000ull)
+		usleep(10000);
+	CU_ASSERT_EQUAL(statctr_view_epochs(v, e, 4), 2);
+	CU_ASSERT_EQUAL(seq_in_file(), odd + 1);
+	CU_ASSERT_EQUAL(statctr_snap_epoch_delta(snap, 0, 1, 2, &d), 0);
+	close(fd);
+	statctr_snap_free(snap);
+	statctr_view_close(v);
+	statctr_seg_destroy(seg);
+}
+
 /* ---- crafted epoch files ---- */
 
 static int refused_with(const char *why)
@@ -677,6 +742,8 @@ int main(void)
 	    {"ring_of_3_stays_exact_while_read_under_two_writers",
 	     ring_of_3_stays_exact_while_read_under_two_writers},
 	    {"histogram_buckets_per_epoch", histogram_buckets_per_epoch},
+	    {"odd_seq_costs_one_budget_then_is_repaired",
+	     odd_seq_costs_one_budget_then_is_repaired},
 	    {"crafted_epoch_files_are_refused_as_segments_are",
 	     crafted_epoch_files_are_refused_as_segments_are},
 	    {NULL, NULL},
