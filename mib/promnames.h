@@ -1,9 +1,9 @@
 /*
  * promnames.h - the Prometheus metric names of a declaration's columns
- * (promnames.c): the one rule that statctl's exposition
- * (tools/render_prom.c) writes by and that check-config (settings_load())
- * checks by, so that no configuration check-config accepts gives two
- * families one name, and no output of statctl holds two.
+ * (promnames.c): the one rule that the exposition of statctl and
+ * statctr-exporter (tools/render_prom.c) writes by and that check-config
+ * (settings_load()) checks by, so that no configuration check-config
+ * accepts gives two families one name, and no output holds two.
  */
 #ifndef STATCTR_MIB_PROMNAMES_H
 #define STATCTR_MIB_PROMNAMES_H

@@ -89,40 +89,6 @@ int epoch_select(struct source *src, uint32_t number, bool to_next)
 	return 0;
 }
 
-uint64_t epoch_count(const struct source *src, statctr_id id)
-{
-	uint64_t d = 0;
-
-	if (statctr_snap_epoch_delta(src->snap, id, src->epoch_from, src->epoch_to, &d) != 0)
-		error_msg("segment '%s': cell %u: %s", src->label, id, statctr_errmsg());
-	return d;
-}
-
-void epoch_hist(const struct source *src, statctr_id id, struct hist *h)
-{
-	h->count = 0;
-	for (uint32_t b = 0; b <= h->nbuckets; b++) {
-		h->buckets[b] = 0;
-		if (statctr_snap_epoch_bucket(src->snap, id, b, src->epoch_from, src->epoch_to,
-		                              &h->buckets[b]) != 0)
-			error_msg("segment '%s': cell %u, bucket %u: %s", src->label, id, b,
-			          statctr_errmsg());
-		h->count += h->buckets[b];
-	}
-	h->sum = epoch_count(src, id); /* a histogram's id gives its sum */
-}
-
-uint64_t epoch_hist_count(const struct source *src, statctr_id id)
-{
-	struct hist h;
-
-	h.nbuckets = statctr_view_hist_buckets(src->view, id, &h.bounds);
-	if (h.nbuckets == 0 || h.nbuckets > STATCTR_MAX_BUCKETS)
-		return 0;
-	epoch_hist(src, id, &h);
-	return h.count;
-}
-
 void epochs_json(FILE *out, struct statctr_view *view)
 {
 	static struct statctr_epoch list[STATCTR_MAX_EPOCHS];

@@ -1,8 +1,10 @@
 /*
  * discover.c - finds segments: the paths a configuration declares, else
  * the files /dev/shm/statctr.* (control files and temporary files
- * excluded) of the invoking user or root (statctl.h); and resolves a
- * SEGMENT argument to a path.  Opens nothing but the config.
+ * excluded) of the invoking user or root (statctl.h); resolves a SEGMENT
+ * argument to a path; and opens what a read command names as the sources
+ * of the walk (walk.h), with the renderer of its output format.  Reads
+ * only the config and the segments.
  *
  * The owner is judged on the name's own inode (lstat()): /dev/shm is
  * sticky, so no other user can put another file under a name root or the
@@ -167,4 +169,117 @@ int open_segment(const char *config, const char *segment, struct statctr_view **
 		error_msg("segment '%s': %s", segment, statctr_errmsg());
 	free(path);
 	return err;
+}
+
+/* ---- the sources of a read command ---- */
+
+const struct renderer *renderer_for(enum out_format format)
+{
+	if (format == FORMAT_JSON)
+		return &render_json;
+	if (format == FORMAT_PROM)
+		return &render_prom;
+	return &render_text;
+}
+
+static int source_open(struct source *src, const char *config, const char *segment)
+{
+	memset(src, 0, sizeof(*src));
+	src->label = segment;
+	return open_segment(config, segment, &src->view);
+}
+
+static void source_close(struct source *src)
+{
+	if (src->prev != NULL)
+		statctr_snap_free(src->prev);
+	if (src->snap != NULL)
+		statctr_snap_free(src->snap);
+	if (src->view != NULL)
+		statctr_view_close(src->view);
+	free(src->label_buf);
+	free(src->path);
+	memset(src, 0, sizeof(*src));
+}
+
+/* A found segment as a source: opened, or failed (reported) and kept to be said so. */
+static int open_found(struct seg_entry *entry, struct source *src, bool *keep)
+{
+	int err = statctr_view_open(entry->path, &src->view);
+
+	if (err < 0)
+		src->view = NULL;
+	*keep = !(err == -ENOENT && entry->declared); /* declared, not running: not an error */
+	if (err < 0 && *keep)
+		error_msg("segment '%s': %s", entry->path, statctr_errmsg());
+	if (!*keep)
+		return 0;
+	src->label_buf = entry->name;
+	src->label = entry->name;
+	src->path = entry->path;
+	src->failed = err < 0;
+	entry->name = NULL;
+	entry->path = NULL;
+	return err;
+}
+
+static int open_all(const struct common_opts *opts, struct source *srcs, size_t *np)
+{
+	struct seg_entry *entries;
+	size_t n;
+	int status = EXIT_OK;
+
+	if (discover_segments(opts, &entries, &n) < 0)
+		return EXIT_FAIL;
+	for (size_t i = 0; i < n && *np < MAX_SOURCES; i++) {
+		bool keep;
+
+		if (open_found(&entries[i], &srcs[*np], &keep) < 0)
+			status = EXIT_FAIL;
+		if (keep)
+			(*np)++;
+	}
+	free_segments(entries, n);
+	if (*np == 0 && status == EXIT_OK) {
+		error_msg("no segments found");
+		status = EXIT_FAIL;
+	}
+	return status;
+}
+
+static int sources_find(const struct common_opts *opts, const char *segment, struct source *srcs,
+                        size_t *np)
+{
+	if (segment == NULL)
+		return open_all(opts, srcs, np);
+	if (source_open(srcs, opts->config, segment) < 0)
+		return EXIT_FAIL;
+	*np = 1;
+	return EXIT_OK;
+}
+
+int sources_open(const struct common_opts *opts, const char *segment, bool slots,
+                 struct source **srcsp, size_t *np)
+{
+	int status;
+
+	*np = 0;
+	*srcsp = calloc(segment ? 1 : MAX_SOURCES, sizeof(**srcsp));
+	if (*srcsp == NULL) {
+		error_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	status = sources_find(opts, segment, *srcsp, np);
+	/* Sums only: each slot is read once, into the sums (statctr.h). */
+	for (size_t i = 0; i < *np; i++)
+		if ((*srcsp)[i].view != NULL)
+			statctr_view_set_sums_only((*srcsp)[i].view, !slots);
+	return status;
+}
+
+void sources_close(struct source *srcs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		source_close(&srcs[i]);
+	free(srcs);
 }

@@ -1,15 +1,23 @@
+# libstatctl_walk: the walk over a snapshot's tables, the Prometheus
+# renderer and the quoting, which statctl (show/list -f prometheus) and
+# statctr-exporter share so that both print the same series (walk.h).
+noinst_LTLIBRARIES += tools/libstatctl_walk.la
+tools_libstatctl_walk_la_SOURCES = tools/walk.h tools/walk.c tools/render_prom.c tools/escape.c
+tools_libstatctl_walk_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib -I$(srcdir)/common
+
 # statctl: the operator's command line, its tests, its man pages and the
 # systemd unit of the agent.
 bin_PROGRAMS += tools/statctl
 tools_statctl_SOURCES = \
-	tools/statctl.h tools/statctl.c tools/escape.c tools/discover.c \
-	tools/walk.c tools/render_text.c tools/render_json.c tools/render_prom.c \
+	tools/statctl.h tools/statctl.c tools/discover.c \
+	tools/render_text.c tools/render_json.c \
 	tools/cmd_show.c tools/watch.c tools/cmd_reset.c tools/cmd_config.c \
 	tools/cmd_exporter.c tools/exporter.h tools/exporter_relabel.c \
 	tools/exporter_ifmib.c tools/cmd_epoch.c tools/cmd_notify.c
 tools_statctl_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib -I$(srcdir)/common
 tools_statctl_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
-tools_statctl_LDADD = mib/libstatctr_mib.la common/libstatctr_common.la lib/libstatctr.la $(LIBCONFIG_LIBS)
+tools_statctl_LDADD = tools/libstatctl_walk.la mib/libstatctr_mib.la common/libstatctr_common.la \
+	lib/libstatctr.la $(LIBCONFIG_LIBS)
 
 dist_man_MANS += docs/man/statctl.1 docs/man/statctr.3 docs/man/statctr.conf.5
 

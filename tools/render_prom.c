@@ -20,7 +20,7 @@
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
 #include "promnames.h"
-#include "statctl.h"
+#include "walk.h"
 
 #include <search.h>
 #include <stdlib.h>

@@ -3,14 +3,16 @@
  *
  * statctl only reads segments through the public API of libstatctr (and
  * resets through its baselines); it never maps or parses a segment itself.
- * The read commands share one walk over snapshots (walk.c) that calls a
- * renderer per output format (render_*.c) with per-table accessors.
+ * The read commands share one walk over snapshots (walk.h: walk.c, with
+ * statctr-exporter) that calls a renderer per output format (render_*.c)
+ * with per-table accessors.
  */
 #ifndef STATCTL_H
 #define STATCTL_H
 
 #include "gen.h"
 #include "statctr.h"
+#include "walk.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -53,8 +55,7 @@ struct common_opts {
 	"      --any-owner      without -c, read the segments of every owner in /dev/shm\n"        \
 	"                       (default: only yours and root's)\n"
 
-/* statctl.c: messages to stderr, prefixed "statctl: ". */
-void error_msg(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* statctl.c: messages to stderr, prefixed "statctl: " (error_msg(): walk.h). */
 int usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
 bool parse_u32(const char *arg, uint32_t *out);
 
@@ -77,15 +78,6 @@ struct source;
  * served (the error printed, the source failed, -errno, when not).
  */
 int epoch_select(struct source *src, uint32_t number, bool to_next);
-/* A counter's count over @src's selected interval; 0 and a message when refused. */
-uint64_t epoch_count(const struct source *src, statctr_id id);
-struct hist;
-/* Histogram @id over @src's selected interval: its buckets (per epoch, from
- * statctr_snap_epoch_bucket()), their count and the values' sum into @h,
- * whose nbuckets is set; refused ones count 0, with a message. */
-void epoch_hist(const struct source *src, statctr_id id, struct hist *h);
-/* The values histogram @id recorded over @src's selected interval. */
-uint64_t epoch_hist_count(const struct source *src, statctr_id id);
 /* JSON: the "epochs" array of a segment (empty without epochs). */
 void epochs_json(FILE *out, struct statctr_view *view);
 
@@ -122,129 +114,15 @@ int cmd_getopt(struct cmd_parser *p, int argc, char **argv);
  * never).  A file of another owner is left out silently: it may be
  * anyone's, and the output is not theirs to fill.
  */
-struct seg_entry {
-	char *name; /* from the configuration or the file name */
-	char *path;
-	bool declared; /* listed in the configuration */
-};
 
 int discover_segments(const struct common_opts *opts, struct seg_entry **entriesp, size_t *np);
 void free_segments(struct seg_entry *entries, size_t n);
 /* Opens SEGMENT (a name or a path; names resolve through @config first). */
 int open_segment(const char *config, const char *segment, struct statctr_view **viewp);
 
-/* walk.c: the snapshot of one segment and the walk over its tables. */
-struct source {
-	const char *label; /* what the user named */
-	char *label_buf;   /* owned storage of label, or NULL */
-	char *path;        /* found by discovery: its path (owned), else NULL */
-	bool failed;       /* could not be opened, or its last snapshot failed */
-	struct statctr_view *view;
-	struct statctr_snap *snap;
-	struct statctr_snap *prev; /* watch: the previous snapshot, or NULL */
-	struct statctr_seg_info info;
-	struct statctr_snap_stats stats;
-	/* show --since/--epoch: counters count from epoch epoch_from to
-	 * epoch_to (0: the snapshot); epoch_from 0: off (cmd_epoch.c). */
-	uint32_t epoch_from, epoch_to;
-};
-
-struct walk_opts {
-	bool raw;     /* ignore reset baselines (counters and gauges) */
-	bool slots;   /* per-slot breakdown */
-	bool buckets; /* text: each histogram's buckets */
-	int width;    /* text: fit lines into this many columns; 0: no limit */
-};
-
-/* One cell's value as the renderers see it. */
-struct cell {
-	enum statctr_kind kind;
-	uint64_t counter; /* counters: value (raw or since reset); histograms: count */
-	int64_t gauge;    /* gauges: level */
-	uint64_t disc_ns; /* counting without discontinuity since */
-	bool has_delta;   /* watch: a previous snapshot of the same counting */
-	uint64_t counter_delta;
-	int64_t gauge_delta;
-	double rate; /* per second, for display only */
-};
-
-struct table_view {
-	const struct source *src;
-	const struct walk_opts *opts;
-	uint32_t index;
-	struct statctr_table_info info;
-	struct statctr_column_info *columns; /* info.ncolumns entries */
-	double interval_s;                   /* between prev and snap, or 0 */
-};
-
-void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct cell *out);
-/*
- * Whether row @row is shown: every row of a static table, and the rows of a
- * dynamic table present in the snapshot (renderers skip the others: an
- * absent row has no name and no values).
- */
-bool table_row_present(const struct table_view *tv, uint32_t row);
-/* Row @row's name in the snapshot, or NULL for a numbered row. */
-const char *table_row_name(const struct table_view *tv, uint32_t row);
-/* Row @row's name, or its number (from 0) written into @buf. */
-const char *table_row_label(const struct table_view *tv, uint32_t row, char buf[static 16]);
-uint32_t table_nslots(const struct table_view *tv); /* writer slots, the shared one, CPU slots */
-/* Slot @s's name in @buf: a writer slot's number, "shared", "cpuN" or "cpuA-B". */
-const char *table_slot_name(const struct table_view *tv, uint32_t s, char buf[16]);
-uint64_t table_slot_value(const struct table_view *tv, uint32_t slot, uint32_t row, uint32_t col);
-
-/*
- * A histogram cell's distribution: since its reset (the library applies
- * the baselines; --raw does not apply), or for watch the values recorded
- * between the previous snapshot and this one.
- */
-struct hist {
-	uint32_t nbuckets;                         /* finite buckets */
-	const uint64_t *bounds;                    /* inclusive upper bounds (the view's) */
-	uint64_t buckets[STATCTR_MAX_BUCKETS + 1]; /* not cumulative; +Inf last */
-	uint64_t count;                            /* the sum of the buckets */
-	uint64_t sum;                              /* of the values, mod 2^64 */
-};
-
-/* Fills @out from histogram @col of @row; false when the column is not one. */
-bool table_hist(const struct table_view *tv, uint32_t row, uint32_t col, struct hist *out);
-/* The same for the values recorded since the previous snapshot; false when
- * there is none of the same counting (first frame, reset, restart). */
-bool table_hist_interval(const struct table_view *tv, uint32_t row, uint32_t col, struct hist *out);
-
-/*
- * A quantile estimated within buckets (Prometheus' histogram_quantile()):
- * the bucket where the cumulative count reaches q x count, interpolated
- * linearly between its lower bound (the previous bound, 0 for the first)
- * and its upper bound.  In +Inf, @above is set and @value is the highest
- * finite bound: a lower limit.  Returns false when the histogram is empty.
- */
-struct quantile {
-	double value;
-	bool above;
-};
-bool hist_quantile(const struct hist *h, double q, struct quantile *out);
-bool hist_mean(const struct hist *h, double *mean);
-/* The quantiles every text output shows, in this order. */
-#define NQUANTILES 3
-extern const double hist_quantiles[NQUANTILES];
-extern const char *const hist_quantile_names[NQUANTILES];
-const char *status_name(enum statctr_seg_status status);
-
-struct renderer {
-	void (*begin)(FILE *out, const struct walk_opts *opts);
-	void (*segment_begin)(FILE *out, const struct source *src);
-	void (*table)(FILE *out, const struct table_view *tv);
-	void (*segment_end)(FILE *out, const struct source *src);
-	void (*end)(FILE *out);
-	/* Which sources could be read (Prometheus: PROM_READABLE_METRIC), or NULL. */
-	void (*readable)(FILE *out, const struct source *srcs, size_t n);
-};
-
 extern const struct renderer render_text;
 extern const struct renderer render_text_long; /* watch: one line per cell */
 extern const struct renderer render_json;
-extern const struct renderer render_prom;
 const struct renderer *renderer_for(enum out_format format);
 
 /*
@@ -258,27 +136,12 @@ const struct renderer *renderer_for(enum out_format format);
 int sources_open(const struct common_opts *opts, const char *segment, bool slots,
                  struct source **srcsp, size_t *np);
 void sources_close(struct source *srcs, size_t n);
-int source_snap(struct source *src); /* keeps the previous snapshot in prev */
-/* Renders the tables of @srcs (all, or only @table) to @out. */
-int walk_render(FILE *out, const struct renderer *r, const struct walk_opts *opts,
-                struct source *srcs, size_t nsrcs, const char *table);
-int find_table(const struct statctr_view *view, const char *name, uint32_t *tp);
 
-/* list: one entry per segment for the list renderers. */
-struct list_item {
-	const struct seg_entry *entry;
-	bool present;                 /* the segment file could be opened */
-	struct statctr_seg_info info; /* when present */
-};
 void list_text(FILE *out, const struct list_item *items, size_t n);
 void list_json(FILE *out, const struct list_item *items, size_t n);
-void list_prom(FILE *out, const struct list_item *items, size_t n);
-const char *list_status(const struct list_item *item);
 
 /* escape.c: string escaping for the output formats. */
 void json_string(FILE *out, const char *s);
-void prom_label_value(FILE *out, const char *s);
-void prom_help_text(FILE *out, const char *s);
 /*
  * Text for a terminal: control bytes (tab and LF included), DEL and bytes
  * outside ASCII come out as "\xHH", so no string from a segment or a

@@ -1,13 +1,14 @@
 /*
- * walk.c - snapshots of the segments a read command names and the one walk
- * over their tables that every output format shares.  A renderer sees a
- * table through table_cell()/table_row_label()/table_slot_value() and picks
- * its own order (rows first for text and JSON, columns first for
- * Prometheus).  Reads only; never resets.
+ * walk.c - the snapshot of a source and the one walk over its tables that
+ * every output format shares, statctl's and statctr-exporter's (walk.h).
+ * A renderer sees a table through table_cell()/table_row_label()/
+ * table_slot_value() and picks its own order (rows first for text and
+ * JSON, columns first for Prometheus).  Reads only; never resets, never
+ * opens a segment.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
-#include "statctl.h"
+#include "walk.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -35,22 +36,6 @@ const char *list_status(const struct list_item *item)
 	return item->present ? status_name(item->info.status) : "absent";
 }
 
-const struct renderer *renderer_for(enum out_format format)
-{
-	if (format == FORMAT_JSON)
-		return &render_json;
-	if (format == FORMAT_PROM)
-		return &render_prom;
-	return &render_text;
-}
-
-static int source_open(struct source *src, const char *config, const char *segment)
-{
-	memset(src, 0, sizeof(*src));
-	src->label = segment;
-	return open_segment(config, segment, &src->view);
-}
-
 /* The new snapshot goes into the memory of the one before the previous.
  * A source that could not be opened (reported then) fails again, silently. */
 int source_snap(struct source *src)
@@ -73,101 +58,6 @@ int source_snap(struct source *src)
 	statctr_view_info(src->view, &src->info);
 	statctr_snap_stats(snap, &src->stats);
 	return 0;
-}
-
-static void source_close(struct source *src)
-{
-	if (src->prev != NULL)
-		statctr_snap_free(src->prev);
-	if (src->snap != NULL)
-		statctr_snap_free(src->snap);
-	if (src->view != NULL)
-		statctr_view_close(src->view);
-	free(src->label_buf);
-	free(src->path);
-	memset(src, 0, sizeof(*src));
-}
-
-/* A found segment as a source: opened, or failed (reported) and kept to be said so. */
-static int open_found(struct seg_entry *entry, struct source *src, bool *keep)
-{
-	int err = statctr_view_open(entry->path, &src->view);
-
-	if (err < 0)
-		src->view = NULL;
-	*keep = !(err == -ENOENT && entry->declared); /* declared, not running: not an error */
-	if (err < 0 && *keep)
-		error_msg("segment '%s': %s", entry->path, statctr_errmsg());
-	if (!*keep)
-		return 0;
-	src->label_buf = entry->name;
-	src->label = entry->name;
-	src->path = entry->path;
-	src->failed = err < 0;
-	entry->name = NULL;
-	entry->path = NULL;
-	return err;
-}
-
-static int open_all(const struct common_opts *opts, struct source *srcs, size_t *np)
-{
-	struct seg_entry *entries;
-	size_t n;
-	int status = EXIT_OK;
-
-	if (discover_segments(opts, &entries, &n) < 0)
-		return EXIT_FAIL;
-	for (size_t i = 0; i < n && *np < MAX_SOURCES; i++) {
-		bool keep;
-
-		if (open_found(&entries[i], &srcs[*np], &keep) < 0)
-			status = EXIT_FAIL;
-		if (keep)
-			(*np)++;
-	}
-	free_segments(entries, n);
-	if (*np == 0 && status == EXIT_OK) {
-		error_msg("no segments found");
-		status = EXIT_FAIL;
-	}
-	return status;
-}
-
-static int sources_find(const struct common_opts *opts, const char *segment, struct source *srcs,
-                        size_t *np)
-{
-	if (segment == NULL)
-		return open_all(opts, srcs, np);
-	if (source_open(srcs, opts->config, segment) < 0)
-		return EXIT_FAIL;
-	*np = 1;
-	return EXIT_OK;
-}
-
-int sources_open(const struct common_opts *opts, const char *segment, bool slots,
-                 struct source **srcsp, size_t *np)
-{
-	int status;
-
-	*np = 0;
-	*srcsp = calloc(segment ? 1 : MAX_SOURCES, sizeof(**srcsp));
-	if (*srcsp == NULL) {
-		error_msg("out of memory");
-		return EXIT_FAIL;
-	}
-	status = sources_find(opts, segment, *srcsp, np);
-	/* Sums only: each slot is read once, into the sums (statctr.h). */
-	for (size_t i = 0; i < *np; i++)
-		if ((*srcsp)[i].view != NULL)
-			statctr_view_set_sums_only((*srcsp)[i].view, !slots);
-	return status;
-}
-
-void sources_close(struct source *srcs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		source_close(&srcs[i]);
-	free(srcs);
 }
 
 int find_table(const struct statctr_view *view, const char *name, uint32_t *tp)
@@ -451,4 +341,40 @@ int walk_render(FILE *out, const struct renderer *r, const struct walk_opts *opt
 		r->readable(out, srcs, nsrcs);
 	r->end(out);
 	return status;
+}
+
+/* ---- show --since/--epoch: the counts of an epoch interval ---- */
+
+uint64_t epoch_count(const struct source *src, statctr_id id)
+{
+	uint64_t d = 0;
+
+	if (statctr_snap_epoch_delta(src->snap, id, src->epoch_from, src->epoch_to, &d) != 0)
+		error_msg("segment '%s': cell %u: %s", src->label, id, statctr_errmsg());
+	return d;
+}
+
+void epoch_hist(const struct source *src, statctr_id id, struct hist *h)
+{
+	h->count = 0;
+	for (uint32_t b = 0; b <= h->nbuckets; b++) {
+		h->buckets[b] = 0;
+		if (statctr_snap_epoch_bucket(src->snap, id, b, src->epoch_from, src->epoch_to,
+		                              &h->buckets[b]) != 0)
+			error_msg("segment '%s': cell %u, bucket %u: %s", src->label, id, b,
+			          statctr_errmsg());
+		h->count += h->buckets[b];
+	}
+	h->sum = epoch_count(src, id); /* a histogram's id gives its sum */
+}
+
+uint64_t epoch_hist_count(const struct source *src, statctr_id id)
+{
+	struct hist h;
+
+	h.nbuckets = statctr_view_hist_buckets(src->view, id, &h.bounds);
+	if (h.nbuckets == 0 || h.nbuckets > STATCTR_MAX_BUCKETS)
+		return 0;
+	epoch_hist(src, id, &h);
+	return h.count;
 }
