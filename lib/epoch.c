@@ -10,9 +10,11 @@
  * Never stores to a segment or a control file: an epoch start changes no
  * value and no discontinuity time that a reader serves.
  *
- * Stores (starts, captures, adopt) hold the OFD lock on byte 0 of the file
- * and bracket their stores with an odd and the next even seq; loads go
- * through read_stable(), which retries while seq is odd or moved.
+ * Stores (starts, captures, adopt) hold the file's flock() and bracket
+ * their stores with an odd and the next even seq; loads go through
+ * read_stable(), which retries while seq is odd or moved, for a bounded
+ * time.  No other party can keep the writer waiting (writer_lock()), and
+ * its adopt rebuilds a header whose live fields are corrupt.
  */
 #include "internal.h"
 
@@ -26,8 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EPOCH_LOCK_START_MS  500
-#define EPOCH_LOCK_WRITER_MS 2000
+#define EPOCH_LOCK_START_MS 500
+/* Then the writer takes the file over with a copy (writer_lock()). */
+#define EPOCH_LOCK_WRITER_MS 250
 /*
  * A read waits at most EPOCH_READ_BUDGET_MS for an even, unchanged seq
  * (a start's stores take microseconds to a few ms).  One that gives up
@@ -598,6 +601,95 @@ static void unlock_file(const struct epochs *e)
 	flock(e->fd, LOCK_UN);
 }
 
+struct copy_args {
+	const struct epochs *e;
+	uint8_t *to;
+};
+
+/* The whole file into @to, its seq made even (whatever a holder left). */
+static int copy_file(void *arg)
+{
+	const struct copy_args *c = arg;
+	struct epoch_header *h = (struct epoch_header *)c->to;
+	uint64_t seq;
+
+	memcpy(c->to, c->e->base, c->e->layout.size);
+	seq = atomic_load_explicit(&h->seq, memory_order_relaxed);
+	atomic_store_explicit(&h->seq, (seq + 1) & ~(uint64_t)1, memory_order_relaxed);
+	return 0;
+}
+
+/* *@fdp: @tmp opened and locked, and the same file as what @path names after the rename. */
+static int lock_and_rename(const char *tmp, const char *path, int *fdp)
+{
+	struct stat a, b;
+	int fd, err = view_open_nofollow(tmp, O_RDWR, &fd);
+
+	if (err)
+		return err;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &a) != 0)
+		err = set_error(EBUSY, "%s: cannot lock the copy: %s", tmp, strerror(errno));
+	else if (rename(tmp, path) != 0)
+		err = set_error(errno, "cannot rename %s into place: %s", path, strerror(errno));
+	else if (lstat(path, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+		err = set_error(ESTALE, "%s was replaced under the writer", path);
+	if (err)
+		close(fd);
+	else
+		*fdp = fd;
+	return err;
+}
+
+/*
+ * The file's lock, for the segment's writer (its adopt and its captures).
+ * Anyone who may open the file may flock() it: the resetter group, and
+ * every user when ctl_mode lets every user read it (flock() needs only a
+ * read-only descriptor).  So after EPOCH_LOCK_WRITER_MS the writer stops
+ * waiting: it copies the file into a new one of the same mode and group,
+ * locked before it is renamed into place, and goes on with that; the
+ * holder keeps the old inode, which nobody opens again.  A start that
+ * held the lock that long loses its epoch (its caller was told success;
+ * readers see the file as the writer copied it).  @v->epochs is replaced.
+ */
+static int writer_lock(struct statctr_view *v)
+{
+	struct epochs *e = v->epochs;
+	struct copy_args c = {e, NULL};
+	struct stat st;
+	char *tmp = NULL;
+	int err = lock_file(e, EPOCH_LOCK_WRITER_MS), fd = -1;
+
+	if (err != -EBUSY)
+		return err;
+	if (fstat(e->fd, &st) != 0)
+		return set_error(errno, "%s: %s", e->path, strerror(errno));
+	err = create_mapped(e->path, e->layout.size, st.st_mode & 07777, NULL, &tmp, &c.to);
+	if (err)
+		return err;
+	if (lchown(tmp, (uid_t)-1, st.st_gid) != 0)
+		err = set_error(errno, "cannot set the group of %s: %s", tmp, strerror(errno));
+	if (!err)
+		err = guard_run(copy_file, &c, e->path);
+	munmap(c.to, e->layout.size);
+	if (!err)
+		err = lock_and_rename(tmp, e->path, &fd);
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	if (!err)
+		err = epochs_open(v);
+	if (!err && dup2(fd, v->epochs->fd) < 0) /* the locked description */
+		err = set_error(errno, "%s: %s", e->path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (!err)
+		fprintf(stderr,
+		        "statctr: %s: its lock was held over %u ms by another process: the writer "
+		        "took it over with a copy\n",
+		        v->epochs->path, EPOCH_LOCK_WRITER_MS);
+	return err;
+}
+
 static void store_begin(struct epochs *e)
 {
 	struct epoch_header *h = hdr_of(e);
@@ -633,6 +725,7 @@ struct store_args {
 	uint64_t *direct_base;
 	const _Atomic uint64_t *direct_add; /* the carry, when it is not all zero */
 	bool in_base;
+	char note[256]; /* an adopt's repair: what it kept and what it lost */
 };
 
 static int check_live(const struct epochs *e, const struct live *l)
@@ -858,14 +951,17 @@ static int store_capture(void *arg)
 }
 
 /* The final counts of @v's generation into the carry, once (the generation check). */
-static int capture_view(struct statctr_view *v, unsigned wait_ms)
+static int capture_view(struct statctr_view *v, bool writer)
 {
-	struct store_args a = {.e = v->epochs, .name = ""};
+	struct store_args a = {.name = ""};
 	struct statctr_snap_stats st;
-	int err = a.e ? lock_file(a.e, wait_ms) : -ENOENT;
+	int err = !v->epochs ? -ENOENT
+	          : writer   ? writer_lock(v)
+	                     : lock_file(v->epochs, EPOCH_LOCK_START_MS);
 
 	if (err)
 		return err;
+	a.e = v->epochs;
 	err = retake_sums(v);
 	if (!err) {
 		statctr_snap_stats(v->epoch_snap, &st);
@@ -888,7 +984,7 @@ void epochs_capture(const char *path)
 
 	if (statctr_view_open_owned(path, geteuid(), &v) != 0)
 		return;
-	capture_view(v, EPOCH_LOCK_WRITER_MS);
+	capture_view(v, true);
 	statctr_view_close(v);
 }
 
@@ -907,7 +1003,107 @@ int statctr_epoch_capture(struct statctr_view *view)
 	if (!view->ctl_writable)
 		return set_error(EACCES, "cannot capture %s: %s is not writable by this process",
 		                 view->path, view->ctl_path);
-	return capture_view(view, EPOCH_LOCK_START_MS);
+	return capture_view(view, false);
+}
+
+/* How many records from ring index @start have valid names and rising numbers, at most @max. */
+static uint32_t rising_from(const struct epochs *e, uint32_t start, uint32_t max, uint32_t *lastp)
+{
+	struct statctr_epoch r;
+	uint32_t n = 0, prev = 0;
+
+	while (n < max && copy_record(e, (start + n) % e->keep, &r) == 0 && r.number > prev) {
+		prev = r.number;
+		n++;
+	}
+	*lastp = prev;
+	return n;
+}
+
+/*
+ * The kept ring when oldest or nkept is out of range: every record that
+ * can be kept.  From a sane oldest, the records whose numbers rise (at
+ * most a sane nkept); else the longest such run, its newest nkept when
+ * nkept is sane.  A record left of a start that failed after its retire
+ * holds a smaller number than the oldest kept, so no run takes it in
+ * after the newest.
+ */
+static void kept_run(const struct epochs *e, const struct live *l, uint32_t *startp, uint32_t *np,
+                     uint32_t *lastp)
+{
+	uint32_t max = l->nkept <= e->keep ? l->nkept : e->keep, last;
+
+	*np = 0;
+	*startp = 0;
+	*lastp = 0;
+	if (l->oldest < e->keep) {
+		*startp = l->oldest;
+		*np = rising_from(e, l->oldest, max, lastp);
+		return;
+	}
+	for (uint32_t s = 0; s < e->keep; s++) {
+		uint32_t n = rising_from(e, s, e->keep, &last);
+
+		if (n > *np || (n == *np && n && last > *lastp)) {
+			*np = n;
+			*startp = s;
+			*lastp = last;
+		}
+	}
+	if (*np > max) {
+		*startp = (*startp + *np - max) % e->keep;
+		*np = max;
+	}
+}
+
+/*
+ * A header whose oldest or nkept is out of range, or whose next_number does
+ * not follow its newest epoch, rebuilt in place (as a changed keep
+ * rebuilds the file): every record kept_run() finds stays, with its
+ * bases, numbering goes on after the newest, and a->note says what was
+ * lost.  Under the lock, between an odd and the next even seq.
+ */
+static void repair_live(struct store_args *a, struct live *l)
+{
+	struct epochs *e = a->e;
+	struct epoch_header *h = hdr_of(e);
+	uint32_t start, n, last;
+	uint32_t next = l->next_number;
+
+	kept_run(e, l, &start, &n, &last);
+	if (next <= last || next == UINT32_MAX)
+		next = last + 1;
+	snprintf(a->note, sizeof(a->note),
+	         "%s: corrupt header (nkept %u, oldest %u, next_number %u, keep %u): rebuilt with "
+	         "%u epoch(s) kept, numbering from %u; %u lost",
+	         e->path, l->nkept, l->oldest, l->next_number, e->keep, n, next,
+	         l->nkept <= e->keep && n < l->nkept ? l->nkept - n : 0);
+	if (l->nkept > e->keep)
+		snprintf(a->note + strlen(a->note), sizeof(a->note) - strlen(a->note),
+		         " that it could tell (nkept out of range: a record outside the rising run "
+		         "is dropped)");
+	store_begin(e);
+	atomic_store_explicit(&h->oldest, start, memory_order_relaxed);
+	atomic_store_explicit(&h->nkept, n, memory_order_relaxed);
+	atomic_store_explicit(&h->next_number, next, memory_order_relaxed);
+	store_end(e);
+	l->oldest = start;
+	l->nkept = n;
+	l->next_number = next;
+}
+
+/* Whether @l's numbering is sane: next_number after the newest kept epoch's. */
+static bool numbers_follow(const struct epochs *e, const struct live *l)
+{
+	uint32_t newest;
+
+	if (l->next_number == 0)
+		return false;
+	if (!l->nkept)
+		return true;
+	newest = atomic_load_explicit(&record_at(e, (l->oldest + l->nkept - 1) % e->keep)->number,
+	                              memory_order_relaxed);
+	return l->next_number > newest;
 }
 
 /* The writer of generation a->generation takes the file over. */
@@ -918,8 +1114,8 @@ static int store_adopt(void *arg)
 	struct epoch_header *h = hdr_of(e);
 	struct live l = load_live(e);
 
-	if (check_live(e, &l))
-		return -EPROTO;
+	if (check_live(e, &l) || !numbers_follow(e, &l))
+		repair_live(a, &l);
 	if (l.generation == a->generation)
 		return 0;
 	store_begin(e);
@@ -1003,15 +1199,15 @@ int epochs_adopt(const char *path, const struct statctr_segment_decl *d)
 		if (!err)
 			err = epochs_open(v);
 	}
-	a.e = v->epochs;
 	a.generation = v->meta->hdr->generation;
 	if (!err)
-		err = lock_file(a.e, EPOCH_LOCK_WRITER_MS);
+		err = writer_lock(v);
 	if (!err) {
+		a.e = v->epochs;
 		err = guard_run(store_adopt, &a, a.e->path);
-		if (err == -EPROTO)
-			err = set_error(EPROTO, "%s: corrupt header", a.e->path);
 		unlock_file(a.e);
+		if (a.note[0]) /* a writer's start is not refused for it: said where it is seen */
+			fprintf(stderr, "statctr: %s\n", a.note);
 	}
 	statctr_view_close(v);
 	return err;
