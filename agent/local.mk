@@ -17,6 +17,7 @@ agent_statctr_agentx_SOURCES = \
 	agent/notify.h agent/notify.c \
 	agent/privileges.h agent/privileges.c \
 	agent/standalone.h agent/standalone.c \
+	agent/sinks.h agent/sinks.c \
 	agent/main.c
 agent_statctr_agentx_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib -I$(srcdir)/common \
 	-DSTATCTR_VERSION='"$(PACKAGE_VERSION)"' \

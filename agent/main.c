@@ -29,6 +29,7 @@
 #include "privileges.h"
 #include "register.h"
 #include "settings.h"
+#include "sinks.h"
 #include "standalone.h"
 #include "timebase.h"
 #include "traps.h"
@@ -90,7 +91,7 @@ struct agent {
 	struct serving next;
 	bool connected; /* to the AgentX master */
 	int master_fd;  /* the AgentX session's socket while connected, else -1 */
-	uint32_t sinks; /* -M: the trap sinks Net-SNMP sends to */
+	uint32_t sinks; /* -M: the trap sinks (sinks.c sends to them) */
 	bool told_down; /* "master unreachable" logged since the last connect */
 	bool ready;     /* serving: the service manager and a waiting parent were told */
 };
@@ -462,8 +463,9 @@ static void reload(struct agent *a)
 
 /*
  * Whether a notification sent now reaches anyone: the AgentX master while
- * connected; with -M, the trap sinks Net-SNMP was given at start (changes
- * take effect on restart, as those of the other -M settings).  Otherwise
+ * connected; with -M, the trap sinks sinks.c sends to from their own
+ * threads (changes take effect on restart, as those of the other -M
+ * settings).  Otherwise
  * traps.c counts it lost.
  */
 static bool can_notify(const struct agent *a)
@@ -717,6 +719,8 @@ static int run(struct agent *a)
 	err = privileges_drop(&a->privs);
 	if (!err) /* after the drop: the thread never runs as root */
 		err = agg_start(a->cur.agg, a->cur.set->interval_ms, wake_pipe[1]);
+	if (!err && a->opt.embedded) /* -M: one sending thread per trap sink (sinks.c) */
+		err = sinks_start(a->cur.set);
 	if (err)
 		return err;
 	snmp_log(LOG_INFO, AGENT_NAME " %s serving %s (%u segments) as uid %u gid %u\n",
@@ -734,6 +738,7 @@ static int run(struct agent *a)
 		agent_check_and_process(traps_pending() && a->opt.embedded ? 0 : 1);
 		/* Woken by each published result: its changes go out within the pass. */
 		traps_poll(a->cur.set, a->cur.ifmib, a->cur.agg, can_notify(a));
+		sinks_poll();
 		agg_flush_log(a->cur.agg);
 		if (a->next.agg)
 			agg_flush_log(a->next.agg);
@@ -787,6 +792,7 @@ static void shut_down(struct agent *a)
 	                         a, 1);
 	snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_STOP,
 	                         on_disconnect, a, 1);
+	sinks_stop(); /* its threads use Net-SNMP until they are joined */
 	snmp_shutdown(AGENT_NAME);
 	if (a->opt.embedded)
 		shutdown_master_agent();

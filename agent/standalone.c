@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,38 +131,6 @@ static void put_access(FILE *f, const struct agent_settings *set)
 	}
 }
 
-static const struct settings_v3_user *user_named(const struct agent_settings *set, const char *name)
-{
-	for (uint32_t i = 0; i < set->nv3_users; i++)
-		if (strcmp(set->v3_users[i].name, name) == 0)
-			return &set->v3_users[i];
-	return NULL; /* settings.c refused the file */
-}
-
-/*
- * Where notifications go: one snmpd "trapsess" per sink, which send_v2trap()
- * then serves as snmpd does (an inform is sent again until answered, as
- * Net-SNMP's session retries allow).  A v3 sink takes its user's protocols
- * and passphrases, at authPriv.
- */
-static void put_sinks(FILE *f, const struct agent_settings *set)
-{
-	for (uint32_t i = 0; i < set->nsinks; i++) {
-		const struct settings_sink *k = &set->sinks[i];
-		const struct settings_v3_user *u = k->user ? user_named(set, k->user) : NULL;
-		const char *inform = strcmp(k->type, "inform") == 0 ? "-Ci " : "";
-
-		if (u)
-			fprintf(f,
-			        "trapsess %s-v 3 -u %s -l authPriv -a %s -A \"%s\" -x %s -X \"%s\" "
-			        "%s\n",
-			        inform, u->name, u->auth, u->auth_pass, u->priv, u->priv_pass,
-			        k->address);
-		else if (k->community)
-			fprintf(f, "trapsess %s-v 2c -c %s %s\n", inform, k->community, k->address);
-	}
-}
-
 /*
  * Every line for @set (queued for init_snmp() as if snmpd.conf said them),
  * one per '\n', each shorter than the 1024 bytes
@@ -179,7 +148,6 @@ static char *lines_text(const struct agent_settings *set, const char *address)
 	fprintf(f, "dontLogTCPWrappersConnects yes\n");
 	put_identity(f, set, address);
 	put_access(f, set);
-	put_sinks(f, set);
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;
@@ -280,22 +248,30 @@ static int fill_boots(FILE *f, void *arg)
 }
 
 /*
- * A trapsess line Net-SNMP could not open is only logged by it: each sink's
- * address is opened here once more, so that a sink that can never be
- * reached stops the start with its name rather than losing every
- * notification in silence.
+ * The trap sinks are sent to by sinks.c, from their own threads, and a sink
+ * that cannot be reached now is retried there in the background.  What can
+ * never work stops the start here, naming the sink: an address Net-SNMP
+ * cannot parse or resolve.  A TCP address is checked as its UDP twin, which
+ * opens without connecting (a receiver down or dropping SYNs must not keep
+ * the agent from serving).
  */
 static int check_sinks(const struct agent_settings *set)
 {
 	for (uint32_t i = 0; i < set->nsinks; i++) {
-		netsnmp_transport *t =
-		    netsnmp_transport_open_client("snmptrap", set->sinks[i].address);
+		const char *addr = set->sinks[i].address;
+		char twin[1100];
+		netsnmp_transport *t;
 
+		if (strncasecmp(addr, "tcp:", 4) == 0 || strncasecmp(addr, "tcp6:", 5) == 0)
+			snprintf(twin, sizeof(twin), "udp%s", addr + 3);
+		else
+			snprintf(twin, sizeof(twin), "%s", addr);
+		t = netsnmp_transport_open_client("snmptrap", twin);
 		if (!t)
 			return agent_seterr(EINVAL,
 			                    "agent.trap_sinks.[%u].address %s: not an address "
 			                    "Net-SNMP can send to",
-			                    i, set->sinks[i].address);
+			                    i, addr);
 		netsnmp_transport_free(t);
 	}
 	return 0;
@@ -321,13 +297,33 @@ int standalone_started(const struct agent_settings *set)
 	return 0;
 }
 
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* sinks.c reads the trap sinks once, at start. */
+static bool same_sinks(const struct agent_settings *a, const struct agent_settings *b)
+{
+	if (a->nsinks != b->nsinks)
+		return false;
+	for (uint32_t i = 0; i < a->nsinks; i++) {
+		const struct settings_sink *x = &a->sinks[i], *y = &b->sinks[i];
+
+		if (!same_text(x->address, y->address) || !same_text(x->community, y->community) ||
+		    !same_text(x->user, y->user) || !same_text(x->type, y->type))
+			return false;
+	}
+	return true;
+}
+
 bool standalone_same(const struct agent_settings *a, const struct agent_settings *b,
                      const char *address)
 {
 	char *ta = lines_text(a, address), *tb = lines_text(b, address);
 	const char *fa = a->engine_boots_file ? a->engine_boots_file : "";
 	const char *fb = b->engine_boots_file ? b->engine_boots_file : "";
-	bool same = ta && tb && strcmp(ta, tb) == 0 && strcmp(fa, fb) == 0;
+	bool same = ta && tb && strcmp(ta, tb) == 0 && strcmp(fa, fb) == 0 && same_sinks(a, b);
 
 	free(ta);
 	free(tb);

@@ -29,6 +29,7 @@
 #include "handlers.h"
 #include "objects.h"
 #include "safefile.h"
+#include "sinks.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -287,11 +288,17 @@ static void add_trap_oid(netsnmp_variable_list **vars, const oid *trap, size_t l
 		encode_oid(vb, trap, len);
 }
 
-/* Hands @vars to the master (or counts them lost) and frees them. */
+/*
+ * Hands @vars to the master, or with -M to the sinks' queues (sinks.c: the
+ * SNMP thread never sends to a receiver itself), or counts them lost; frees them.
+ */
 static void send_vars(netsnmp_variable_list *vars, bool connected)
 {
 	if (connected) {
-		send_v2trap(vars);
+		if (sinks_on())
+			sinks_send(vars);
+		else
+			send_v2trap(vars);
 		counts.sent++;
 	} else {
 		counts.lost++;
@@ -507,10 +514,11 @@ static int fill_counts(FILE *f, void *arg)
 
 static void write_counts(void)
 {
-	struct traps_counts now = counts;
+	struct traps_counts now;
 	const char *why = "cannot write";
 	int err;
 
+	traps_get_counts(&now);
 	if (!counts_path || (counts_written && memcmp(&now, &written, sizeof(now)) == 0))
 		return;
 	err = safefile_write(counts_path, SAFEFILE_STATE, 0644, fill_counts, &now, &why);
@@ -561,4 +569,5 @@ bool traps_pending(void)
 void traps_get_counts(struct traps_counts *c)
 {
 	*c = counts;
+	c->lost += sinks_lost(); /* -M: what a sink could not take, once per sink */
 }
