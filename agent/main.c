@@ -832,8 +832,10 @@ int main(int argc, char **argv)
 	err = start_exit_watchdog(a.opt.pidfile);
 	if (!err)
 		err = setup_signals();
-	if (!err && a.opt.pidfile)
-		err = write_pidfile(a.opt.pidfile);
+	/* A file another user planted at PIDFILE is refused, never followed, and
+	 * must not stop the start (docs/security.md): said, and served anyway. */
+	if (!err && a.opt.pidfile && write_pidfile(a.opt.pidfile) < 0)
+		snmp_log(LOG_ERR, "%s; serving without a pid file\n", agent_errmsg());
 	if (!err)
 		err = run(&a);
 	if (err) {

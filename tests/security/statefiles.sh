@@ -75,17 +75,23 @@ grep -q '^END$' "$SEC_SHM/out.mib" || fail "the replaced output is not the modul
 as "$SEC_OTHER" sh -c "echo edited >>'$SEC_SHM/out.mib'" 2>/dev/null &&
 	fail "the planter can still edit root's output"
 
-log "defect 3: -p PIDFILE: a planted symbolic link and a planted FIFO are refused at once"
+log "defect 3: -p PIDFILE: a planted symbolic link and a planted FIFO are refused, the agent serves anyway"
 fx_snmpd
 echo precious >"$TMP/victim"
 as "$SEC_OTHER" ln -s "$TMP/victim" "$SEC_SHM/agent.pid"
 as "$SEC_OTHER" mkfifo -m 0666 "$SEC_SHM/fifo.pid"
 for planted in agent.pid fifo.pid; do
-	rc=0
-	sec_bounded 20 "$AGENT" -f -L stderr -c "$CONF" -x "$TMP/agentx.sock" \
-		-p "$SEC_SHM/$planted" >"$TMP/refused.out" 2>&1 || rc=$?
-	[ "$rc" = 1 ] && grep -q "pid file $SEC_SHM/$planted" "$TMP/refused.out" ||
-		fail "-p $planted: exit $rc: $(cat "$TMP/refused.out")"
+	"$AGENT" -f -L stderr -c "$CONF" -x "$TMP/agentx.sock" \
+		-p "$SEC_SHM/$planted" >"$TMP/refused.out" 2>&1 &
+	pid=$!
+	fx_track "$pid"
+	fx_wait "$(fx_loaded 10)" fx_agent_answers ||
+		fail "-p $planted: the agent does not serve: $(cat "$TMP/refused.out")"
+	grep -q "pid file $SEC_SHM/$planted: .*; serving without a pid file" "$TMP/refused.out" ||
+		fail "-p $planted: the refusal is not logged: $(cat "$TMP/refused.out")"
+	fx_stop "$pid"
+	fx_untrack "$pid"
+	log "-p $planted: $(grep -m 1 'pid file' "$TMP/refused.out")"
 done
 [ "$(cat "$TMP/victim")" = precious ] || fail "the pid went through the link: $(cat "$TMP/victim")"
 [ -L "$SEC_SHM/agent.pid" ] && [ -p "$SEC_SHM/fifo.pid" ] || fail "a planted pid file was replaced"
