@@ -48,6 +48,7 @@
 #define CONNECT_MS   3000  /* a TCP connect that takes longer failed */
 #define PROBE_MS     1000  /* the engineID probe's wait, one try */
 #define SEND_MS      1000  /* SO_SNDTIMEO of a sink's socket */
+#define STREAM_BUF   65536 /* SO_SNDBUF of a TCP sink: what a receiver not reading holds */
 #define RETRY_MIN_MS 1000  /* first wait before opening a failed sink again */
 #define RETRY_MAX_MS 30000 /* the longest, doubling from RETRY_MIN_MS */
 #define TICK_MS      200   /* a sink thread looks at the stop flag this often */
@@ -300,8 +301,13 @@ static int open_session(struct sink *k)
 	pthread_mutex_lock(&lib_mu);
 	k->sess = snmp_sess_open(&s);
 	t = k->sess ? snmp_sess_transport(k->sess) : NULL;
-	if (t && t->sock >= 0)
+	if (t && t->sock >= 0) {
+		int buf = STREAM_BUF;
+
 		setsockopt(t->sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (k->stream)
+			setsockopt(t->sock, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	}
 	pthread_mutex_unlock(&lib_mu);
 	return k->sess ? 0 : -ENOTCONN;
 }

@@ -6,7 +6,7 @@ SECURITY_READER_TESTS = tests/security/planted.sh tests/security/statread.sh tes
 SECURITY_WRITER_TESTS = tests/security/copy_flood.sh tests/security/resetter.sh
 SECURITY_CONFIG_TESTS = tests/security/config.sh tests/security/output.sh tests/security/escape.sh \
 	tests/security/statefiles.sh tests/security/names.sh
-SECURITY_AGENT_TESTS = tests/security/stuck.sh tests/security/epochfile.sh
+SECURITY_AGENT_TESTS = tests/security/stuck.sh tests/security/epochfile.sh tests/security/sinks.sh
 SECURITY_SNMP_TESTS = tests/security/setorder.sh tests/security/listen.sh tests/security/privdrop.sh \
 	tests/security/resetstorm.sh
 SECURITY_LIVE_TESTS = tests/security/corrupt_live.sh
