@@ -24,6 +24,7 @@
 #include <rte_ether.h>
 
 #include "fwd.h"
+#include "safefile.h"
 
 #define MAX_COLUMNS FWD_MAX_XSTATS
 
@@ -151,14 +152,46 @@ static void write_nic_table(FILE *f, const struct names *nm)
 	fputs(" ); }\n", f);
 }
 
-int fwd_conf_write(const char *path, const char *segment, const char *seg_path, unsigned nslots)
+struct conf_args {
+	const char *segment, *seg_path;
+	unsigned nslots;
+	const struct names *nm;
+};
+
+static int fill_conf(FILE *f, void *arg)
+{
+	const struct conf_args *a = arg;
+
+	fprintf(f,
+	        "# Written by statctr-dpdk-fwd from the ports it found (docs/dpdk.md).\n"
+	        "segments = ( {\n  name = \"%s\"; oid = 1; slots = %u;",
+	        a->segment, a->nslots);
+	if (a->seg_path != NULL)
+		fprintf(f, " path = \"%s\";", a->seg_path);
+	fputs("\n  tables = (\n", f);
+	write_ports_table(f);
+	write_queues_table(f);
+	write_nic_table(f, a->nm);
+	fputs("  ); } );\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/*
+ * Through common/safefile.c (docs/security.md, "Files in shared
+ * directories"): a symbolic link, FIFO or another user's device at @path
+ * is refused, never followed or blocked on; the file is a new one, created
+ * O_EXCL under a random name beside it and renamed over it, so nothing
+ * planted at a fixed temporary name is written through.
+ */
+int fwd_conf_write(const char *path, const char *segment, const char *seg_path, unsigned nslots,
+                   const char **whyp)
 {
 	static struct names nm; /* 4 KiB: not on the stack */
-	char tmp[4096];
+	struct conf_args a = {segment, seg_path, nslots, &nm};
 	uint16_t port;
-	FILE *f;
-	int err = 0;
+	int err;
 
+	*whyp = "cannot read the ports' counter names";
 	nm.n = 0;
 	RTE_ETH_FOREACH_DEV(port)
 	{
@@ -168,29 +201,5 @@ int fwd_conf_write(const char *path, const char *segment, const char *seg_path, 
 	}
 	if (nm.n == 0)
 		names_add(&nm, "rx_good_packets");
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
-	if (f == NULL)
-		return -errno;
-	fprintf(f,
-	        "# Written by statctr-dpdk-fwd from the ports it found (docs/dpdk.md).\n"
-	        "segments = ( {\n  name = \"%s\"; oid = 1; slots = %u;",
-	        segment, nslots);
-	if (seg_path != NULL)
-		fprintf(f, " path = \"%s\";", seg_path);
-	fputs("\n  tables = (\n", f);
-	write_ports_table(f);
-	write_queues_table(f);
-	write_nic_table(f, &nm);
-	fputs("  ); } );\n", f);
-	if (ferror(f))
-		err = -EIO;
-	if (fclose(f) != 0 && err == 0)
-		err = -errno;
-	if (err == 0 && rename(tmp, path) != 0)
-		err = -errno;
-	if (err != 0)
-		remove(tmp);
-	return err;
+	return safefile_write(path, SAFEFILE_STATE, 0644, fill_conf, &a, whyp);
 }

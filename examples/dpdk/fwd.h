@@ -72,8 +72,9 @@ struct fwd_worker {
 
 extern atomic_bool fwd_stop; /* set by signals and the main loop */
 
-/* conf.c */
-int fwd_conf_write(const char *path, const char *segment, const char *seg_path, unsigned nslots);
+/* conf.c: the declaration of the ports found, through common/safefile.c; *@whyp on failure. */
+int fwd_conf_write(const char *path, const char *segment, const char *seg_path, unsigned nslots,
+                   const char **whyp);
 
 /* ports.c */
 struct rte_mempool;

@@ -39,6 +39,7 @@
 #include <rte_mbuf.h>
 
 #include "fwd.h"
+#include "safefile.h"
 
 #define POOL_MBUFS 8191u
 #define POOL_CACHE 256u
@@ -192,18 +193,37 @@ static void run_command(struct statctr_seg *seg, struct rte_mempool *pool, char 
 	fflush(stdout);
 }
 
+/*
+ * The control file's commands, once: read through common/safefile.c, so
+ * only a regular file of this process's user (or root), writable by
+ * neither group nor others, is obeyed (a command attaches a vdev, whose
+ * arguments may name files to write); a FIFO, link or another user's file
+ * is refused without blocking or following, said once while it stays.
+ */
+#define CONTROL_MAX 65536
+
 static void run_control_file(struct statctr_seg *seg, struct rte_mempool *pool, const char *path)
 {
-	char line[512];
-	FILE *f = fopen(path, "r");
+	static const char *refused; /* the last refusal said */
+	const char *why = NULL;
+	char *buf, *line, *save = NULL;
+	size_t len;
+	int err = safefile_read(path, CONTROL_MAX, &buf, &len, &why);
 
-	if (f == NULL)
+	if (err != 0) {
+		if (err != -ENOENT && why != refused)
+			printf("error: control file %s: %s\n", path, why);
+		refused = err == -ENOENT ? NULL : why;
+		fflush(stdout);
 		return;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (line[0] != '\n' && line[0] != '#')
-			run_command(seg, pool, line);
-	fclose(f);
+	}
+	refused = NULL;
+	(void)len;
 	unlink(path);
+	for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		if (line[0] != '#')
+			run_command(seg, pool, line);
+	free(buf);
 }
 
 static void main_loop(struct statctr_seg *seg, struct rte_mempool *pool, const struct options *o)
@@ -258,6 +278,7 @@ static void report(void)
 /* Ports, declaration, segment, rows, queues: everything before launch. */
 static int set_up(const struct options *o, struct rte_mempool *pool, struct statctr_seg **segp)
 {
+	const char *why;
 	uint16_t port;
 	int err;
 
@@ -272,9 +293,9 @@ static int set_up(const struct options *o, struct rte_mempool *pool, struct stat
 		if (fwd_port_start(port, pool) != 0)
 			return -EIO;
 	}
-	err = fwd_conf_write(o->config, o->segment, o->seg_path, rte_lcore_count());
+	err = fwd_conf_write(o->config, o->segment, o->seg_path, rte_lcore_count(), &why);
 	if (err != 0) {
-		fprintf(stderr, "statctr-dpdk-fwd: %s: %s\n", o->config, strerror(-err));
+		fprintf(stderr, "statctr-dpdk-fwd: %s: %s: %s\n", o->config, why, strerror(-err));
 		return err;
 	}
 	err = statctr_seg_create(o->config, o->segment, segp);

@@ -64,6 +64,10 @@ LCORES=$(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print("0@%d
 log "EAL --lcores $LCORES"
 
 fx_snmpd
+# A symbolic link planted at the old fixed temporary name CONFIG.tmp: never
+# written through (the declaration goes through common/safefile.c).
+echo precious >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/statctr.conf.tmp"
 # The forwarder writes the declaration from its ports, then creates the
 # segment; the agent reads the same file.
 "$FWD" --no-huge --no-pci --no-shconf --no-telemetry -m 256 --lcores "$LCORES" \
@@ -74,6 +78,8 @@ fx_snmpd
 FWD_PID=$!
 fx_track "$FWD_PID"
 fx_wait 30 grep -q '^ready' "$TMP/fwd.log" || fail "the forwarder did not start within 30 s"
+[ "$(cat "$TMP/victim")" = precious ] && [ -L "$TMP/statctr.conf.tmp" ] && [ -f "$TMP/statctr.conf" ] &&
+	[ ! -L "$TMP/statctr.conf" ] || fail "the declaration went through the link at statctr.conf.tmp"
 printf 'agent = { interval_ms = 100; };\n' >>"$TMP/statctr.conf"
 fx_agent
 
@@ -158,6 +164,42 @@ fx_wait 15 grep -q '^error: detach net_pcap0' "$TMP/fwd.log" || fail "a forwarde
 is_if net_pcap0 || fail "net_pcap0 is gone after a refused detach"
 control "attach net_nosuchdriver0"
 fx_wait 15 grep -q '^error: attach net_nosuchdriver0' "$TMP/fwd.log" || fail "a bad attach was not refused"
+
+log "a control file is obeyed only when it is a regular file of the forwarder's user, writable by it alone"
+# refused_control WHAT: the control file now in place is refused (said, not
+# obeyed: net_pcap9 would truncate $TMP/victim), then removed.
+refused_control() {
+	fx_wait 15 grep -q "^error: control file $TMP/control: $2" "$TMP/fwd.log" ||
+		fail "$1: not refused: $(tail -3 "$TMP/fwd.log")"
+	fx_wait_pass # polls of the forwarder meanwhile (-i 50)
+	! grep -q 'attached net_pcap9' "$TMP/fwd.log" || fail "$1: obeyed"
+	[ "$(cat "$TMP/victim")" = precious ] || fail "$1: $TMP/victim was written"
+	rm -f "$TMP/control"
+	log "$1: $(grep -m 1 "^error: control file $TMP/control: $2" "$TMP/fwd.log")"
+}
+evil="attach net_pcap9,rx_pcap=$TMP/empty.pcap,tx_pcap=$TMP/victim"
+printf '%s\n' "$evil" >"$TMP/control.tmp"
+chmod 0666 "$TMP/control.tmp"
+mv "$TMP/control.tmp" "$TMP/control"
+refused_control "a control file others may write" "is writable by group or others"
+if [ "$(id -u)" = 0 ]; then
+	printf '%s\n' "$evil" >"$TMP/control.tmp"
+	chown nobody "$TMP/control.tmp"
+	mv "$TMP/control.tmp" "$TMP/control"
+	refused_control "another user's control file" "belongs to another user"
+else
+	log "not root: another user's control file is not tried (the 0666 one was)"
+fi
+ln -s "$TMP/in.pcap" "$TMP/control"
+refused_control "a symbolic link at the control path" "is a symbolic link"
+control "attach net_nosuchdriver1"
+fx_wait 15 grep -q '^error: attach net_nosuchdriver1' "$TMP/fwd.log" ||
+	fail "a good control file is not obeyed after the refusals"
+# A FIFO at the control path, left there: never opened blocking, so the
+# SIGTERM below still ends the forwarder (it used to hang the main lcore).
+mkfifo "$TMP/control"
+fx_wait 15 grep -q "^error: control file $TMP/control: is not a regular file" "$TMP/fwd.log" ||
+	fail "a FIFO at the control path was not refused: $(tail -3 "$TMP/fwd.log")"
 
 log "statctl shows the burst-cycles histogram"
 "$STATCTL" show "$TMP/dpdk" queues --buckets >"$TMP/statctl.out" 2>&1 || fail "statctl show failed: $(cat "$TMP/statctl.out")"
