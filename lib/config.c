@@ -6,8 +6,9 @@
  * declared order, row-major).  Every string is copied out of libconfig, so
  * the result owns all it points to.  Errors read "FILE:LINE: SETTING: what",
  * SETTING being the libconfig path ("segments.[0].tables.[1].rows").  The
- * top-level "agent" group is not the library's: it is kept as read, with
- * the parse tree, for statctr_config_group() (mib/settings.c checks it).
+ * top-level "agent" and "exporter" groups are not the library's: they are
+ * kept as read, with the parse tree, for statctr_config_group()
+ * (mib/settings.c checks them).
  */
 #include "confread.h"
 
@@ -27,7 +28,7 @@
 #define DEFAULT_MODE     0640
 #define DEFAULT_CTL_MODE 0660
 
-static const char *const root_keys[] = {"segments", "agent", NULL};
+static const char *const root_keys[] = {"segments", "agent", "exporter", NULL};
 static const char *const segment_keys[] = {"name",      "path",     "slots", "oid",
                                            "mode",      "ctl_mode", "group", "tables",
                                            "cpu_slots", "epochs",   NULL};
@@ -527,9 +528,10 @@ static int check_segment_unique(const char *path, const config_setting_t *s,
 }
 
 /*
- * The top level: "segments", and "agent", which belongs to the agent: the
- * library hands it over as read (statctr_config_group()) and never looks
- * inside; mib/settings.c validates it.
+ * The top level: "segments", and "agent" and "exporter", which belong to
+ * statctr-agentx and statctr-exporter: the library hands them over as read
+ * (statctr_config_group()) and never looks inside; mib/settings.c
+ * validates them.
  */
 static int parse_root(const char *path, const config_setting_t *root, struct statctr_config *cfg)
 {

@@ -1,6 +1,7 @@
 /*
- * settings.c - the "agent" group of a configuration: one table of its keys
- * (type, bounds, default, rule), read from the tree the library parsed.
+ * settings.c - the "agent" and "exporter" groups of a configuration: one
+ * table of keys each (type, bounds, default, rule), read from the tree the
+ * library parsed.
  *
  * Owns every rule of the group (docs/config.md, "Agent group"), the root
  * OID's and the SNMPv3 users' among them, for the agent and statctl alike.
@@ -212,6 +213,25 @@ static bool valid_root(const char *s)
 	return parse_root(s, arcs, &n, canon);
 }
 
+/* HOST:PORT as Prometheus exporters take it: HOST a name, an IPv4 address,
+ * an IPv6 one in brackets, or empty (every address); PORT 1..65535. */
+static bool valid_listen(const char *s)
+{
+	const char *colon = strrchr(s, ':');
+	char *end;
+	long port;
+
+	if (!token_within(s, 2, MAX_TOKEN) || colon == NULL || colon[1] == '\0')
+		return false;
+	port = strtol(colon + 1, &end, 10);
+	if (*end != '\0' || port < 1 || port > 65535 || colon[1] == '0')
+		return false;
+	if (s[0] == '[')
+		return colon > s + 1 && colon[-1] == ']';
+	return memchr(s, ':', (size_t)(colon - s)) == NULL &&
+	       memchr(s, ']', (size_t)(colon - s)) == NULL;
+}
+
 #define AGENT(field) offsetof(struct agent_settings, field)
 #define USER(field)  offsetof(struct settings_v3_user, field)
 #define SINK(field)  offsetof(struct settings_sink, field)
@@ -278,6 +298,30 @@ const struct settings_key settings_sink_keys[] = {
 
 const size_t settings_nsink_keys = sizeof(settings_sink_keys) / sizeof(settings_sink_keys[0]);
 
+#define LISTEN_RULE                                                                                \
+	"must be HOST:PORT (HOST a name, an IPv4 address, [an IPv6 address] or empty for every "   \
+	"address; PORT 1..65535)"
+#define EXPORTER(field) offsetof(struct exporter_settings, field)
+
+/* The exporter group, in the order of docs/config.md's "Exporter group". */
+const struct settings_key settings_exporter_keys[] = {
+    {"listen_address", SETTINGS_STRING, 0, 0, false, SETTINGS_DEFAULT_LISTEN, valid_listen,
+     LISTEN_RULE, EXPORTER(listen_address)},
+    {"segments", SETTINGS_NAMES, 1, 1024, false, NULL, NULL, NULL, EXPORTER(segments)},
+    {"web_config_file", SETTINGS_STRING, 0, 0, false, NULL, valid_text, TEXT_RULE,
+     EXPORTER(web_config_file)},
+    {"max_scrapes", SETTINGS_INTEGER, 1, 1024, false, "4", NULL, NULL, EXPORTER(max_scrapes)},
+    {"max_connections", SETTINGS_INTEGER, 1, 65536, false, "256", NULL, NULL,
+     EXPORTER(max_connections)},
+    {"threads", SETTINGS_INTEGER, 1, 64, false, "4", NULL, NULL, EXPORTER(threads)},
+    {"timeout_s", SETTINGS_INTEGER, 1, 3600, false, "10", NULL, NULL, EXPORTER(timeout_s)},
+    {"max_request_bytes", SETTINGS_INTEGER, 4096, 1048576, false, "16384", NULL, NULL,
+     EXPORTER(max_request_bytes)},
+};
+
+const size_t settings_nexporter_keys =
+    sizeof(settings_exporter_keys) / sizeof(settings_exporter_keys[0]);
+
 const char *settings_type_name(enum settings_type type)
 {
 	switch (type) {
@@ -292,6 +336,8 @@ const char *settings_type_name(enum settings_type type)
 	case SETTINGS_USERS:
 	case SETTINGS_SINKS:
 		return "list of groups";
+	case SETTINGS_NAMES:
+		return "list of strings";
 	default:
 		return "?";
 	}
@@ -391,10 +437,15 @@ static int read_owner(const struct statctr_config *cfg, void *base, const struct
 static int read_list(const struct statctr_config *cfg, void *base, const struct settings_key *k,
                      const config_setting_t *s);
 
+static int read_names(const struct statctr_config *cfg, void *base, const struct settings_key *k,
+                      const config_setting_t *s);
+
 static int read_key(const struct statctr_config *cfg, void *base, const struct settings_key *k,
                     const config_setting_t *s)
 {
 	switch (k->type) {
+	case SETTINGS_NAMES:
+		return read_names(cfg, base, k, s);
 	case SETTINGS_INTEGER:
 		return read_integer(cfg, base, k, s);
 	case SETTINGS_BOOLEAN:
@@ -479,6 +530,73 @@ static void free_group(void *base, const struct settings_key *keys, size_t nkeys
 	for (size_t i = 0; i < nkeys; i++)
 		if (keys[i].type == SETTINGS_STRING)
 			free(*(char **)field(base, &keys[i]));
+}
+
+/* ---- a list of segment names: the exporter's segments ----------------- */
+
+/* The count of a SETTINGS_NAMES key: the uint32_t right after its array. */
+_Static_assert(offsetof(struct exporter_settings, nsegments) ==
+                   offsetof(struct exporter_settings, segments) + sizeof(char **),
+               "a list of names is followed by its count");
+static uint32_t *names_count(void *base, const struct settings_key *k)
+{
+	return (uint32_t *)((char *)field(base, k) + sizeof(char **));
+}
+
+static void free_names(void *base, const struct settings_key *k)
+{
+	char **names = *(char ***)field(base, k);
+
+	for (uint32_t i = 0; names && i < *names_count(base, k); i++)
+		free(names[i]);
+	free(names);
+	*(char ***)field(base, k) = NULL;
+	*names_count(base, k) = 0;
+}
+
+/* One name of the list: declared in the file, and not listed before. */
+static int check_name(const struct statctr_config *cfg, const config_setting_t *e, char **names,
+                      uint32_t i)
+{
+	const char *name = config_setting_get_string(e);
+
+	if (config_setting_type(e) != CONFIG_TYPE_STRING)
+		return bad(cfg, e, "must be a segment's name (a string)");
+	if (statctr_config_find(cfg, name) == NULL)
+		return statctr_config_error(cfg, e, EINVAL, "no segment \"%.64s\" is declared",
+		                            name);
+	for (uint32_t j = 0; j < i; j++)
+		if (strcmp(names[j], name) == 0)
+			return statctr_config_error(cfg, e, EINVAL,
+			                            "segment \"%.64s\" listed twice", name);
+	return 0;
+}
+
+static int read_names(const struct statctr_config *cfg, void *base, const struct settings_key *k,
+                      const config_setting_t *s)
+{
+	int n = config_setting_length(s), err = 0;
+	char **names;
+
+	if (!config_setting_is_array(s) && !config_setting_is_list(s))
+		return bad(cfg, s, "must be a list of segment names: [\"NAME\", ...]");
+	if (n < k->min || n > k->max)
+		return statctr_config_error(cfg, s, EINVAL, "%d names, must be %lld..%lld", n,
+		                            k->min, k->max);
+	names = calloc((size_t)n, sizeof(*names));
+	if (!names)
+		return statctr_config_error(cfg, NULL, ENOMEM, "out of memory");
+	*(char ***)field(base, k) = names;
+	for (int i = 0; !err && i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+
+		err = check_name(cfg, e, names, (uint32_t)i);
+		if (!err && !(names[i] = strdup(config_setting_get_string(e))))
+			err = statctr_config_error(cfg, NULL, ENOMEM, "out of memory");
+		if (!err)
+			(*names_count(base, k))++;
+	}
+	return err;
 }
 
 /* ---- lists of groups: v3_users, trap_sinks ---------------------------- */
@@ -673,6 +791,20 @@ static void apply_root(struct agent_settings *set)
 	memcpy(set->root_oid, canon, strlen(canon) + 1); /* never longer than the text */
 }
 
+/* The exporter group: its keys, or their defaults when there is none. */
+static int read_exporter(struct agent_settings *set)
+{
+	const config_setting_t *group = statctr_config_group(set->cfg, "exporter");
+
+	if (group && !config_setting_is_group(group))
+		return bad(set->cfg, group, "must be a group: exporter = { ... };");
+	if (group)
+		return read_group(set->cfg, &set->exporter, group, settings_exporter_keys,
+		                  settings_nexporter_keys);
+	return set_defaults(set->cfg, &set->exporter, settings_exporter_keys,
+	                    settings_nexporter_keys);
+}
+
 int settings_load(const char *path, struct agent_settings **setp)
 {
 	struct agent_settings *set = calloc(1, sizeof(*set));
@@ -695,6 +827,8 @@ int settings_load(const char *path, struct agent_settings **setp)
 	if (!err && group)
 		err = check_v3_rules(set, group);
 	if (!err)
+		err = read_exporter(set);
+	if (!err)
 		err = ifmib_config_load(set->cfg, &set->ifmib);
 	if (!err)
 		err = mib_names_check(set->cfg);
@@ -714,6 +848,10 @@ void settings_free(struct agent_settings *set)
 	if (!set)
 		return;
 	free_group(set, settings_keys, settings_nkeys);
+	free_group(&set->exporter, settings_exporter_keys, settings_nexporter_keys);
+	for (size_t i = 0; i < settings_nexporter_keys; i++)
+		if (settings_exporter_keys[i].type == SETTINGS_NAMES)
+			free_names(&set->exporter, &settings_exporter_keys[i]);
 	for (size_t i = 0; i < settings_nkeys; i++)
 		if (settings_keys[i].type == SETTINGS_USERS ||
 		    settings_keys[i].type == SETTINGS_SINKS)

@@ -1,10 +1,11 @@
 /*
  * settings.h - a configuration file as statctr-agentx and statctl both
  * read it: the library's declaration of segments, tables and columns, and
- * the top-level "agent" group (how the declaration is served over SNMP).
+ * the top-level "agent" group (how the declaration is served over SNMP)
+ * and "exporter" group (how statctr-exporter serves it over HTTP).
  *
- * The file is read once, by statctr_config_load(); the agent group is the
- * one its parse hands over (statctr_config_group()).  settings_load() is
+ * The file is read once, by statctr_config_load(); the agent and exporter
+ * groups are the ones its parse hands over (statctr_config_group()).  settings_load() is
  * what the agent does at start and on SIGHUP, and what both check-config
  * commands run (settings_check()), so that their verdicts cannot differ.
  * Errors are the library's: statctr_errmsg(), "FILE:LINE: agent.KEY: ...".
@@ -44,6 +45,22 @@ struct settings_sink {
 
 struct ifmib_config;
 
+/*
+ * The top-level "exporter" group: how statctr-exporter serves the
+ * declaration over HTTP (docs/config.md, "Exporter group").
+ */
+struct exporter_settings {
+	char *listen_address; /* HOST:PORT, ":PORT" for every address */
+	char **segments;      /* the names served, declared ones; NULL: all */
+	uint32_t nsegments;
+	char *web_config_file;      /* exporter-toolkit's TLS and basic auth, or NULL */
+	uint32_t max_scrapes;       /* scrapes at once; more get 503 */
+	uint32_t max_connections;   /* open connections at once */
+	uint32_t threads;           /* libmicrohttpd's thread pool */
+	uint32_t timeout_s;         /* a connection idle this long is closed */
+	uint32_t max_request_bytes; /* a request's line and headers, at most */
+};
+
 struct agent_settings {
 	struct statctr_config *cfg; /* segments, tables, columns, their OIDs */
 	struct ifmib_config *ifmib; /* the tables also served as interfaces (ifmib.h) */
@@ -75,7 +92,12 @@ struct agent_settings {
 	bool notify_segment_state;  /* statctrSegmentStateChange sent */
 	bool notify_writer_restart; /* statctrWriterRestart sent */
 	bool notify_reset;          /* statctrResetDone sent */
+
+	struct exporter_settings exporter; /* statctr-exporter's group */
 };
+
+/* statctr-exporter's default listen address, also in its usage text. */
+#define SETTINGS_DEFAULT_LISTEN ":9469"
 
 /* The agent's default AgentX address, also in its usage text. */
 #define SETTINGS_DEFAULT_MASTER "/var/agentx/master"
@@ -123,6 +145,7 @@ enum settings_type {
 	SETTINGS_OWNER,
 	SETTINGS_USERS, /* a list of groups of settings_user_keys[] */
 	SETTINGS_SINKS, /* a list of groups of settings_sink_keys[] */
+	SETTINGS_NAMES, /* a list of declared segments' names */
 };
 
 struct settings_key {
@@ -142,6 +165,9 @@ extern const struct settings_key settings_user_keys[];
 extern const size_t settings_nuser_keys;
 extern const struct settings_key settings_sink_keys[];
 extern const size_t settings_nsink_keys;
+/* The exporter group's keys, as docs/config.md's "Exporter group" lists them. */
+extern const struct settings_key settings_exporter_keys[];
+extern const size_t settings_nexporter_keys;
 
 /* At most this many SNMPv3 users. */
 #define SETTINGS_MAX_V3_USERS 32

@@ -13,6 +13,7 @@
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config
   libconfig-dev libcunit1-dev libsnmp-dev snmpd snmptrapd snmp smitools
+  libmicrohttpd-dev libgnutls28-dev zlib1g-dev libcrypt-dev openssl
   gnuplot-nox libpcp-mmv1-dev libpcp3-dev clang libclang-rt-14-dev python3-pysnmp4 jq python3 procps psmisc valgrind cppcheck clang-format
   debhelper lintian systemd dh-python python3-pytest python3-numpy
   prometheus prometheus-snmp-exporter prometheus-node-exporter curl bash-completion

@@ -57,6 +57,19 @@ void prom_help_text(FILE *out, const char *s)
 	}
 }
 
+/* OpenMetrics' HELP text: backslash, line feed and double quote are escaped. */
+void om_help_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(out, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+}
+
 /* Bytes a terminal may act on: C0 controls, DEL, and all of 0x80..0xff (C1 controls, CSI 0x9b). */
 static bool terminal_unsafe(unsigned char c)
 {

@@ -1,6 +1,7 @@
 /*
  * render_prom.c - the Prometheus text exposition format (version 0.0.4),
- * e.g. for node_exporter's textfile collector.  One metric family per
+ * e.g. for node_exporter's textfile collector, or OpenMetrics 1.0
+ * (walk_opts.openmetrics: statctr-exporter, when the scraper asks).  One metric family per
  * column, named by mib/promnames.c (statctr_<segment>_<table>_<column> in
  * snake case, "_total" for counters: the rule check-config checks); one
  * sample per row, labelled segment/table/row (a dynamic table's present
@@ -16,6 +17,12 @@
  * that fold together): a column whose names are taken already, or that
  * prom_column_names() refuses, is left out and reported.  Then
  * statctr_segment_readable says per segment whether it could be read.
+ *
+ * OpenMetrics differs only where the format does: a counter's family is
+ * named without "_total" (its samples keep it) and holds each row's
+ * <base>_created right after its _total, instead of the gauge family of
+ * 0.0.4; a family whose name ends with its column's units gets # UNIT;
+ * HELP escapes double quotes.  The caller writes # EOF.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
@@ -84,24 +91,64 @@ static bool claim_column(const struct table_view *tv, uint32_t col, struct prom_
 	return true;
 }
 
+/*
+ * OpenMetrics names a counter's family without its "_total" (the sample
+ * has it): @name with "_total" taken off into @buf when @om and @type is
+ * "counter", else @name.
+ */
+static const char *family_name(const char *name, const char *type, bool om,
+                               char buf[static PROM_NAME_MAX])
+{
+	size_t n = strlen(name);
+
+	if (!om || strcmp(type, "counter") != 0 || n < 6 || strcmp(name + n - 6, "_total") != 0)
+		return name;
+	snprintf(buf, PROM_NAME_MAX, "%.*s", (int)(n - 6), name);
+	return buf;
+}
+
+/* OpenMetrics' # UNIT: only a unit the family's name ends with ("_bytes"), as the format requires.
+ */
+static void family_unit(FILE *out, const char *family, const char *units)
+{
+	size_t n = strlen(family), u = strlen(units);
+
+	if (u == 0 || u + 1 >= n || strspn(units, "abcdefghijklmnopqrstuvwxyz0123456789_") != u)
+		return;
+	if (family[n - u - 1] == '_' && strcmp(family + n - u, units) == 0)
+		fprintf(out, "# UNIT %s %s\n", family, units);
+}
+
+static void print_created(FILE *out, uint64_t ns)
+{
+	fprintf(out, " %" PRIu64 ".%09" PRIu64 "\n", ns / 1000000000u, ns % 1000000000u);
+}
+
 /* @type: the family's TYPE, or NULL for the column's kind. */
 static void family_header(FILE *out, const struct table_view *tv, uint32_t col, const char *name,
                           const char *help_prefix, const char *type)
 {
 	const struct statctr_column_info *info = &tv->columns[col];
+	void (*help)(FILE *, const char *) = tv->opts->openmetrics ? om_help_text : prom_help_text;
+	char buf[PROM_NAME_MAX];
 
+	if (type == NULL)
+		type = statctr_kind_name(info->kind);
+	name = family_name(name, type, tv->opts->openmetrics, buf);
 	fprintf(out, "# HELP %s ", name);
-	prom_help_text(out, help_prefix);
+	help(out, help_prefix);
 	if (info->description[0] != '\0')
-		prom_help_text(out, info->description);
+		help(out, info->description);
 	else
 		fprintf(out, "%s.%s", tv->info.name, info->name);
 	if (info->units[0] != '\0') {
 		fputs(" (", out);
-		prom_help_text(out, info->units);
+		help(out, info->units);
 		fputc(')', out);
 	}
-	fprintf(out, "\n# TYPE %s %s\n", name, type ? type : statctr_kind_name(info->kind));
+	fprintf(out, "\n# TYPE %s %s\n", name, type);
+	if (tv->opts->openmetrics)
+		family_unit(out, name, info->units);
 }
 
 static void sample_start(FILE *out, const struct table_view *tv, uint32_t row, const char *name)
@@ -138,6 +185,12 @@ static void column_family(FILE *out, const struct table_view *tv, uint32_t col,
 		sample_start(out, tv, r, pc->names[PROM_FAMILY]);
 		fputc('}', out);
 		print_value(out, cell.kind, cell.counter, cell.gauge);
+		if (!tv->opts->openmetrics || cell.kind != STATCTR_KIND_COUNTER)
+			continue;
+		/* OpenMetrics: the counter's _created, in its family, after its _total */
+		sample_start(out, tv, r, pc->names[PROM_CREATED]);
+		fputc('}', out);
+		print_created(out, cell.disc_ns);
 	}
 }
 
@@ -158,8 +211,8 @@ static void created_family(FILE *out, const struct table_view *tv, uint32_t col,
 			continue;
 		table_cell(tv, r, col, &cell);
 		sample_start(out, tv, r, pc->names[PROM_CREATED]);
-		fprintf(out, "} %" PRIu64 ".%09" PRIu64 "\n", cell.disc_ns / 1000000000u,
-		        cell.disc_ns % 1000000000u);
+		fputc('}', out);
+		print_created(out, cell.disc_ns);
 	}
 }
 
@@ -229,7 +282,7 @@ static void prom_table(FILE *out, const struct table_view *tv)
 			continue;
 		}
 		column_family(out, tv, c, &pc);
-		if (tv->columns[c].kind == STATCTR_KIND_COUNTER)
+		if (tv->columns[c].kind == STATCTR_KIND_COUNTER && !tv->opts->openmetrics)
 			created_family(out, tv, c, &pc);
 		if (tv->opts->slots)
 			slot_family(out, tv, c, &pc);

@@ -174,5 +174,6 @@ void list_prom(FILE *out, const struct list_item *items, size_t n);
 /* Escaping of the Prometheus text formats (escape.c). */
 void prom_label_value(FILE *out, const char *s);
 void prom_help_text(FILE *out, const char *s);
+void om_help_text(FILE *out, const char *s); /* OpenMetrics' HELP: quotes escaped too */
 
 #endif /* STATCTL_WALK_H */

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Includes across folders follow the layers (docs/design.md, "Layers"):
 #   lib <- mib <- {agent, tools}, and common (code both programs share)
-#   below agent and tools.
+#   below agent and tools; exporter (statctr-exporter) above tools, whose
+#   walk and Prometheus renderer it links (tools/walk.h).
 # Each folder may include its own headers and those of the folders below
 # it, never one above or beside it.  A quoted include is resolved as the
 # compiler does: the including file's folder first, then the folders of the
@@ -18,8 +19,9 @@ declare -A below=(
 	[common]="lib common"
 	[agent]="lib mib common agent"
 	[tools]="lib mib common tools"
+	[exporter]="lib mib common tools exporter"
 )
-folders="lib mib common agent tools"
+folders="lib mib common agent tools exporter"
 
 # The folder that provides quoted include NAME for a file of folder FROM.
 provider() {
@@ -50,5 +52,5 @@ for from in $folders; do
 	done
 done
 [ "$checked" -gt 0 ] || fail "no include found under $top_srcdir (wrong top_srcdir?)"
-[ "$test_failures" -eq 0 ] && echo "ok: $checked quoted includes across lib, mib, common, agent, tools follow the layers"
+[ "$test_failures" -eq 0 ] && echo "ok: $checked quoted includes across lib, mib, common, agent, tools, exporter follow the layers"
 style_finish

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Docs match the tree: every source file of the product has its row in a
 # module table ("| `file` | owns | never |"): lib/, mib/, common/ and tools/
-# in docs/design.md, agent/ in docs/agent.md.  A new file without its row,
+# in docs/design.md, agent/ in docs/agent.md, exporter/ in docs/exporter.md.  A new file without its row,
 # or a row whose file is gone, fails.
 STYLE_NAME=modules
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -32,4 +32,5 @@ shopt -s nullglob
 check docs/design.md "" "$top_srcdir"/lib/*.c "$top_srcdir"/mib/*.c "$top_srcdir"/common/*.c \
 	"$top_srcdir"/tools/*.c
 check docs/agent.md agent/ "$top_srcdir"/agent/*.c
+check docs/exporter.md exporter/ "$top_srcdir"/exporter/*.c
 style_finish

@@ -11,7 +11,7 @@ STYLE_NAME=style
 command -v clang-format >/dev/null || skip "clang-format not found (Debian: apt-get install clang-format)"
 command -v cppcheck >/dev/null || skip "cppcheck not found (Debian: apt-get install cppcheck)"
 
-DIRS="lib common mib agent tools examples bench tests"
+DIRS="lib common mib agent tools exporter examples bench tests"
 mapfile -t sources < <(find $DIRS \( -name '*.[ch]' -o -name '*.cc' \) ! -name 'config.h' | sort)
 [ "${#sources[@]}" -gt 50 ] || { echo "FAIL: only ${#sources[@]} C sources found" >&2; exit 1; }
 echo "${#sources[@]} C and C++ sources"
@@ -23,7 +23,7 @@ fi
 echo "clang-format: clean"
 
 if ! cppcheck -q --enable=warning,style,performance,portability --std=c11 \
-	--error-exitcode=1 -I lib -I common -I mib -I agent -I tools -I bench $DIRS; then
+	--error-exitcode=1 -I lib -I common -I mib -I agent -I tools -I exporter -I bench $DIRS; then
 	echo "FAIL: cppcheck found the problems above" >&2
 	exit 1
 fi

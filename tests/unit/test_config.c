@@ -397,7 +397,7 @@ static void unknown_top_level_setting_rejected(void)
 	             "  columns = ( { name = \"c\"; kind = \"counter\"; } ); } ); } );\n"
 	             "\n"
 	             "segmnts = 1;\n",
-	             4, "segmnts", "unknown setting (known: segments, agent)");
+	             4, "segmnts", "unknown setting (known: segments, agent, exporter)");
 }
 
 static void typo_in_column_rejected(void)

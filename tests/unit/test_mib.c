@@ -979,6 +979,8 @@ static void docs_table_is_the_key_table(void)
 	docs_table_lists(doc, "\n## Agent group\n", settings_keys, settings_nkeys);
 	docs_table_lists(doc, "\n### SNMPv3 users\n", settings_user_keys, settings_nuser_keys);
 	docs_table_lists(doc, "\n### Trap sinks\n", settings_sink_keys, settings_nsink_keys);
+	docs_table_lists(doc, "\n## Exporter group\n", settings_exporter_keys,
+	                 settings_nexporter_keys);
 }
 
 int main(void)
