@@ -12,7 +12,13 @@ set -euo pipefail
 
 # Sanitizer builds: LeakSanitizer runs at every exit; third-party leaks are
 # suppressed (tests/fault/lsan.supp), ours fail the agent's exit status.
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top_srcdir/tests/fault/lsan.supp:print_suppressions=0}
+# LSan reads the file at exit, when the process may run as another user (an
+# agent after -u, tests/security's parties) who cannot enter the source tree:
+# a copy in $TMP, readable by all once a test makes $TMP traversable.
+if [ -z "${LSAN_OPTIONS:-}" ]; then
+	cp "$top_srcdir/tests/fault/lsan.supp" "$TMP/lsan.supp" && chmod 0644 "$TMP/lsan.supp"
+	export LSAN_OPTIONS=suppressions=$TMP/lsan.supp:print_suppressions=0
+fi
 
 # PR_SET_PDEATHSIG for the whole test: if this shell dies without running
 # its EXIT trap (SIGKILL, a harness timeout), a watchdog stops what it had
