@@ -13,6 +13,10 @@ an error status or a missing instance, and a latency includes the retry.  REF is
 getlat.py set PORT COMMUNITY OID...: one SET PDU giving each OID the
 INTEGER 2 (reset), with a 30 s timeout.  Prints "ms MS status STATUS"
 (STATUS noError, an error name, or the transport error).
+
+getlat.py getall PORT COMMUNITY OID...: one GET PDU of every OID, timed and
+printed as set does: the same PDU's way through pysnmp, snmpd and AgentX
+without the resets, the baseline a SET's time is judged against.
 """
 import os
 import sys
@@ -22,13 +26,16 @@ from pysnmp.hlapi import (CommunityData, ContextData, Integer32, ObjectIdentity,
                           SnmpEngine, UdpTransportTarget, getCmd, setCmd)
 
 
-def set_all(port, community, oids):
+def one_pdu(cmd, port, community, oids):
     target = UdpTransportTarget(('127.0.0.1', int(port)), timeout=30, retries=0)
     engine, auth = SnmpEngine(), CommunityData(community, mpModel=1)
-    varbinds = [ObjectType(ObjectIdentity(o), Integer32(2)) for o in oids]
+    if cmd is setCmd:
+        varbinds = [ObjectType(ObjectIdentity(o), Integer32(2)) for o in oids]
+    else:
+        varbinds = [ObjectType(ObjectIdentity(o)) for o in oids]
     start = time.monotonic()
-    err, status, _, _ = next(setCmd(engine, auth, target, ContextData(), *varbinds,
-                                    lookupMib=False))
+    err, status, _, _ = next(cmd(engine, auth, target, ContextData(), *varbinds,
+                                 lookupMib=False))
     ms = (time.monotonic() - start) * 1000
     print(f"ms {ms:.0f} status {err or (status.prettyPrint() if status else 'noError')}")
 
@@ -76,7 +83,7 @@ def get_loop(port, community, stopfile, *oids):
         print(summary(lat[oid], errors[oid], retried[oid]))
 
 
-if sys.argv[1] == "set":
-    set_all(sys.argv[2], sys.argv[3], sys.argv[4:])
+if sys.argv[1] in ("set", "getall"):
+    one_pdu(setCmd if sys.argv[1] == "set" else getCmd, sys.argv[2], sys.argv[3], sys.argv[4:])
 else:
     get_loop(*sys.argv[2:])
