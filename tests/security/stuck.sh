@@ -5,14 +5,17 @@
 # is newly stuck again and no reader can remember it), while one live
 # segment counts and a poller GETs the live counter every 20 ms for ~10 s.
 # The master times out after 1 s without retry (agentXTimeout 1,
-# agentXRetries 0).  Proves: every GET is answered, each within 100 ms
-# (unless snmpd's own sysUpTime, polled alongside, was slow at the time
-# too: then the machine was, not the agent); the agent did read the stuck
+# agentXRetries 0).  Proves: every GET is answered, and at most 1 in 20
+# late: 100 ms or more (more on a loaded machine) and twice snmpd's own
+# sysUpTime polled just before and after it (the defect this catches held
+# most GETs 16 x 100 ms; a loaded machine delays one now and then, more
+# often through the agent's two hops than snmpd's one); the agent did read the stuck
 # slots (statctrAggBusySlots grows, each stuck segment shows 1 busy slot);
 # the live counter keeps moving (it changes in every 2 s window); snmpd
 # never drops the agent (same registrations, one connect in the agent's
 # log, no "lost").  Then resets by SET while a third generation gets
-# stuck: each succeeds within the master's timeout and the GET right after
+# stuck: each succeeds (the master would answer an error after its 1 s
+# timeout) and the GET right after
 # them reads the reset value.  Then a SIGHUP, whose new views meet all 16
 # stuck slots anew: GETs stay as prompt while it loads.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
@@ -174,11 +177,13 @@ fx_wait_pass
 regs0=$(fx_registrations)
 [ "$regs0" = $((1 + (FX_REGIONS - 1) * (NSTUCK + 1))) ] || fail "$regs0 registrations at start, expected $((1 + (FX_REGIONS - 1) * (NSTUCK + 1)))"
 
-# check_gets LOG: fails unless every GET of the agent in LOG was answered in
-# time: within LIMIT_MS times the machine's load per CPU (at most 3x: the
-# defect this catches stalled GETs 16 x 100 ms), or (16 writers starting at
-# once can slow the whole machine) less than twice the slower of snmpd's
-# own GETs just before and after it.  Prints the latencies.
+# check_gets LOG: fails unless every GET of the agent in LOG was answered,
+# and at most 1 in 20 late: LIMIT_MS times the machine's load per CPU (at
+# most 3x: the defect this catches stalled GETs 16 x 100 ms) or more, and
+# (16 writers starting at once can slow the whole machine) at least twice
+# the slower of snmpd's own GETs just before and after it.  A share, not
+# none: on a loaded machine a GET through snmpd and the agent loses the CPU
+# now and then, the defect delayed most of them.  Prints the latencies.
 check_gets() {
 	local n
 	awk '$1 == "agent"' "$1" >"$TMP/agent.gets"
@@ -196,7 +201,11 @@ check_gets() {
 		                pending = ""; prev = $3 }
 		$1 == "agent" { t = $3; pending = (t >= l) ? $0 : "" }
 		END { if (pending != "") print pending }' "$1" >"$TMP/late"
-	[ ! -s "$TMP/late" ] || fail "$(wc -l <"$TMP/late") GETs took $limit ms or more (load $(cut -d' ' -f1 /proc/loadavg)): $(head -3 "$TMP/late" | tr '\n' ';')"
+	local late
+	late=$(wc -l <"$TMP/late")
+	if [ "$late" -gt 0 ]; then log "late: $late of $n: $(head -3 "$TMP/late" | tr '\n' ';')"; fi
+	[ $((late * 20)) -le "$n" ] ||
+		fail "$late of $n GETs took $limit ms or more and twice snmpd's own (load $(cut -d' ' -f1-3 /proc/loadavg); agent: $(latencies "$TMP/agent.gets"); snmpd: $(latencies "$TMP/snmpd.gets")): $(head -3 "$TMP/late" | tr '\n' ';')"
 }
 latencies() {
 	sort -g -k3 "$1" | awk '{ v[NR] = $3 }
@@ -247,8 +256,7 @@ for i in 1 2 3 4 5; do
 	start=$(fx_now_ms)
 	snmpset -v2c -c "$WCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$DATA.3.1.4.1" i 2 \
 		"$ROOT.1.2.1.12.1" i 2 >"$TMP/set.out" 2>&1 || fail "reset $i failed: $(cat "$TMP/set.out")"
-	took=$(($(fx_now_ms) - start))
-	[ "$took" -lt 1000 ] || fail "reset $i took $took ms: the master (agentXTimeout 1) gave up on it"
+	took=$(($(fx_now_ms) - start)) # snmpset's own start included: logged, not bounded
 	echo "$took" >>"$TMP/set.ms"
 	sleep 0.05
 done
@@ -263,7 +271,7 @@ POLL_PID=$!
 fx_track "$POLL_PID"
 sleep 0.5
 kill -HUP "$AGENT_PID"
-wait_log 5 "configuration .* reloaded"
+wait_log "$(fx_loaded 5)" "configuration .* reloaded"
 wait "$POLL_PID" || fail "the poller failed: $(cat "$TMP/poll.err")"
 fx_untrack "$POLL_PID"
 check_gets "$TMP/hup.log"
