@@ -4,9 +4,11 @@
 #include "internal.h"
 #include "testutil.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char *seg_path;
 
@@ -181,37 +183,87 @@ static void read_only_mapping_faults_on_write(void)
 	statctr_seg_destroy(seg);
 }
 
-/* Two writers racing to create the same segment: exactly one may win. */
+enum { CREATORS = 4 };
+
+/* One creator, forked: waits on @go until the parent closes it (all start
+ * together), tries to create "seg", reports on @done, and a winner holds its
+ * segment until the parent closes @release, once every creator has tried.
+ * Exit status 0: won; 3: refused as in use; 4: another error. */
+static void creator(const char *conf, const int go[2], const int done[2], const int release[2])
+{
+	struct statctr_seg *seg;
+	char c;
+	int rc;
+
+	close(go[1]);
+	close(done[0]);
+	close(release[1]);
+	while (read(go[0], &c, 1) < 0 && errno == EINTR)
+		;
+	rc = statctr_seg_create(conf, "seg", &seg);
+	if (rc != 0 && !strstr(statctr_errmsg(), "in use"))
+		fprintf(stderr, "%s\n", statctr_errmsg());
+	if (write(done[1], "x", 1) != 1)
+		_exit(5);
+	close(done[1]);
+	if (rc != 0)
+		_exit(strstr(statctr_errmsg(), "in use") ? 3 : 4);
+	while (read(release[0], &c, 1) < 0 && errno == EINTR)
+		;
+	statctr_seg_destroy(seg);
+	_exit(0);
+}
+
+/* One round: CREATORS processes released at once by a start barrier (a pipe
+ * they wait on); a winner keeps its segment until all have tried, so a late
+ * starter meets it whatever the machine's load. */
+static void creators_round(const char *conf, int *winners, int *losers)
+{
+	int go[2], done[2], release[2], i, status, got = 0;
+	pid_t pids[CREATORS];
+	char buf[CREATORS];
+	ssize_t n;
+
+	CU_ASSERT_FATAL(pipe(go) == 0 && pipe(done) == 0 && pipe(release) == 0);
+	for (i = 0; i < CREATORS; i++) {
+		pids[i] = fork();
+		CU_ASSERT_FATAL(pids[i] >= 0);
+		if (pids[i] == 0)
+			creator(conf, go, done, release);
+	}
+	close(go[0]);
+	close(done[1]);
+	close(release[0]);
+	close(go[1]); /* all go */
+	while (got < CREATORS) {
+		n = read(done[0], buf, sizeof buf);
+		if (n > 0)
+			got += (int)n;
+		else if (n == 0 || errno != EINTR)
+			break; /* a creator died before reporting */
+	}
+	CU_ASSERT_EQUAL(got, CREATORS);
+	close(done[0]);
+	close(release[1]); /* winners may go */
+	for (i = 0; i < CREATORS; i++) {
+		CU_ASSERT_EQUAL(waitpid(pids[i], &status, 0), pids[i]);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			(*winners)++;
+		else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+			(*losers)++;
+	}
+}
+
+/* Writers racing to create the same segment: exactly one may win. */
 static void concurrent_creators_exactly_one_wins(void)
 {
-	pid_t pids[4];
-	int i, status, winners = 0, losers = 0, round;
+	int winners = 0, losers = 0, round;
 	const char *conf = config();
-	for (round = 0; round < 5; round++) {
-		for (i = 0; i < 4; i++) {
-			pids[i] = fork();
-			if (pids[i] == 0) {
-				struct statctr_seg *seg;
 
-				if (statctr_seg_create(conf, "seg", &seg) != 0)
-					_exit(strstr(statctr_errmsg(), "in use")
-					          ? 3
-					          : (fprintf(stderr, "%s\n", statctr_errmsg()), 4));
-				usleep(200000); /* stay alive while the others try */
-				statctr_seg_destroy(seg);
-				_exit(0);
-			}
-		}
-		for (i = 0; i < 4; i++) {
-			waitpid(pids[i], &status, 0);
-			if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-				winners++;
-			else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
-				losers++;
-		}
-	}
+	for (round = 0; round < 5; round++)
+		creators_round(conf, &winners, &losers);
 	CU_ASSERT_EQUAL(winners, 5);
-	CU_ASSERT_EQUAL(losers, 15);
+	CU_ASSERT_EQUAL(losers, 5 * (CREATORS - 1));
 }
 
 static void reader_can_require_the_owner(void)
