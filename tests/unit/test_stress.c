@@ -1,15 +1,23 @@
 /*
  * test_stress.c - two writer threads run transactions flat out that keep
  * totals == sum of flows; a reader (another process, or a thread for TSan)
- * takes snapshots meanwhile.  No snapshot may break the invariant, and the
- * final totals must equal what the writers counted: no lost update.
+ * takes a fixed number of snapshots meanwhile.  No snapshot may break the
+ * invariant, and the final totals must equal what the writers counted: no
+ * lost update.  At most 1 in 10 snapshots may have a busy slot while every
+ * writer thread ran 10 ms or more of CPU during the snapshot (a running
+ * writer serves a copy within microseconds); a busy slot whose writer the
+ * machine kept off the CPU is the machine's, and is only counted.
  */
 #include "internal.h"
 #include "testutil.h"
 
+#include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -23,8 +31,68 @@ struct writer {
 	pthread_t thread;
 	struct statctr_seg *seg;
 	unsigned index;
+	_Atomic pid_t tid;
 	uint64_t packets, octets;
 };
+
+/* The writer threads, by process and thread id, whose CPU time a busy
+ * snapshot is judged by. */
+struct writer_tids {
+	pid_t pid;
+	pid_t tid[NWRITERS];
+	unsigned n;
+};
+
+/* RAN_NS of CPU time is thousands of times what a writer needs to reach a
+ * transaction boundary and serve a copy. */
+#define RAN_NS 10000000ull
+
+/* Nanoseconds @tid of @pid has run, from schedstat; 0 if unknown. */
+static uint64_t thread_cpu_ns(pid_t pid, pid_t tid)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
+static void writers_cpu(const struct writer_tids *wt, uint64_t *ns)
+{
+	unsigned i;
+
+	for (i = 0; i < wt->n; i++)
+		ns[i] = thread_cpu_ns(wt->pid, wt->tid[i]);
+}
+
+/* The writer process's threads other than its main one. */
+static void child_writer_tids(pid_t pid, struct writer_tids *wt)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	wt->pid = pid;
+	wt->n = 0;
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d)) && wt->n < NWRITERS) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+
+		if (tid > 0 && tid != pid)
+			wt->tid[wt->n++] = tid;
+	}
+	closedir(d);
+}
 
 static const char *stress_config(void)
 {
@@ -45,6 +113,7 @@ static void *write_flat_out(void *arg)
 	const statctr_id tot_pkts = 2 * NFLOWS, tot_octets = 2 * NFLOWS + 1;
 	uint64_t seed = 88172645463325252ull + w->index;
 
+	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
 	if (statctr_slot_acquire(w->seg, &slot) != 0)
 		return NULL;
 	while (!atomic_load_explicit(&stop_writers, memory_order_relaxed)) {
@@ -91,19 +160,36 @@ static void stop_and_sum(struct writer *w, uint64_t *packets, uint64_t *octets)
 }
 
 struct tally {
-	unsigned snapshots, violations, busy, assisted;
+	unsigned snapshots, violations, busy, busy_ran, assisted;
 	uint64_t final_packets, final_octets;
 };
 
-/* Checks one snapshot; returns its totals. */
-static void check_snapshot(struct statctr_view *view, struct tally *t)
+/* Did every writer thread run RAN_NS or more between @before and @after? */
+static bool all_ran(const struct writer_tids *wt, const uint64_t *before, const uint64_t *after)
+{
+	unsigned i;
+
+	for (i = 0; i < wt->n; i++)
+		if (after[i] < before[i] + RAN_NS)
+			return false;
+	return wt->n > 0;
+}
+
+/* Checks one snapshot, taken while the writers in @wt (NULL: none) run. */
+static void check_snapshot(struct statctr_view *view, const struct writer_tids *wt, struct tally *t)
 {
 	struct statctr_snap *snap;
 	struct statctr_snap_stats st;
-	uint64_t pkts = 0, octets = 0;
+	uint64_t pkts = 0, octets = 0, before[NWRITERS] = {0}, after[NWRITERS] = {0};
 	uint32_t f;
+	int rc;
 
-	if (statctr_snap_take(view, &snap) != 0) {
+	if (wt)
+		writers_cpu(wt, before);
+	rc = statctr_snap_take(view, &snap);
+	if (wt)
+		writers_cpu(wt, after);
+	if (rc != 0) {
 		t->violations++;
 		return;
 	}
@@ -114,6 +200,7 @@ static void check_snapshot(struct statctr_view *view, struct tally *t)
 	statctr_snap_stats(snap, &st);
 	t->snapshots++;
 	t->busy += st.busy_slots != 0;
+	t->busy_ran += st.busy_slots != 0 && wt && all_ran(wt, before, after);
 	t->assisted += st.assisted_slots;
 	if (st.busy_slots == 0 && (pkts != statctr_snap_counter(snap, 2 * NFLOWS) ||
 	                           octets != statctr_snap_counter(snap, 2 * NFLOWS + 1)))
@@ -123,33 +210,38 @@ static void check_snapshot(struct statctr_view *view, struct tally *t)
 	statctr_snap_free(snap);
 }
 
-#define MIN_SNAPSHOTS 10
+/* A number of snapshots, not a time: on a loaded machine or in a sanitizer
+ * build each takes longer, and the test with it. */
+#define SNAPSHOTS  100
+#define READ_CAP_S 300 /* a hang, not a slow machine */
 
-/* Reads for @seconds and at least MIN_SNAPSHOTS snapshots (slow sanitizer
- * builds), but never longer than 30 s. */
-static void read_for(struct statctr_view *view, double seconds, struct tally *t)
+/* Takes SNAPSHOTS snapshots, 20 ms apart, while the writers run. */
+static void read_snapshots(struct statctr_view *view, const struct writer_tids *wt, struct tally *t)
 {
 	struct timespec start, now, gap = {0, 20 * 1000 * 1000};
-	double elapsed;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
-		check_snapshot(view, t);
+		check_snapshot(view, wt, t);
 		nanosleep(&gap, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		elapsed = (now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9;
-	} while ((elapsed < seconds || t->snapshots < MIN_SNAPSHOTS) && elapsed < 30);
+	} while (t->snapshots + t->violations < SNAPSHOTS &&
+	         now.tv_sec - start.tv_sec < READ_CAP_S);
 }
 
 static void assert_tally(const struct tally *t, uint64_t packets, uint64_t octets)
 {
+	double load[1] = {0};
+
+	getloadavg(load, 1);
 	fprintf(stderr,
-	        "\n    %u snapshots, %u with a busy slot, %u assisted slot reads, "
-	        "%u violations, %llu packets\n",
-	        t->snapshots, t->busy, t->assisted, t->violations, (unsigned long long)packets);
-	CU_ASSERT(t->snapshots >= MIN_SNAPSHOTS);
+	        "\n    %u snapshots, %u with a busy slot (%u while every writer ran %llu ms), "
+	        "%u assisted slot reads, %u violations, %llu packets, load %.2f\n",
+	        t->snapshots, t->busy, t->busy_ran, RAN_NS / 1000000, t->assisted, t->violations,
+	        (unsigned long long)packets, load[0]);
+	CU_ASSERT(t->snapshots >= SNAPSHOTS);
 	CU_ASSERT_EQUAL(t->violations, 0);
-	CU_ASSERT(t->busy * 10 <= t->snapshots);
+	CU_ASSERT(t->busy_ran * 10 <= t->snapshots);
 	CU_ASSERT(packets > 0);
 	CU_ASSERT_EQUAL(t->final_packets, packets);
 	CU_ASSERT_EQUAL(t->final_octets, octets);
@@ -194,6 +286,7 @@ static void cross_process_snapshots_keep_invariants_and_lose_nothing(void)
 {
 	struct statctr_view *view;
 	struct tally t = {0};
+	struct writer_tids wt;
 	uint64_t counts[2];
 	int fds[2], status;
 	char c;
@@ -206,10 +299,12 @@ static void cross_process_snapshots_keep_invariants_and_lose_nothing(void)
 		writer_process(fds[1]);
 	CU_ASSERT_EQUAL_FATAL(read(fds[0], &c, 1), 1);
 	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
-	read_for(view, 2.0, &t);
+	child_writer_tids(pid, &wt);
+	CU_ASSERT_EQUAL(wt.n, NWRITERS);
+	read_snapshots(view, &wt, &t);
 	kill(pid, SIGTERM);
 	CU_ASSERT_EQUAL_FATAL(read(fds[0], counts, sizeof(counts)), sizeof(counts));
-	check_snapshot(view, &t);
+	check_snapshot(view, NULL, &t);
 	assert_tally(&t, counts[0], counts[1]);
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
@@ -224,15 +319,22 @@ static void in_process_reader_thread_keeps_invariants(void)
 	struct statctr_seg *seg;
 	struct statctr_view *view;
 	struct writer w[NWRITERS];
+	struct writer_tids wt = {.pid = getpid(), .n = NWRITERS};
 	struct tally t = {0};
 	uint64_t packets, octets;
+	unsigned i;
 
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(stress_config(), "seg", &seg), 0);
 	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
 	start_writers(seg, w);
-	read_for(view, 1.0, &t);
+	for (i = 0; i < NWRITERS; i++) {
+		while (atomic_load(&w[i].tid) == 0)
+			sched_yield();
+		wt.tid[i] = atomic_load(&w[i].tid);
+	}
+	read_snapshots(view, &wt, &t);
 	stop_and_sum(w, &packets, &octets);
-	check_snapshot(view, &t);
+	check_snapshot(view, NULL, &t);
 	assert_tally(&t, packets, octets);
 	statctr_view_close(view);
 	statctr_seg_destroy(seg);
