@@ -31,7 +31,7 @@ dist/statctr-exporter.service: $(srcdir)/dist/statctr-exporter.service.in Makefi
 		$(srcdir)/dist/statctr-exporter.service.in >$@.tmp && mv $@.tmp $@
 
 # Its tests (tests/exporter/*.sh), run from the top build directory.
-EXPORTER_TESTS = tests/exporter/scrape.sh tests/exporter/prometheus.sh
+EXPORTER_TESTS = tests/exporter/scrape.sh tests/exporter/prometheus.sh tests/exporter/security.sh
 TESTS += $(EXPORTER_TESTS)
 dist_check_SCRIPTS += $(EXPORTER_TESTS)
 EXTRA_DIST += tests/exporter/lib.sh
