@@ -31,7 +31,9 @@ dist/statctr-exporter.service: $(srcdir)/dist/statctr-exporter.service.in Makefi
 		$(srcdir)/dist/statctr-exporter.service.in >$@.tmp && mv $@.tmp $@
 
 # Its tests (tests/exporter/*.sh), run from the top build directory.
-EXPORTER_TESTS = tests/exporter/scrape.sh tests/exporter/prometheus.sh tests/exporter/security.sh
+EXPORTER_TESTS = tests/exporter/scrape.sh tests/exporter/prometheus.sh tests/exporter/security.sh \
+	tests/exporter/rules.sh tests/exporter/dashboard.sh
 TESTS += $(EXPORTER_TESTS)
 dist_check_SCRIPTS += $(EXPORTER_TESTS)
-EXTRA_DIST += tests/exporter/lib.sh
+EXTRA_DIST += tests/exporter/lib.sh tests/exporter/rules_test.yml \
+	contrib/prometheus/statctr.rules.yml contrib/grafana/statctr-dashboard.json
