@@ -22,7 +22,9 @@ dist_man_MANS += exporter/statctr-exporter.8
 # Its systemd unit, with the configured paths (as the agent's).
 systemdunit_DATA += dist/statctr-exporter.service
 CLEANFILES += dist/statctr-exporter.service
-EXTRA_DIST += dist/statctr-exporter.service.in docs/exporter.md
+EXTRA_DIST += dist/statctr-exporter.service.in docs/exporter.md \
+	debian/statctr-exporter.install debian/statctr-exporter.docs \
+	debian/statctr-exporter.sysusers debian/statctr-exporter.lintian-overrides
 dist/statctr-exporter.service: $(srcdir)/dist/statctr-exporter.service.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) dist && sed \
 		-e 's|@bindir[@]|$(bindir)|g' \
@@ -35,5 +37,8 @@ EXPORTER_TESTS = tests/exporter/scrape.sh tests/exporter/prometheus.sh tests/exp
 	tests/exporter/rules.sh tests/exporter/dashboard.sh
 TESTS += $(EXPORTER_TESTS)
 dist_check_SCRIPTS += $(EXPORTER_TESTS)
-EXTRA_DIST += tests/exporter/lib.sh tests/exporter/rules_test.yml \
-	contrib/prometheus/statctr.rules.yml contrib/grafana/statctr-dashboard.json
+EXTRA_DIST += tests/exporter/lib.sh tests/exporter/rules_test.yml
+
+# Its alert rules and Grafana dashboard, where rule_files can name them.
+exporterdatadir = $(datadir)/statctr-exporter
+dist_exporterdata_DATA = contrib/prometheus/statctr.rules.yml contrib/grafana/statctr-dashboard.json

@@ -18,7 +18,7 @@
 # shellcheck disable=SC2317
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-packages=(libstatctr1 libstatctr-dev statctr-agentx statctl python3-statctr)
+packages=(libstatctr1 libstatctr-dev statctr-agentx statctl python3-statctr statctr-exporter)
 passed=0
 failed=0
 
@@ -198,6 +198,10 @@ installed_files() {
 		/usr/share/man/man1/statctl.1.gz /usr/share/man/man5/statctr.conf.5.gz \
 		/usr/lib/python3/dist-packages/statctr/__init__.py \
 		/usr/lib/python3/dist-packages/statctr/py.typed \
+		/usr/sbin/statctr-exporter /lib/systemd/system/statctr-exporter.service \
+		/usr/share/man/man8/statctr-exporter.8.gz \
+		/usr/share/statctr-exporter/statctr.rules.yml \
+		/usr/share/statctr-exporter/statctr-dashboard.json \
 		/usr/share/doc/python3-statctr/python.md.gz; do
 		[ -e "$f" ] || {
 			echo "missing: $f"
@@ -284,6 +288,13 @@ check "user statctr: system uid, group statctr, no login, no home" user_sane
 uid_first=$(id -u statctr 2>/dev/null)
 check "systemd-analyze verify $unit: clean" unit_verify
 check "the unit runs the agent as User=statctr Group=statctr" unit_runs_as_statctr
+exporter_unit=/lib/systemd/system/statctr-exporter.service
+exporter_unit_sane() {
+	unit=$exporter_unit unit_verify && grep -qx 'User=statctr' "$exporter_unit" &&
+		grep -qx 'Group=statctr' "$exporter_unit" && grep -qx 'Type=notify' "$exporter_unit" &&
+		grep -q '^ExecStart=/usr/sbin/statctr-exporter ' "$exporter_unit"
+}
+check "statctr-exporter's unit: verified, Type=notify, User=statctr" exporter_unit_sane
 
 # ---- a writer, statctl and the agent -----------------------------------------
 
@@ -365,6 +376,35 @@ start_agent() {
 	}
 }
 
+# The exporter as its unit runs it (its User=, its ExecStart with a private
+# listen address), scraped with curl: dp0 counts, the segment is up.
+exporter_port=$((port + 1))
+exporter_scrape() {
+	curl -sf -m 5 "http://127.0.0.1:$exporter_port/metrics"
+}
+start_exporter() {
+	local out
+	as_user "$(sed -n 's/^User=//p' "$exporter_unit")"
+	{ "${AS[@]}" /usr/sbin/statctr-exporter -c "$conf" \
+		--web.listen-address="127.0.0.1:$exporter_port" >"$work/exporter.log" 2>&1 & } &&
+		exporter_pid=$! && pids="$pids $exporter_pid" &&
+		for _ in $(seq 50); do
+			exporter_scrape >/dev/null && break
+			sleep 0.1
+		done
+	[ "$(ps -o user= -p "$exporter_pid")" = statctr ] || {
+		echo "exporter runs as $(ps -o user= -p "$exporter_pid")"
+		return 1
+	}
+	out=$(exporter_scrape) || {
+		cat "$work/exporter.log"
+		return 1
+	}
+	printf '    exporter: %s\n' "$(echo "$out" | grep -E '^statctr_segment_up|rx_packets_total\{.*dp0')" >&3
+	echo "$out" | grep -q '^statctr_segment_up{segment="dataplane",.*status="active"} 1$' &&
+		echo "$out" | awk '/^statctr_dataplane_if_stats_rx_packets_total\{.*row="dp0"/ { found = 1; exit !($2 + 0 > 0) } END { if (!found) exit 1 }'
+}
+
 # The installed module, as the agent's user, reads what statctl shows.
 python_reads() {
 	local out
@@ -411,6 +451,7 @@ check "writer built from libstatctr-dev (pkg-config statctr)" build_writer &&
 	check "writer ($writer_user, in group statctr) creates its segment" start_writer &&
 	check "statctl (as statctr) shows dp0 counting" statctl_show &&
 	check "python3 statctr (as statctr) reads dp0" python_reads &&
+	check "statctr-exporter starts as statctr and serves dp0 (curl)" start_exporter &&
 	check "statctr-agentx starts as statctr (setpriv, like the unit)" start_agent &&
 	check "a live counter rises over SNMP" counter_rises &&
 	check "snmptable by name with the installed MIB" snmptable_by_name
@@ -430,7 +471,8 @@ purge_debs() {
 		cat "$work/purge.log"
 		return 1
 	}
-	for f in /usr/sbin/statctr-agentx /usr/bin/statctl "$unit" \
+	for f in /usr/sbin/statctr-agentx /usr/bin/statctl "$unit" /usr/sbin/statctr-exporter \
+		"$exporter_unit" /usr/share/doc/statctr-exporter /usr/share/statctr-exporter \
 		/usr/lib/sysusers.d/statctr.conf /usr/share/snmp/mibs/STATCTR-MIB.txt \
 		/usr/share/statctr /usr/share/doc/statctr-agentx /var/lib/statctr \
 		/usr/lib/python3/dist-packages/statctr; do
