@@ -12,7 +12,7 @@
 #   access uncommented, as docs/agent.md asks), /var/agentx a private
 #   tmpfs; /usr/share/snmp/mibs a private copy plus STATCTR-MIB, as the
 #   statctr-agentx package installs it;
-# - the build's statctl and statctr-agentx first on PATH; conf/statctr.conf
+# - the build's statctl, statctr-agentx and statctr-exporter first on PATH; conf/statctr.conf
 #   as /etc/statctr.conf with agent.allow_reset = true; examples/pipeline
 #   writing "dataplane" (the blocks start statctr-agentx as the docs say);
 # - the working directory a copy of the source tree's conf/, mib/, scripts/
@@ -101,7 +101,7 @@ cp "$top_srcdir/mib/STATCTR-MIB.txt" "$S/mibs/"
 mount --bind "$S/mibs" /usr/share/snmp/mibs || fail_setup "cannot mount the MIB directory"
 cp "$top_srcdir/scripts/get-smi-mibs.sh" "$S/share/statctr/"
 cp -a "$top_srcdir/conf" "$top_srcdir/mib" "$top_srcdir/scripts" "$S/src/"
-for p in tools/statctl agent/statctr-agentx; do
+for p in tools/statctl agent/statctr-agentx exporter/statctr-exporter; do
 	printf '#!/bin/sh\nexec "%s" "$@"\n' "$top_builddir/$p" >"$S/bin/${p#*/}"
 	chmod +x "$S/bin/${p#*/}"
 done
