@@ -37,7 +37,7 @@ EXPORTER_TESTS = tests/exporter/scrape.sh tests/exporter/prometheus.sh tests/exp
 	tests/exporter/rules.sh tests/exporter/dashboard.sh
 TESTS += $(EXPORTER_TESTS)
 dist_check_SCRIPTS += $(EXPORTER_TESTS)
-EXTRA_DIST += tests/exporter/lib.sh tests/exporter/rules_test.yml
+EXTRA_DIST += tests/exporter/lib.sh tests/exporter/rules_test.yml bench/exporter.sh
 
 # Its alert rules and Grafana dashboard, where rule_files can name them.
 exporterdatadir = $(datadir)/statctr-exporter
