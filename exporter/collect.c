@@ -219,8 +219,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int collector_scrape(struct collector *c, bool openmetrics, const struct exporter_counts *counts,
-                     char **bodyp, size_t *lenp)
+int collector_scrape(struct collector *c, bool openmetrics, uint32_t epoch,
+                     const struct exporter_counts *counts, char **bodyp, size_t *lenp)
 {
 	struct walk_opts opts = {.openmetrics = openmetrics};
 	double start = now_s();
@@ -235,9 +235,14 @@ int collector_scrape(struct collector *c, bool openmetrics, const struct exporte
 	c->scrapes++;
 	for (size_t i = 0; i < c->n; i++) {
 		seg_snap(c, i);
+		if (epoch != 0 && c->srcs[i].snap != NULL &&
+		    epoch_select(&c->srcs[i], epoch, true) < 0)
+			c->errors++;
 		read += c->srcs[i].snap != NULL;
 	}
 	walk_render(f, &render_prom, &opts, c->srcs, c->n, NULL);
+	for (size_t i = 0; i < c->n; i++)
+		c->srcs[i].epoch_from = c->srcs[i].epoch_to = 0; /* the next scrape's own choice */
 	list_prom(f, c->items, c->n);
 	own_series(f, c, openmetrics, now_s() - start, read, counts);
 	if (openmetrics)

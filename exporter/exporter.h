@@ -74,11 +74,14 @@ void collector_free(struct collector *c);
  * collector_scrape() - one scrape: a sums-only snapshot of every segment
  * (each view kept open between scrapes, followed to a writer's new
  * generation), rendered with the segments' state and the exporter's own
- * series into a malloc()ed *@bodyp of *@lenp bytes.  One thread at a time
+ * series into a malloc()ed *@bodyp of *@lenp bytes.  @epoch not 0:
+ * counters and histograms count over epoch @epoch's interval (to the next
+ * kept epoch, or to now for the latest), as statctl show --epoch; a
+ * segment that does not keep it is not read (statctr_segment_readable 0).  One thread at a time
  * per collector.  Returns 0 or -ENOMEM.
  */
-int collector_scrape(struct collector *c, bool openmetrics, const struct exporter_counts *counts,
-                     char **bodyp, size_t *lenp);
+int collector_scrape(struct collector *c, bool openmetrics, uint32_t epoch,
+                     const struct exporter_counts *counts, char **bodyp, size_t *lenp);
 
 /* ---- http.c: the HTTP server --------------------------------------------- */
 

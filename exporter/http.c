@@ -3,15 +3,13 @@
  * HTTP parsing of its own).
  *
  * Owns what a request may be and get: GET or HEAD (else 405), of
- * /metrics or / (else 404), from a user of the web configuration when it
- * lists some (else 401) and with a client certificate its CA signed when
- * it asks for one (else 403); at most max_scrapes scrapes at once (more
- * get 503); the format the Accept header asks for (OpenMetrics 1.0 for
- * application/openmetrics-text, else text 0.0.4), gzipped when
- * Accept-Encoding has gzip.  libmicrohttpd enforces the connection limits
- * (count, idle timeout, memory of a request's headers).  Never reads a
- * segment itself (collect.c), never blocks a scrape on another but on the
- * collector's one lock.
+ * /metrics (?epoch=N: an epoch's counts) or / (else 404), from a user of the web configuration when
+ * it lists some (else 401) and with a client certificate its CA signed when it asks for one (else
+ * 403); at most max_scrapes scrapes at once (more get 503); the format the Accept header asks for
+ * (OpenMetrics 1.0 for application/openmetrics-text, else text 0.0.4), gzipped when Accept-Encoding
+ * has gzip.  libmicrohttpd enforces the connection limits (count, idle timeout, memory of a
+ * request's headers).  Never reads a segment itself (collect.c), never blocks a scrape on another
+ * but on the collector's one lock.
  */
 #include "config.h" /* _GNU_SOURCE: before any system header */
 
@@ -126,15 +124,35 @@ static int gzip(const char *in, size_t len, char **outp, size_t *outlen)
 	return 0;
 }
 
+/* ?epoch=N: 0 without, 1..2^32-1, or -1 when it is not a number of that range. */
+static long long epoch_arg(struct MHD_Connection *conn)
+{
+	const char *v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "epoch");
+	char *end;
+	unsigned long long n;
+
+	if (v == NULL)
+		return 0;
+	if (v[0] < '1' || v[0] > '9' || strlen(v) > 10)
+		return -1;
+	n = strtoull(v, &end, 10);
+	return *end != '\0' || n > UINT32_MAX ? -1 : (long long)n;
+}
+
 static enum MHD_Result serve_metrics(struct server *s, struct MHD_Connection *conn)
 {
 	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
 	const char *enc = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept-Encoding");
 	bool om = accept != NULL && accepts(accept, "application/openmetrics-text");
+	long long epoch = epoch_arg(conn);
 	char *body, *zipped;
 	size_t len, zlen;
 	int err;
 
+	if (epoch < 0) {
+		atomic_fetch_add(&s->counts.bad_requests, 1);
+		return reply_text(conn, MHD_HTTP_BAD_REQUEST, "epoch: a number 1..4294967295\n");
+	}
 	if (atomic_fetch_add(&s->inflight, 1) >= atomic_load(&s->max_scrapes)) {
 		atomic_fetch_sub(&s->inflight, 1);
 		atomic_fetch_add(&s->counts.busy, 1);
@@ -143,7 +161,7 @@ static enum MHD_Result serve_metrics(struct server *s, struct MHD_Connection *co
 	}
 	pthread_mutex_lock(&s->scrape_lock);
 	atomic_fetch_add(&s->counts.requests, 1);
-	err = collector_scrape(s->collector, om, &s->counts, &body, &len);
+	err = collector_scrape(s->collector, om, (uint32_t)epoch, &s->counts, &body, &len);
 	pthread_mutex_unlock(&s->scrape_lock);
 	atomic_fetch_sub(&s->inflight, 1);
 	if (err < 0)

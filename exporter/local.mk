@@ -34,7 +34,7 @@ dist/statctr-exporter.service: $(srcdir)/dist/statctr-exporter.service.in Makefi
 
 # Its tests (tests/exporter/*.sh), run from the top build directory.
 EXPORTER_TESTS = tests/exporter/scrape.sh tests/exporter/prometheus.sh tests/exporter/security.sh \
-	tests/exporter/rules.sh tests/exporter/dashboard.sh
+	tests/exporter/rules.sh tests/exporter/dashboard.sh tests/exporter/epochs.sh
 TESTS += $(EXPORTER_TESTS)
 dist_check_SCRIPTS += $(EXPORTER_TESTS)
 EXTRA_DIST += tests/exporter/lib.sh tests/exporter/rules_test.yml bench/exporter.sh

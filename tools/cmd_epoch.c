@@ -33,62 +33,6 @@ static const char diff_help[] =
     "now for the latest.  Per counter: the counts of E1's and E2's intervals and\n"
     "their ratio E2/E1 (inf when E1 counted nothing and E2 did), as PCP's pmdiff.\n";
 
-/* The number of the epoch kept after @number, 0 if it is the latest; -ENOENT if not kept. */
-static int next_epoch(struct statctr_view *view, uint32_t number, uint32_t *nextp)
-{
-	struct statctr_epoch list[STATCTR_MAX_EPOCHS];
-	uint32_t n = statctr_view_epochs(view, list, STATCTR_MAX_EPOCHS);
-
-	for (uint32_t i = 0; i < n && i < STATCTR_MAX_EPOCHS; i++)
-		if (list[i].number == number) {
-			*nextp = i + 1 < n ? list[i + 1].number : 0;
-			return 0;
-		}
-	return -ENOENT;
-}
-
-/* A counter cell of the segment, to check that an interval is served; 0 if none. */
-static statctr_id first_counter(const struct statctr_view *view, uint32_t ncells, bool *found)
-{
-	for (statctr_id id = 0; id < ncells; id++)
-		if (statctr_view_cell_kind(view, id) == STATCTR_KIND_COUNTER) {
-			*found = true;
-			return id;
-		}
-	*found = false;
-	return 0;
-}
-
-int epoch_select(struct source *src, uint32_t number, bool to_next)
-{
-	struct statctr_epoch_status st;
-	uint32_t to = 0;
-	uint64_t d;
-	bool found;
-	statctr_id id = first_counter(src->view, src->info.ncells, &found);
-	/* Opens the epoch file again if the view has none: the message says why. */
-	int err = statctr_view_epoch_status(src->view, &st);
-
-	if (!err && to_next)
-		err = next_epoch(src->view, number, &to);
-
-	if (!err && found)
-		err = statctr_snap_epoch_delta(src->snap, id, number, to, &d);
-	if (err == -ENOENT && to_next)
-		error_msg("segment '%s': epoch %u is not kept", src->label, number);
-	else if (err)
-		error_msg("segment '%s': epoch %u: %s", src->label, number, statctr_errmsg());
-	if (err) {
-		statctr_snap_free(src->snap);
-		src->snap = NULL;
-		src->failed = true;
-		return err;
-	}
-	src->epoch_from = number;
-	src->epoch_to = to;
-	return 0;
-}
-
 void epochs_json(FILE *out, struct statctr_view *view)
 {
 	static struct statctr_epoch list[STATCTR_MAX_EPOCHS];
@@ -302,7 +246,7 @@ static int diff_source(struct diff_opts *d, struct source *src, const char *tabl
 		return -1;
 	statctr_view_info(src->view, &src->info);
 	for (int i = 0; i < 2; i++)
-		if (next_epoch(src->view, d->e[i], &d->to[i]) != 0) {
+		if (epoch_next(src->view, d->e[i], &d->to[i]) != 0) {
 			error_msg("segment '%s': epoch %u is not kept", src->label, d->e[i]);
 			return -1;
 		}

@@ -70,14 +70,6 @@ int cmd_notifications(const struct common_opts *common, int argc, char **argv);
 /* cmd_epoch.c: epoch list|start, diff, and show's --since/--epoch. */
 int cmd_epoch(const struct common_opts *common, int argc, char **argv);
 int cmd_diff(const struct common_opts *common, int argc, char **argv);
-struct source;
-/*
- * The interval of @src's epoch @number: from it to the next kept epoch, or
- * to the snapshot when it is the latest (@to_next), or from it to the
- * snapshot; sets src->epoch_from/epoch_to and checks that the counts are
- * served (the error printed, the source failed, -errno, when not).
- */
-int epoch_select(struct source *src, uint32_t number, bool to_next);
 /* JSON: the "epochs" array of a segment (empty without epochs). */
 void epochs_json(FILE *out, struct statctr_view *view);
 

@@ -345,6 +345,61 @@ int walk_render(FILE *out, const struct renderer *r, const struct walk_opts *opt
 
 /* ---- show --since/--epoch: the counts of an epoch interval ---- */
 
+int epoch_next(struct statctr_view *view, uint32_t number, uint32_t *nextp)
+{
+	struct statctr_epoch list[STATCTR_MAX_EPOCHS];
+	uint32_t n = statctr_view_epochs(view, list, STATCTR_MAX_EPOCHS);
+
+	for (uint32_t i = 0; i < n && i < STATCTR_MAX_EPOCHS; i++)
+		if (list[i].number == number) {
+			*nextp = i + 1 < n ? list[i + 1].number : 0;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* A counter cell of the segment, to check that an interval is served; 0 if none. */
+static statctr_id first_counter(const struct statctr_view *view, uint32_t ncells, bool *found)
+{
+	for (statctr_id id = 0; id < ncells; id++)
+		if (statctr_view_cell_kind(view, id) == STATCTR_KIND_COUNTER) {
+			*found = true;
+			return id;
+		}
+	*found = false;
+	return 0;
+}
+
+int epoch_select(struct source *src, uint32_t number, bool to_next)
+{
+	struct statctr_epoch_status st;
+	uint32_t to = 0;
+	uint64_t d;
+	bool found;
+	statctr_id id = first_counter(src->view, src->info.ncells, &found);
+	/* Opens the epoch file again if the view has none: the message says why. */
+	int err = statctr_view_epoch_status(src->view, &st);
+
+	if (!err && to_next)
+		err = epoch_next(src->view, number, &to);
+
+	if (!err && found)
+		err = statctr_snap_epoch_delta(src->snap, id, number, to, &d);
+	if (err == -ENOENT && to_next)
+		error_msg("segment '%s': epoch %u is not kept", src->label, number);
+	else if (err)
+		error_msg("segment '%s': epoch %u: %s", src->label, number, statctr_errmsg());
+	if (err) {
+		statctr_snap_free(src->snap);
+		src->snap = NULL;
+		src->failed = true;
+		return err;
+	}
+	src->epoch_from = number;
+	src->epoch_to = to;
+	return 0;
+}
+
 uint64_t epoch_count(const struct source *src, statctr_id id)
 {
 	uint64_t d = 0;

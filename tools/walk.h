@@ -152,6 +152,17 @@ int walk_render(FILE *out, const struct renderer *r, const struct walk_opts *opt
                 struct source *srcs, size_t nsrcs, const char *table);
 int find_table(const struct statctr_view *view, const char *name, uint32_t *tp);
 
+/* The number of the epoch kept after @number, 0 if it is the latest; -ENOENT if not kept. */
+int epoch_next(struct statctr_view *view, uint32_t number, uint32_t *nextp);
+/*
+ * The interval of @src's epoch @number: from it to the next kept epoch, or
+ * to the snapshot when it is the latest (@to_next), or from it to the
+ * snapshot; sets src->epoch_from/epoch_to and checks that the counts are
+ * served (the error printed, the snapshot freed and the source failed,
+ * -errno, when not).  statctl show --since/--epoch, statctr-exporter's
+ * /metrics?epoch=N.
+ */
+int epoch_select(struct source *src, uint32_t number, bool to_next);
 /* A counter's count over @src's selected epoch interval; 0 and a message when refused. */
 uint64_t epoch_count(const struct source *src, statctr_id id);
 /* Histogram @id over @src's selected interval: its buckets (per epoch, from
