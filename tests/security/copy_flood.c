@@ -9,7 +9,8 @@
  *       the other parties, and measures its transactions per second of its
  *       own CPU time (others' processes on CPU 0 do not count) and of wall
  *       time.  Prints one line per phase and the medians of flood/idle and
- *       read/idle over adjacent phases; creates DIR/done at the end.
+ *       read/idle over adjacent phases; creates DIR/done at the end, and
+ *       DIR/writer.tid ("PID TID" of its writer thread) at the start.
  *   copy_flood flood SEGMENT DIR
  *       the attacker, on CPU 1: maps the control file itself and, while
  *       DIR/flood.on exists, stores new tickets in every request word and
@@ -18,7 +19,10 @@
  *       a reader on CPU 1: while DIR/read.on exists, statctr_snap_retake()
  *       back to back, checking totals == sum of flows in each snapshot
  *       without busy slots.  Prints "snapshots N consistent N broken N
- *       busy N" (snapshot counts) when DIR/done appears.
+ *       busy N busy_ran N" (snapshot counts) when DIR/done appears:
+ *       busy_ran counts the busy snapshots during which the writer thread
+ *       ran RAN_NS or more of CPU (its schedstat), long enough to serve any
+ *       copy; the others' writer was kept off the CPU by the machine.
  *   copy_flood info SEGMENT
  *       prints "status S writer_flags F total T": the view's status and the
  *       writer's loss flags (statctr_view_info) and the raw sum of every
@@ -37,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,7 +49,9 @@
 #define CTL_REQS   256 /* control file: request records from here, 64 bytes each */
 #define CTL_LOCK   192 /* buf_lock */
 
-static char on_path[2][600], done_path[600];
+#define RAN_NS 10000000ull /* 10 ms */
+
+static char on_path[2][600], done_path[600], tid_path[600];
 
 static void die(const char *what)
 {
@@ -82,6 +89,7 @@ static void set_paths(const char *dir)
 	snprintf(on_path[0], sizeof(on_path[0]), "%s/flood.on", dir);
 	snprintf(on_path[1], sizeof(on_path[1]), "%s/read.on", dir);
 	snprintf(done_path, sizeof(done_path), "%s/done", dir);
+	snprintf(tid_path, sizeof(tid_path), "%s/writer.tid", dir);
 }
 
 static bool exists(const char *path)
@@ -105,6 +113,7 @@ struct writer {
 	uint32_t nflows;
 	_Atomic uint64_t txns;
 	_Atomic bool stop, ready;
+	_Atomic pid_t tid;
 	pthread_t thread;
 };
 
@@ -117,6 +126,7 @@ static void *writer_main(void *arg)
 	pin(0);
 	if (statctr_slot_acquire(w->seg, &slot) != 0)
 		die("statctr_slot_acquire");
+	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
 	atomic_store(&w->ready, true);
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
 		for (int k = 0; k < 1024; k++) {
@@ -173,6 +183,19 @@ static void phase(struct writer *w, clockid_t cpu, int party, long ms, double *p
 		unlink(on_path[party]);
 }
 
+/* DIR/writer.tid: "PID TID", written whole (a rename) for the reader. */
+static void publish_tid(pid_t pid, pid_t tid)
+{
+	char tmp[620];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", tid_path);
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "%d %d\n", (int)pid, (int)tid) < 0 || fclose(f) != 0 ||
+	    rename(tmp, tid_path) != 0)
+		die(tid_path);
+}
+
 static int writer_run(const char *config, long ms, int rounds)
 {
 	static const char *const names[] = {"idle", "flood", "idle", "read"};
@@ -189,6 +212,7 @@ static int writer_run(const char *config, long ms, int rounds)
 		die("pthread_create");
 	while (!atomic_load(&w.ready))
 		nap_ms(1);
+	publish_tid(getpid(), atomic_load(&w.tid));
 	pin(1); /* this thread mostly sleeps; keep CPU 0 for the writer */
 	if (pthread_getcpuclockid(w.thread, &clock) != 0)
 		die("pthread_getcpuclockid");
@@ -246,25 +270,61 @@ static int flood_run(const char *segment)
 	return 0;
 }
 
+/* Nanoseconds the writer thread in DIR/writer.tid has run; UINT64_MAX
+ * while unknown (a busy snapshot then counts as if it ran). */
+static uint64_t writer_cpu_ns(void)
+{
+	static int pid, tid;
+	unsigned long long ns;
+	char path[64];
+	FILE *f;
+
+	if (!tid) {
+		f = fopen(tid_path, "r");
+		if (!f)
+			return UINT64_MAX;
+		if (fscanf(f, "%d %d", &pid, &tid) != 2)
+			pid = tid = 0;
+		fclose(f);
+		if (!tid)
+			return UINT64_MAX;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return UINT64_MAX;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = UINT64_MAX;
+	fclose(f);
+	return ns;
+}
+
+static bool writer_ran(uint64_t before, uint64_t after)
+{
+	return before == UINT64_MAX || after == UINT64_MAX || after - before >= RAN_NS;
+}
+
 static int read_run(const char *segment)
 {
 	struct statctr_view *view;
 	struct statctr_snap *snap = NULL;
-	uint64_t snaps = 0, consistent = 0, broken = 0, busy = 0;
+	uint64_t snaps = 0, consistent = 0, broken = 0, busy = 0, busy_ran = 0;
 
 	if (statctr_view_open(segment, &view) != 0)
 		die("statctr_view_open");
 	pin(1);
 	while (!exists(done_path)) {
 		struct statctr_snap_stats st;
-		uint64_t pkts = 0, octets = 0;
+		uint64_t pkts = 0, octets = 0, cpu0, cpu1;
 
 		if (!exists(on_path[1])) {
 			nap_ms(1);
 			continue;
 		}
+		cpu0 = writer_cpu_ns();
 		if (statctr_snap_retake(view, &snap) != 0)
 			die("statctr_snap_retake");
+		cpu1 = writer_cpu_ns();
 		statctr_snap_stats(snap, &st);
 		for (uint32_t f = 0; f < 49999; f++) {
 			pkts += statctr_snap_counter(snap, 2 + 2 * f);
@@ -272,17 +332,18 @@ static int read_run(const char *segment)
 		}
 		snaps++;
 		/* A busy slot is read as is, and said so: only the others must hold. */
-		if (st.busy_slots != 0)
+		if (st.busy_slots != 0) {
 			busy++;
-		else if (pkts != statctr_snap_counter(snap, 0) ||
-		         octets != statctr_snap_counter(snap, 1))
+			busy_ran += writer_ran(cpu0, cpu1);
+		} else if (pkts != statctr_snap_counter(snap, 0) ||
+		           octets != statctr_snap_counter(snap, 1))
 			broken++;
 		else
 			consistent++;
 	}
-	printf("snapshots %llu consistent %llu broken %llu busy %llu\n", (unsigned long long)snaps,
-	       (unsigned long long)consistent, (unsigned long long)broken,
-	       (unsigned long long)busy);
+	printf("snapshots %llu consistent %llu broken %llu busy %llu busy_ran %llu\n",
+	       (unsigned long long)snaps, (unsigned long long)consistent,
+	       (unsigned long long)broken, (unsigned long long)busy, (unsigned long long)busy_ran);
 	statctr_snap_free(snap);
 	statctr_view_close(view);
 	return 0;

@@ -9,7 +9,10 @@
 # its own CPU time so other load on the machine does not count).  A reader
 # taking snapshots back to back (the copy service's busiest legitimate
 # client, which now waits longer) must get consistent snapshots and cost the
-# writer no more than the flood may (docs/design.md).  A measurement below
+# writer no more than the flood may (docs/design.md): at most 1 in 5 of its
+# snapshots may have a busy slot while the writer ran 10 ms or more of CPU
+# during it (the writer pinned to a CPU that other load shares may be kept
+# off it past the reader's budget: such a busy slot is the machine's).  A measurement below
 # 0.9x is taken once more, on a new segment, before the test fails.
 SEC_PROGRAMS="tests/security/copy_flood"
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/security/lib.sh"
@@ -38,7 +41,7 @@ finish() {
 # test on anything but a ratio below 0.9x, which it returns as status 1.
 measure() {
 	local segment=$SEC_SHM/flood.$1 pid flooder reader
-	rm -f "$SEC_SHM/done" # the previous measurement's end
+	rm -f "$SEC_SHM/done" "$SEC_SHM/writer.tid" # the previous measurement's
 	cat >"$TMP/flood.conf" <<CONF
 segments = ( { name = "flood"; path = "$segment"; slots = 1; group = "$SEC_GROUP";
   mode = "0640"; ctl_mode = "0660";
@@ -65,14 +68,14 @@ CONF
 
 	flood=$(awk '/^flood_ratio/ { print $2 }' "$TMP/writer.log")
 	read_ratio=$(awk '/^read_ratio/ { print $2 }' "$TMP/writer.log")
-	read -r _ snaps _ consistent _ broken _ <"$TMP/reader.log" || fail "no reader summary"
+	read -r _ snaps _ consistent _ broken _ busy _ busy_ran <"$TMP/reader.log" || fail "no reader summary"
 	log "writer under a request flood: ${flood}x its undisturbed rate (>= 0.9 required)"
 	log "writer with a reader snapshotting back to back: ${read_ratio}x (>= 0.9 required)"
-	log "reader: $consistent of $snaps snapshots consistent, $broken broken"
+	log "reader: $consistent of $snaps snapshots consistent, $broken broken, $busy busy ($busy_ran while the writer ran)"
 	[ "$broken" = 0 ] || fail "$broken snapshots broke totals == sum of flows"
 	[ "$snaps" -ge 10 ] || fail "the reader took only $snaps snapshots"
-	awk -v c="$consistent" -v n="$snaps" 'BEGIN { exit !(c >= 0.8 * n) }' ||
-		fail "only $consistent of $snaps snapshots were consistent (busy slots)"
+	[ $((busy_ran * 5)) -le "$snaps" ] ||
+		fail "$busy_ran of $snaps snapshots had a busy slot while the writer ran 10 ms or more ($busy busy in all, $consistent consistent; load $(cut -d' ' -f1-3 /proc/loadavg))"
 	grep -q '^health 0$' "$TMP/writer.log" ||
 		fail "the writer reported a loss: $(grep health "$TMP/writer.log")"
 	awk -v f="$flood" -v r="$read_ratio" 'BEGIN { exit !(f >= 0.9 && r >= 0.9) }'
