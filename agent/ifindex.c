@@ -6,7 +6,9 @@
  *
  * THREADS
  * The SNMP thread alone searches and changes the store.  The file is
- * written by the store's writer thread: the SNMP thread marks the store
+ * written by the store's writer thread, started by ifindex_start() (not by
+ * ifindex_open(): a daemon opens the store before its fork, which keeps no
+ * thread, and starts it after): the SNMP thread marks the store
  * dirty; the writer waits WRITE_DELAY_MS (so that the names of one pass go
  * in one write), copies the (key, ifIndex) list under s->lock, and writes
  * the copy with safefile_write() outside it.  Keys are never freed before
@@ -28,6 +30,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,14 +364,25 @@ int ifindex_open(const char *path, struct ifindex_store **sp)
 			return -ENOMEM;
 		}
 		load(s);
-		s->threaded = pthread_create(&s->writer, NULL, writer, s) == 0;
-		if (!s->threaded) {
-			ifindex_close(s);
-			return -ENOMEM;
-		}
 	}
 	*sp = s;
 	return 0;
+}
+
+/* Started with every signal blocked, so that they all go to the main thread. */
+int ifindex_start(struct ifindex_store *s)
+{
+	sigset_t all, old;
+	int err;
+
+	if (!s || !s->path || s->threaded)
+		return 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&s->writer, NULL, writer, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	s->threaded = err == 0;
+	return -err;
 }
 
 static void no_free(void *node)

@@ -33,6 +33,13 @@ int ifindex_open(const char *path, struct ifindex_store **sp);
 void ifindex_close(struct ifindex_store *s);
 
 /*
+ * ifindex_start() - starts the store's writer thread (once; none without a
+ * file); the names marked before are written then.  Called after a
+ * daemon's fork, which keeps no thread.  Returns 0 or a negative errno.
+ */
+int ifindex_start(struct ifindex_store *s);
+
+/*
  * ifindex_get() - the ifIndex of row @row of table @table of segment
  * @segment, in @base..@base+@n-1; a new name is given the next free one
  * and written to the file.  Returns 0, or -ENOSPC when the range is used

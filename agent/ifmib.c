@@ -97,6 +97,15 @@ struct ifmib_serve {
 /* Process-wide, so that a SIGHUP reload never hands an ifIndex to a new name. */
 static struct ifindex_store *store;
 static char *store_path;
+static bool store_started; /* ifmib_store_start() was called: a new store starts at once */
+
+static int start_store(void)
+{
+	int err = store_started ? ifindex_start(store) : 0;
+
+	return err ? agent_seterr(-err, "cannot start the ifIndex file writer: %s", strerror(-err))
+	           : 0;
+}
 
 static int open_store(const char *state_file)
 {
@@ -114,13 +123,20 @@ static int open_store(const char *state_file)
 	if (state_file)
 		snprintf(path, sizeof(path), "%s.ifindex", state_file);
 	err = ifindex_open(state_file ? path : NULL, &store);
-	return err ? agent_seterr(-err, "ifIndex store: out of memory") : 0;
+	return err ? agent_seterr(-err, "ifIndex store: out of memory") : start_store();
+}
+
+int ifmib_store_start(void)
+{
+	store_started = true;
+	return start_store();
 }
 
 void ifmib_store_close(void)
 {
 	ifindex_close(store);
 	store = NULL;
+	store_started = false;
 	free(store_path);
 	store_path = NULL;
 }

@@ -75,6 +75,13 @@ void ifmib_serve_adopt(struct ifmib_serve *new, const struct ifmib_serve *old);
 /* Frees (NULL: nothing); the engine's regions must be gone first. */
 void ifmib_serve_free(struct ifmib_serve *ifm);
 
+/*
+ * Starts the ifIndex store's file writer, now and for every store a reload
+ * opens later: once the process keeps its threads (after a daemon's fork).
+ * Returns 0 or -errno, the message set (agent_errmsg()).
+ */
+int ifmib_store_start(void);
+
 /* At exit: writes the ifIndex names not in the file yet, and frees the store. */
 void ifmib_store_close(void);
 

@@ -64,7 +64,7 @@ struct options {
 	const char *config;
 	const char *master;   /* -x, overrides agent.master */
 	const char *embedded; /* -M: serve SNMP on this address */
-	const char *log;      /* -L: stderr or syslog */
+	const char *log;      /* -L: stderr, syslog or file:PATH */
 	const char *pidfile;
 	const char *user;  /* -u: run as this user after setup */
 	const char *group; /* -g: and this group */
@@ -122,7 +122,9 @@ static const struct option_doc {
      "ADDRESS (e.g. udp:127.0.0.1:1161) to the communities\n"
      "and SNMPv3 users of the agent group"},
     {"foreground", 'f', NULL, "stay in the foreground"},
-    {"log", 'L', "stderr|syslog", "where to log (default: stderr with -f, else syslog)"},
+    {"log", 'L', "stderr|syslog|file:PATH",
+     "where to log (default: stderr with -f, else syslog;\n"
+     "file:PATH appends to PATH, opened at start)"},
     {"pidfile", 'p', "PIDFILE", "write the process id to PIDFILE"},
     {"user", 'u', "USER", "run as USER once set up (needs root to start)"},
     {"group", 'g', "GROUP", "run as GROUP once set up\n(default with -u: USER's group)"},
@@ -220,8 +222,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		usage(stderr);
 		return -1;
 	}
-	if (opt->log && strcmp(opt->log, "stderr") != 0 && strcmp(opt->log, "syslog") != 0) {
-		fprintf(stderr, AGENT_NAME ": --log must be stderr or syslog, not '%s'\n",
+	if (opt->log && strcmp(opt->log, "stderr") != 0 && strcmp(opt->log, "syslog") != 0 &&
+	    (strncmp(opt->log, "file:", 5) != 0 || opt->log[5] == '\0')) {
+		fprintf(stderr,
+		        AGENT_NAME ": --log must be stderr, syslog or file:PATH, not '%s'\n",
 		        opt->log);
 		usage(stderr);
 		return -1;
@@ -233,6 +237,31 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		usage(stderr);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * A relative CONFIG is made absolute at start: a daemon runs in /, and a
+ * SIGHUP reads the file the start read.  Not resolved further (a link
+ * stays a link: its target may be switched).  Returns 0 or -1 (said).
+ */
+static int absolute_config(struct options *opt)
+{
+	static char path[4096];
+	char cwd[4096];
+
+	if (opt->config[0] == '/')
+		return 0;
+	if (!getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, AGENT_NAME ": cannot resolve -c %s: getcwd: %s\n", opt->config,
+		        strerror(errno));
+		return -1;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", cwd, opt->config) >= sizeof(path)) {
+		fprintf(stderr, AGENT_NAME ": -c %s: path too long\n", opt->config);
+		return -1;
+	}
+	opt->config = path;
 	return 0;
 }
 
@@ -532,6 +561,8 @@ static void setup_logging(const struct options *opt)
 	 */
 	if (strcmp(target, "syslog") == 0)
 		snmp_enable_syslog_ident(AGENT_NAME, LOG_DAEMON);
+	else if (strncmp(target, "file:", 5) == 0)
+		snmp_enable_filelog(target + 5, 1); /* append; opened now, before the fork */
 	else
 		snmp_enable_stderrlog();
 }
@@ -717,8 +748,10 @@ static int run(struct agent *a)
 	check_master(a);
 	/* Set up: the master was tried, the handlers are registered, the segments mapped. */
 	err = privileges_drop(&a->privs);
-	if (!err) /* after the drop: the thread never runs as root */
+	if (!err) /* after the drop: the threads never run as root */
 		err = agg_start(a->cur.agg, a->cur.set->interval_ms, wake_pipe[1]);
+	if (!err) /* after the fork too, which keeps no thread */
+		err = ifmib_store_start();
 	if (!err && a->opt.embedded) /* -M: one sending thread per trap sink (sinks.c) */
 		err = sinks_start(a->cur.set);
 	if (err)
@@ -813,6 +846,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (a.opt.check)
 		return settings_check(a.opt.config, stdout, stderr);
+	if (absolute_config(&a.opt) < 0)
+		return 1;
 	if (privileges_resolve(a.opt.user, a.opt.group, &a.privs) < 0) {
 		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
 		return 1;

@@ -9,6 +9,8 @@ FAULT_TESTS = \
 	tests/fault/truncate.sh \
 	tests/fault/agent_restart.sh \
 	tests/fault/sighup.sh \
+	tests/fault/daemon_agent_restart.sh \
+	tests/fault/daemon_sighup.sh \
 	tests/fault/sigstop.sh \
 	tests/fault/privileges.sh \
 	tests/fault/valgrind.sh

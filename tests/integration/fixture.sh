@@ -53,12 +53,21 @@ fx_dump_logs() {
 	done
 }
 
+# fx_runs PID: PID exists and is no zombie (a daemon's parent, init, may
+# reap it a second or more after its exit: until then kill -0 finds it).
+fx_runs() {
+	local line
+	read -r line 2>/dev/null <"/proc/$1/stat" || return 1
+	line=${line##*) }
+	[ "${line%% *}" != Z ]
+}
+
 # Stops one process by pid: TERM, up to 5 s, then KILL.
 fx_stop() {
 	local pid=$1 i
 	kill -TERM "$pid" 2>/dev/null || return 0
 	for i in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
+		fx_runs "$pid" || break
 		sleep 0.1
 	done
 	kill -KILL "$pid" 2>/dev/null || true
@@ -289,19 +298,37 @@ fx_agent_answers() {
 
 # fx_agent [OPTIONS]: starts the agent; returns once it answers and has
 # logged that it serves (its IF-MIB ranges, registered before that line,
-# included).
+# included).  With FX_DAEMON=1 (the daemon_*.sh tests), as a daemon (no -f,
+# logging to the same file): its parent must exit 0, AGENT_PID is the daemon
+# (not a child of this shell: `wait` cannot give its status).
 fx_agent() {
 	local served
 	served=$(grep -c ' serving ' "$TMP/agent.log" 2>/dev/null || true)
-	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/agentx.sock" \
-		-p "$TMP/agent.pid" "$@" >>"$TMP/agent.log" 2>&1 &
-	AGENT_PID=$!
-	fx_track "$AGENT_PID"
+	if [ "${FX_DAEMON:-0}" = 1 ]; then
+		fx_agent_daemon "$@"
+	else
+		"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/agentx.sock" \
+			-p "$TMP/agent.pid" "$@" >>"$TMP/agent.log" 2>&1 &
+		AGENT_PID=$!
+		fx_track "$AGENT_PID"
+	fi
 	local t1 t2
 	t1=$(fx_loaded 5) t2=$(fx_loaded 10)
 	fx_wait "$t1" fx_agent_answers || fail "the agent did not answer through snmpd within $t1 s"
 	fx_wait "$t2" fx_served_more "${served:-0}" || fail "the agent did not log that it serves within $t2 s"
 	log "statctr-agentx pid $AGENT_PID registered"
+}
+
+fx_agent_daemon() {
+	local rc=0
+	rm -f "$TMP/agent.pid"
+	timeout "$(fx_loaded 30)" "$AGENT" -L "file:$TMP/agent.log" -c "$TMP/statctr.conf" \
+		-x "$TMP/agentx.sock" -p "$TMP/agent.pid" "$@" >"$TMP/daemon.out" 2>&1 || rc=$?
+	AGENT_PID=$(cat "$TMP/agent.pid" 2>/dev/null || true)
+	[ -n "$AGENT_PID" ] && fx_track "$AGENT_PID"
+	[ "$rc" = 0 ] || fail "the daemon's parent exited $rc: $(cat "$TMP/daemon.out")"
+	[ -n "$AGENT_PID" ] || fail "the daemon wrote no pid file"
+	log "daemon: pid $AGENT_PID"
 }
 
 fx_served_more() { [ "$(grep -c ' serving ' "$TMP/agent.log" 2>/dev/null || true)" -gt "$1" ]; }

@@ -6,6 +6,9 @@ INTEGRATION_TESTS = \
 	tests/integration/values.sh \
 	tests/integration/reset.sh \
 	tests/integration/restart.sh \
+	tests/integration/daemon.sh \
+	tests/integration/daemon_restart.sh \
+	tests/integration/daemon_ifmib.sh \
 	tests/integration/embedded.sh \
 	tests/integration/standalone.sh \
 	tests/integration/options.sh \
