@@ -85,6 +85,14 @@ struct seg_watch {
 	struct aggepoch epochs;
 	size_t epoch_room;
 	uint64_t captured; /* the generation whose final counts went to the epoch file; 0: none */
+
+	/* carry_over (docs/agent.md, "Counters across writer restarts"). */
+	bool carry_over;
+	bool adopted;        /* generation and carry from a reload: the first attach continues */
+	uint64_t created_ns; /* of generation */
+	struct agg_carry *carry; /* what generation's results add (one reference); NULL: none */
+	struct agg_carry
+	    *next; /* the next generation's, from this one's final counts; NULL: unseen */
 };
 
 /* What attach() found. */
@@ -298,6 +306,207 @@ static bool layout_matches(const struct statctr_view *view, const struct statctr
 	return true;
 }
 
+/* ------------------------------------------------------------------------
+ * carry_over: the counts of earlier generations, per cell.
+ */
+
+static struct agg_carry *carry_new(uint32_t ncells)
+{
+	struct agg_carry *c = calloc(1, sizeof(*c) + (size_t)ncells * sizeof(c->v[0]));
+
+	if (c)
+		c->disc = calloc(ncells ? ncells : 1, sizeof(c->disc[0]));
+	if (c && !c->disc) {
+		free(c);
+		return NULL;
+	}
+	if (c) {
+		c->refs = 1;
+		c->ncells = ncells;
+	}
+	return c;
+}
+
+static const struct agg_carry *carry_hold(const struct agg_carry *c)
+{
+	if (c)
+		((struct agg_carry *)c)->refs++;
+	return c;
+}
+
+static void carry_drop(const struct agg_carry *cc)
+{
+	struct agg_carry *c = (struct agg_carry *)cc;
+
+	if (c && --c->refs == 0) {
+		free(c->disc);
+		free(c);
+	}
+}
+
+static struct agg_carry *carry_copy(const struct agg_carry *from)
+{
+	struct agg_carry *c = from ? carry_new(from->ncells) : NULL;
+
+	if (c) {
+		memcpy(c->v, from->v, from->ncells * sizeof(c->v[0]));
+		memcpy(c->disc, from->disc, from->ncells * sizeof(c->disc[0]));
+	}
+	return c;
+}
+
+/*
+ * Calls @fn for each cell carried over: the counters of the static tables
+ * (@counts true), and their gauges, whose discontinuity time a restart
+ * does not move either (@counts false).  Histograms start again.
+ */
+static void each_carried(const struct statctr_segment_decl *d,
+                         void (*fn)(statctr_id id, bool counts, void *arg), void *arg)
+{
+	for (uint32_t t = 0; t < d->ntables; t++) {
+		const struct statctr_table_decl *td = &d->tables[t];
+
+		if (td->dynamic) /* a row name's counts may land in another row next generation */
+			continue;
+		for (uint32_t c = 0; c < td->ncolumns; c++) {
+			enum statctr_kind k = td->columns[c].kind;
+
+			if (k != STATCTR_KIND_COUNTER && k != STATCTR_KIND_GAUGE)
+				continue;
+			for (uint32_t r = 0; r < td->nrows; r++)
+				fn(td->first_cell + (statctr_id)r * td->ncolumns + c,
+				   k == STATCTR_KIND_COUNTER, arg);
+		}
+	}
+}
+
+struct carry_from {
+	struct agg_carry *to;
+	const struct agg_carry *carry; /* what the snapshot's values were served with */
+	const struct statctr_snap *snap;
+	uint64_t created_ns; /* of the snapshot's generation */
+};
+
+static uint64_t served_disc(const struct agg_carry *c, const struct statctr_snap *snap,
+                            uint64_t created_ns, statctr_id id)
+{
+	uint64_t d = statctr_snap_discontinuity(snap, id);
+
+	return c && id < c->ncells && c->disc[id] && d <= created_ns ? c->disc[id] : d;
+}
+
+static void add_served(statctr_id id, bool counts, void *arg)
+{
+	struct carry_from *f = arg;
+
+	if (id >= f->to->ncells)
+		return;
+	if (counts)
+		f->to->v[id] = (f->carry ? f->carry->v[id] : 0) + statctr_snap_counter(f->snap, id);
+	f->to->disc[id] = served_disc(f->carry, f->snap, f->created_ns, id);
+}
+
+/* The next generation's carry: every count @snap's generation served. */
+static struct agg_carry *carry_after(const struct seg_watch *st, const struct statctr_snap *snap)
+{
+	struct carry_from f = {carry_new(st->decl->ncells), st->carry, snap, st->created_ns};
+
+	if (f.to)
+		each_carried(st->decl, add_served, &f);
+	return f.to;
+}
+
+/* A writer gone or closed: its final counts, seen once per generation. */
+static void carry_final(struct aggregator *agg, struct seg_watch *st,
+                        const struct statctr_snap *snap)
+{
+	struct agg_carry *next;
+
+	if (!st->carry_over || st->next || !snap)
+		return;
+	next = carry_after(st, snap);
+	pthread_mutex_lock(&agg->lock); /* agg_adopt_carry() reads it */
+	st->next = next;
+	pthread_mutex_unlock(&agg->lock);
+}
+
+/* @st's carry becomes @c (NULL: none); under agg->lock, for agg_adopt_carry(). */
+static void carry_set(struct aggregator *agg, struct seg_watch *st, struct agg_carry *c)
+{
+	struct agg_carry *old = st->carry;
+
+	pthread_mutex_lock(&agg->lock);
+	st->carry = c;
+	pthread_mutex_unlock(&agg->lock);
+	carry_drop(old);
+}
+
+/* The last snapshot the agent served of @st's generation, or NULL. */
+static const struct statctr_snap *last_served(const struct aggregator *agg,
+                                              const struct seg_watch *st)
+{
+	const struct statctr_snap *snap =
+	    agg->current ? agg->current->segs[st - agg->segs].snap : NULL;
+	struct statctr_snap_stats ss;
+
+	if (!snap)
+		return NULL;
+	statctr_snap_stats(snap, &ss);
+	return ss.generation == st->generation ? snap : NULL;
+}
+
+/*
+ * A new generation: it continues the counts of the one before.  Exact when
+ * the agent saw that one's final counts (carry_final()); otherwise from the
+ * last values it served, and every carried cell's discontinuity moves to
+ * the new generation's creation (counts were lost).
+ */
+static void carry_on(struct aggregator *agg, struct seg_watch *st)
+{
+	struct agg_carry *c = st->next;
+	const struct statctr_snap *last;
+
+	pthread_mutex_lock(&agg->lock);
+	st->next = NULL;
+	pthread_mutex_unlock(&agg->lock);
+	if (!st->carry_over || !st->generation) {
+		carry_drop(c);
+		return;
+	}
+	if (!c) {
+		last = last_served(agg, st);
+		c = last ? carry_after(st, last) : carry_copy(st->carry);
+		if (c)
+			memset(c->disc, 0, c->ncells * sizeof(c->disc[0]));
+		agg_log(agg, LOG_WARNING,
+		        "segment %s: its writer restarted before the agent saw its final counts: "
+		        "counts since the last pass are lost, discontinuity times move\n",
+		        st->decl->name);
+	}
+	carry_set(agg, st, c);
+}
+
+/* Resets zero what the reset cells carried, in a new carry (results hold the old). */
+static void carry_reset(struct aggregator *agg, struct seg_watch *st, const struct statctr_range *r,
+                        uint32_t n)
+{
+	struct agg_carry *c = NULL;
+
+	for (uint32_t i = 0; st->carry && i < n; i++)
+		for (uint64_t id = r[i].first; id < (uint64_t)r[i].first + r[i].count; id++) {
+			if (id >= st->carry->ncells || (!st->carry->v[id] && !st->carry->disc[id]))
+				continue;
+			if (!c)
+				c = carry_copy(st->carry);
+			if (!c)
+				return; /* out of memory: the carry stays */
+			c->v[id] = 0;
+			c->disc[id] = 0;
+		}
+	if (c)
+		carry_set(agg, st, c);
+}
+
 static void note_generation(struct aggregator *agg, struct seg_watch *st, const char *how)
 {
 	struct statctr_seg_info info;
@@ -305,15 +514,23 @@ static void note_generation(struct aggregator *agg, struct seg_watch *st, const 
 	st->compatible = layout_matches(st->view, st->decl);
 	st->last_error = 0;
 	statctr_view_info(st->view, &info);
-	if (info.generation != st->generation) {
+	if (st->adopted && info.generation == st->generation) {
+		st->generations++; /* a reload's first attach continues, as if never dropped */
+		st->disc_floor_ns = 0;
+	} else if (info.generation != st->generation) {
 		st->generations++;
 		st->disc_floor_ns = 0; /* the new generation's creation is the discontinuity */
+		carry_on(agg, st);
 	} else {
 		/* Back to a generation we dropped: its values may have moved backwards. */
 		st->disc_floor_ns = realtime_now();
 		how = "reattached to";
 	}
+	pthread_mutex_lock(&agg->lock); /* agg_adopt_carry() reads them */
+	st->adopted = false;
 	st->generation = info.generation;
+	st->created_ns = info.created_ns;
+	pthread_mutex_unlock(&agg->lock);
 	agg_log(agg, LOG_INFO, "segment %s: %s %s (writer pid %d)%s\n", st->decl->name, how,
 	        st->decl->path, (int)info.creator_pid,
 	        st->compatible ? "" : ": layout differs from the configuration, not served");
@@ -468,9 +685,11 @@ static void capture_epochs(struct aggregator *agg, struct seg_watch *st,
 static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct agg_segment *out,
                          struct agg_epoch *room)
 {
+	struct statctr_snap *final = NULL;
 	struct statctr_seg_info info;
 	enum presence presence = attach(agg, st);
 
+	carry_drop(out->carry); /* a refresh's copy of the current result's */
 	memset(out, 0, sizeof(*out));
 	out->decl = st->decl;
 	out->generations = st->generations;
@@ -480,6 +699,11 @@ static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct ag
 	statctr_view_info(st->view, &info);
 	capture_epochs(agg, st, &info);
 	if (info.status == STATCTR_SEG_CLOSED) {
+		if (st->carry_over && !st->next && st->compatible &&
+		    statctr_snap_take(st->view, &final) == 0) {
+			carry_final(agg, st, final);
+			statctr_snap_free(final);
+		}
 		detach(agg, st, "closed by its writer");
 		return;
 	}
@@ -491,6 +715,9 @@ static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct ag
 		return;
 	take_with_epochs(agg, st, info.can_reset && info.status == STATCTR_SEG_ACTIVE, out, room);
 	out->can_reset = st->view && out->snap && info.can_reset;
+	if (out->snap && info.status == STATCTR_SEG_GONE) /* taken after its writer died */
+		carry_final(agg, st, out->snap);
+	out->carry = out->snap ? carry_hold(st->carry) : NULL;
 }
 
 /* ------------------------------------------------------------------------
@@ -525,8 +752,11 @@ static void copy_segment(const struct aggregator *agg, struct published *to, uin
                          const struct agg_segment *from)
 {
 	struct agg_epoch *room = room_of(agg, to, seg);
+	const struct agg_carry *held = to->segs[seg].carry;
 
 	to->segs[seg] = *from;
+	carry_hold(from->carry);
+	carry_drop(held);
 	if (from->nepochs)
 		memmove(room, from->epochs, from->nepochs * sizeof(*room));
 	to->segs[seg].epochs = from->nepochs ? room : NULL;
@@ -572,8 +802,10 @@ static void recycle(struct aggregator *agg)
 			continue;
 		}
 		*pp = p->next;
-		for (uint32_t i = 0; i < p->res.nsegments; i++)
+		for (uint32_t i = 0; i < p->res.nsegments; i++) {
 			give_back(agg, i, p->segs[i].snap);
+			carry_drop(p->segs[i].carry);
+		}
 		free(p);
 	}
 	pthread_mutex_unlock(&agg->lock);
@@ -743,6 +975,8 @@ static int reset_segment(struct aggregator *agg, const struct agg_reset *v, uint
 	}
 	if (m)
 		err = statctr_reset_ranges(st->view, ranges, m, &st->spare);
+	if (m && err >= 0)
+		carry_reset(agg, st, ranges, m);
 	if (err >= 0 && epoch)
 		err = start_epoch(st, msg, size);
 	else if (err < 0)
@@ -985,8 +1219,10 @@ static void discard(struct aggregator *agg, struct published *p)
 	agg->building = NULL;
 	agg->built = 0;
 	pthread_mutex_lock(&agg->lock);
-	for (uint32_t i = 0; i < built; i++)
+	for (uint32_t i = 0; i < built; i++) {
 		give_back(agg, i, p->segs[i].snap);
+		carry_drop(p->segs[i].carry);
+	}
 	pthread_mutex_unlock(&agg->lock);
 	free(p);
 }
@@ -1174,6 +1410,8 @@ void agg_destroy(struct aggregator *agg)
 		statctr_snap_free(agg->segs[i].spare);
 		statctr_view_close(agg->segs[i].view);
 		aggepoch_fini(&agg->segs[i].epochs);
+		carry_drop(agg->segs[i].carry);
+		carry_drop(agg->segs[i].next);
 	}
 	pthread_cond_destroy(&agg->wake);
 	pthread_cond_destroy(&agg->done);
@@ -1182,12 +1420,61 @@ void agg_destroy(struct aggregator *agg)
 	free(agg);
 }
 
+uint64_t agg_counter(const struct agg_segment *as, statctr_id id)
+{
+	const struct agg_carry *c = as->carry;
+
+	return statctr_snap_counter(as->snap, id) + (c && id < c->ncells ? c->v[id] : 0);
+}
+
+uint64_t agg_discontinuity(const struct agg_segment *as, statctr_id id)
+{
+	return served_disc(as->carry, as->snap, as->created_ns, id);
+}
+
+void agg_set_carry_over(struct aggregator *agg, const bool *on)
+{
+	for (uint32_t i = 0; i < agg->cfg->nsegments; i++)
+		agg->segs[i].carry_over = on ? on[i] : true;
+}
+
+/* @st continues @from (the same segment of the previous configuration). */
+static int adopt_segment(struct seg_watch *st, const struct seg_watch *from)
+{
+	if (!st->carry_over || !from->carry_over || st->decl->ncells != from->decl->ncells)
+		return 0;
+	st->generation = from->generation;
+	st->created_ns = from->created_ns;
+	st->adopted = from->generation != 0;
+	st->carry = carry_copy(from->carry);
+	st->next = carry_copy(from->next);
+	if ((from->carry && !st->carry) || (from->next && !st->next))
+		return agent_seterr(ENOMEM, "out of memory");
+	return 0;
+}
+
+int agg_adopt_carry(struct aggregator *agg, struct aggregator *old)
+{
+	int err = 0;
+
+	if (!old)
+		return 0;
+	/* old's thread changes these under its lock (carry_set(), note_generation()). */
+	pthread_mutex_lock(&old->lock);
+	for (uint32_t i = 0; !err && i < agg->cfg->nsegments; i++)
+		for (uint32_t j = 0; j < old->cfg->nsegments; j++)
+			if (strcmp(agg->segs[i].decl->name, old->segs[j].decl->name) == 0)
+				err = adopt_segment(&agg->segs[i], &old->segs[j]);
+	pthread_mutex_unlock(&old->lock);
+	return err;
+}
+
 uint64_t agg_row_discontinuity(const struct agg_segment *as, statctr_id first, uint32_t ncolumns)
 {
 	uint64_t latest = as->disc_floor_ns;
 
 	for (uint32_t c = 0; c < ncolumns; c++) {
-		uint64_t d = statctr_snap_discontinuity(as->snap, first + c);
+		uint64_t d = agg_discontinuity(as, first + c);
 
 		if (d > latest)
 			latest = d;

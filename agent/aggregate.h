@@ -28,6 +28,20 @@ enum agg_status {
 	AGG_INCOMPATIBLE = 5, /* layout differs from the configuration: not served */
 };
 
+/*
+ * The counts of a segment's earlier generations (docs/agent.md, "Counters
+ * across writer restarts"), added to what the current generation counted
+ * so that a served counter never goes backwards when a writer restarts.
+ * Immutable once a result refers to it; the aggregation thread alone
+ * counts its references.
+ */
+struct agg_carry {
+	unsigned refs;
+	uint32_t ncells;
+	uint64_t *disc; /* per cell: the discontinuity served before, 0: the library's */
+	uint64_t v[];   /* per cell: the earlier generations' counts (counters of static tables) */
+};
+
 /* One kept epoch of a segment, as a pass read it (docs/agent.md, "Epochs"). */
 struct agg_epoch {
 	uint32_t number;
@@ -53,8 +67,9 @@ struct agg_segment {
 	 * discontinuity time of the segment is at least this.  0 otherwise.
 	 */
 	uint64_t disc_floor_ns;
-	uint32_t generations; /* generations attached since the agent started */
-	bool can_reset;       /* attached, compatible, control file writable */
+	uint32_t generations;          /* generations attached since the agent started */
+	bool can_reset;                /* attached, compatible, control file writable */
+	const struct agg_carry *carry; /* NULL: nothing carried (agg_counter()) */
 	/*
 	 * The kept epochs, oldest first (numbers ascending), read before the
 	 * snapshot was taken, so that every one started at or before it; none
@@ -196,5 +211,25 @@ int agg_reset_admit(struct aggregator *agg, uint32_t seg);
  * them resets the row's story), never before the segment's floor.
  */
 uint64_t agg_row_discontinuity(const struct agg_segment *as, statctr_id first, uint32_t ncolumns);
+
+/*
+ * agg_counter() - counter @id of @as as served: the snapshot's count plus
+ * what the segment's earlier generations counted (carry_over).
+ * agg_discontinuity() - its discontinuity time: moved by a reset, a row's
+ * new incarnation, or a writer restart whose final counts the agent did
+ * not see; not by a restart it carried over.
+ */
+uint64_t agg_counter(const struct agg_segment *as, statctr_id id);
+uint64_t agg_discontinuity(const struct agg_segment *as, statctr_id id);
+
+/*
+ * agg_set_carry_over() - which segments carry their counts over writer
+ * restarts (@on[i] for segment i; the segment setting carry_over).  Before
+ * agg_start().  agg_adopt_carry() - @agg (not started yet) continues
+ * @old's carried counts (a SIGHUP's new configuration), segment by name.
+ * Returns 0 or -ENOMEM (said).
+ */
+void agg_set_carry_over(struct aggregator *agg, const bool *on);
+int agg_adopt_carry(struct aggregator *agg, struct aggregator *old);
 
 #endif /* STATCTR_AGENT_AGGREGATE_H */

@@ -215,11 +215,11 @@ static void set_slot_delta(const struct statctr_snap *snap, uint32_t slot, statc
 	encode_string(vb, num);
 }
 
-/* A Counter64 cell's value: a counter's, or a histogram's count. */
-static uint64_t counted(const struct statctr_snap *snap, enum statctr_kind kind, statctr_id id)
+/* A Counter64 cell's value: a counter's (with what it carried over), or a histogram's count. */
+static uint64_t counted(const struct agg_segment *as, enum statctr_kind kind, statctr_id id)
 {
-	return kind == STATCTR_KIND_HISTOGRAM ? statctr_snap_hist_count(snap, id)
-	                                      : statctr_snap_counter(snap, id);
+	return kind == STATCTR_KIND_HISTOGRAM ? statctr_snap_hist_count(as->snap, id)
+	                                      : agg_counter(as, id);
 }
 
 static void set_cell_value(const struct handlers *h, const struct agg_segment *as,
@@ -250,14 +250,14 @@ static void set_cell_value(const struct handlers *h, const struct agg_segment *a
 		encode_string(vb, td->columns[c].units);
 		break;
 	case MIB_CELL_COUNTER:
-		encode_counter64(vb, counted(as->snap, td->columns[c].kind, inst->cell));
+		encode_counter64(vb, counted(as, td->columns[c].kind, inst->cell));
 		break;
 	case MIB_CELL_GAUGE32:
 	case MIB_CELL_GAUGE64:
 		set_level(as->snap, inst->cell, inst->col->what == MIB_CELL_GAUGE64, vb);
 		break;
 	case MIB_CELL_DISCONTINUITY:
-		encode_timestamp(vb, floored(as, statctr_snap_discontinuity(as->snap, inst->cell)));
+		encode_timestamp(vb, floored(as, agg_discontinuity(as, inst->cell)));
 		break;
 	case MIB_SLOT_COUNTER:
 		encode_counter64(vb, statctr_snap_slot_value(as->snap, inst->slot, inst->cell));
@@ -281,7 +281,7 @@ static void set_column_value(const struct agg_segment *as, const struct statctr_
 	if (col->kind == STATCTR_KIND_GAUGE)
 		set_level(as->snap, id, false, vb);
 	else
-		encode_counter64(vb, counted(as->snap, col->kind, id));
+		encode_counter64(vb, counted(as, col->kind, id));
 }
 
 static void set_row_value(const struct handlers *h, const struct oidmap_region *region,

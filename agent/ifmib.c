@@ -334,10 +334,10 @@ static void set_if_value(const struct if_column *col, const struct agg_segment *
 		encode_timestamp(vb, t->changed[row->ifindex - t->base]);
 		break;
 	case IFV_COUNTER32:
-		encode_counter32(vb, statctr_snap_counter(as->snap, id));
+		encode_counter32(vb, agg_counter(as, id));
 		break;
 	case IFV_COUNTER64:
-		encode_counter64(vb, statctr_snap_counter(as->snap, id));
+		encode_counter64(vb, agg_counter(as, id));
 		break;
 	case IFV_FALSE:
 		encode_truth(vb, false);

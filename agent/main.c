@@ -433,7 +433,8 @@ static void serving_stop(struct serving *s)
  * pass runs here; on SIGHUP the new aggregator's thread runs it while the
  * old configuration keeps being served.
  */
-static int serving_build(const char *config, struct serving *s, bool threaded)
+static int serving_build(const char *config, struct serving *s, const struct serving *cur,
+                         bool threaded)
 {
 	int err;
 
@@ -449,6 +450,10 @@ static int serving_build(const char *config, struct serving *s, bool threaded)
 		err = agg_open(s->set->cfg, s->set->segment_owner, s->set->slot_table, &s->agg);
 	else if (!err)
 		err = agg_create(s->set->cfg, s->set->segment_owner, s->set->slot_table, &s->agg);
+	if (!err)
+		agg_set_carry_over(s->agg, s->set->carry_over);
+	if (!err && threaded) /* the counts carried so far continue (SIGHUP) */
+		err = agg_adopt_carry(s->agg, cur ? cur->agg : NULL);
 	if (!err && threaded)
 		err = agg_start(s->agg, s->set->interval_ms, wake_pipe[1]);
 	if (!err)
@@ -485,7 +490,7 @@ static void reload(struct agent *a)
 		serving_stop(&a->next);
 		snmp_log(LOG_INFO, "SIGHUP: the pending reload (in its first pass) dropped\n");
 	}
-	if (serving_build(a->opt.config, &a->next, true) < 0)
+	if (serving_build(a->opt.config, &a->next, &a->cur, true) < 0)
 		snmp_log(LOG_ERR, "SIGHUP: %s; still serving the previous configuration\n",
 		         agent_errmsg());
 }
@@ -854,7 +859,8 @@ int main(int argc, char **argv)
 	}
 	setup_logging(&a.opt);
 	/* As the -u/-g identity: what the first pass opens, the agent can open again later. */
-	if (privileges_assume(&a.privs) < 0 || serving_build(a.opt.config, &a.cur, false) < 0 ||
+	if (privileges_assume(&a.privs) < 0 ||
+	    serving_build(a.opt.config, &a.cur, NULL, false) < 0 ||
 	    privileges_unassume(&a.privs) < 0) {
 		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
 		return 1;

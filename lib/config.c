@@ -29,9 +29,10 @@
 #define DEFAULT_CTL_MODE 0660
 
 static const char *const root_keys[] = {"segments", "agent", "exporter", NULL};
-static const char *const segment_keys[] = {"name",      "path",     "slots", "oid",
-                                           "mode",      "ctl_mode", "group", "tables",
-                                           "cpu_slots", "epochs",   NULL};
+/* carry_over is the agent's (mib/settings.c): the library accepts it unread. */
+static const char *const segment_keys[] = {"name",      "path",     "slots",      "oid",
+                                           "mode",      "ctl_mode", "group",      "tables",
+                                           "cpu_slots", "epochs",   "carry_over", NULL};
 static const char *const cpu_slots_keys[] = {"collapse", NULL};
 static const char *const epochs_keys[] = {"keep", "interval_s", NULL};
 /*

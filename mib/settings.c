@@ -792,6 +792,33 @@ static void apply_root(struct agent_settings *set)
 }
 
 /* The exporter group: its keys, or their defaults when there is none. */
+/*
+ * Each segment's carry_over (a segment setting the library accepts unread;
+ * docs/config.md): true or false, default true.
+ */
+static int read_carry_over(struct agent_settings *set)
+{
+	const struct statctr_config *cfg = set->cfg;
+
+	set->carry_over = calloc(cfg->nsegments ? cfg->nsegments : 1, sizeof(bool));
+	if (!set->carry_over)
+		return statctr_config_error(cfg, NULL, ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < cfg->nsegments; i++) {
+		const config_setting_t *seg =
+		    settings_decl_setting(cfg, i, SETTINGS_NONE, SETTINGS_NONE);
+		const config_setting_t *s =
+		    seg ? config_setting_get_member(seg, "carry_over") : NULL;
+
+		set->carry_over[i] = true;
+		if (!s)
+			continue;
+		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+			return bad(cfg, s, "carry_over: expected true or false");
+		set->carry_over[i] = config_setting_get_bool(s) != 0;
+	}
+	return 0;
+}
+
 static int read_exporter(struct agent_settings *set)
 {
 	const config_setting_t *group = statctr_config_group(set->cfg, "exporter");
@@ -829,6 +856,8 @@ int settings_load(const char *path, struct agent_settings **setp)
 	if (!err)
 		err = read_exporter(set);
 	if (!err)
+		err = read_carry_over(set);
+	if (!err)
 		err = ifmib_config_load(set->cfg, &set->ifmib);
 	if (!err)
 		err = mib_names_check(set->cfg);
@@ -857,6 +886,7 @@ void settings_free(struct agent_settings *set)
 		    settings_keys[i].type == SETTINGS_SINKS)
 			free_list(set, &settings_keys[i]);
 	ifmib_config_free(set->ifmib);
+	free(set->carry_over);
 	statctr_config_free(set->cfg);
 	free(set);
 }

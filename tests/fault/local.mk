@@ -6,6 +6,7 @@ FAULT_TESTS = \
 	tests/fault/snmpd_restarts.sh \
 	tests/fault/writer_torn.sh \
 	tests/fault/writer_restarts.sh \
+	tests/fault/carry_over.sh \
 	tests/fault/truncate.sh \
 	tests/fault/agent_restart.sh \
 	tests/fault/sighup.sh \

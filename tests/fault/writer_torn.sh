@@ -16,7 +16,8 @@ STATCTL=$top_builddir/tools/statctl
 
 fx_need snmpget snmpwalk
 [ -x "$TXN_WRITER" ] || skip "tests/fault/txn_writer not built (make check builds it)"
-fx_config_two "interval_ms = 200;"
+# Each generation counts from 0 here: the new writer's 10 (carry_over.sh tests the default).
+fx_config_two "interval_ms = 200;" "carry_over = false;"
 fx_snmpd
 fx_writer -t 2 -r 2000
 "$TXN_WRITER" -c "$TMP/statctr.conf" -s dataplane2 -n "$N" >"$TMP/txn.out" 2>&1 &

@@ -7,6 +7,8 @@
 
 fx_need snmpget snmpwalk
 fx_config "interval_ms = 100; allow_reset = true; ping_interval = 1;"
+# Counts start again with each writer here (tests/fault/carry_over.sh tests the default).
+sed -i 's|name = "dataplane";|name = "dataplane"; carry_over = false;|' "$TMP/statctr.conf"
 fx_snmpd
 
 log "segment absent at start: not an error, status absent(2), no rows"
