@@ -7,12 +7,28 @@
 #   3. the concurrency tests under TSan (--enable-tsan),
 #   4. the benchmark harness smoke test and `make distcheck`,
 #   5. the Debian packages built, checked with lintian, installed, run
-#      and purged (tests/packaging/debs.sh; root only).
+#      and purged (tests/packaging/debs.sh; root only),
+#   6. with --busy (CI: .ci/run), the busy lane: `make check` of a default
+#      build from a fresh copy of the tree in a directory only its owner
+#      may enter (build/busy, 0700), beside CPU hogs that keep every CPU
+#      busy (stress-ng --cpu, twice the CPUs), and, as root, in a mount
+#      namespace whose /var/lib/snmp is empty: the suite must pass on a
+#      busy machine that no earlier run prepared, and write nothing there
+#      (one more test).  BUSY_TESTS="..." narrows it to those tests.
 # Build trees go to build/.  The last line is "N passed, N failed", counting
 # every test of every phase (a phase that fails outside a test counts as one).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
+busy=no
+case ${1:-} in
+--busy) busy=yes ;;
+"") ;;
+*)
+	echo "usage: scripts/test.sh [--busy]" >&2
+	exit 2
+	;;
+esac
 jobs=${JOBS:-$(nproc)}
 passed=0
 failed=0
@@ -83,10 +99,13 @@ step() {
 }
 
 # The README's first command, minus the install: the demo must show live
-# counters over SNMP (dp0's rxPackets rising between refreshes).
+# counters over SNMP (dp0's rxPackets rising between refreshes).  Its
+# snmptable keeps its state in build/, not /var/lib/snmp.
 demo_smoke() {
 	out=$top/build/demo.out
-	DEMO_BUILD=$top/build/default DEMO_SECONDS=7 DEMO_PORT=$((20000 + $$ % 20000)) \
+	rm -rf build/demo-snmp && mkdir build/demo-snmp && mkdir -m 0700 build/demo-snmp/cert_indexes
+	SNMP_PERSISTENT_DIR=$top/build/demo-snmp \
+		DEMO_BUILD=$top/build/default DEMO_SECONDS=7 DEMO_PORT=$((20000 + $$ % 20000)) \
 		./scripts/demo.sh >"$out" 2>&1 || { tail -n 30 "$out"; return 1; }
 	awk '$1 == "dp0" { n++; if (n == 1) first = $4; last = $4 }
 		END { printf "demo: %d refreshes, dp0 rxPackets %s -> %s\n", n, first, last
@@ -102,6 +121,103 @@ distcheck() {
 		[ -f "$log" ] && failures "make distcheck, its make check" "$log"
 	done
 	return 1
+}
+
+# export_tree DIR: the files git knows (tracked and new, not ignored) as they
+# are in the work tree, what a commit of it would build; without git (an
+# unpacked tarball) the whole tree but build/.
+export_tree() {
+	mkdir -p "$1"
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -c core.quotePath=false ls-files -co --exclude-standard | while IFS= read -r f; do
+			if [ -e "$f" ]; then printf '%s\n' "$f"; fi
+		done | tar -T - -cf - | tar -C "$1" -xf -
+	else
+		tar --exclude=./build --exclude='./statctr-*' -cf - . | tar -C "$1" -xf -
+	fi
+}
+
+# fresh_check BUILD MAKE-ARGS...: make in BUILD, as root in a mount
+# namespace where /var/lib/snmp is an empty tmpfs; writes
+# BUILD/snmp-left.txt if a test left anything there.
+fresh_check() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m --propagation private sh -c '
+		mount -t tmpfs -o mode=0755,size=16m statctr-fresh /var/lib/snmp || exit 3
+		cd "$1" && shift && make "$@" >check.out 2>&1
+		find /var/lib/snmp -mindepth 1 >snmp-left.txt
+		[ -s snmp-left.txt ] || rm -f snmp-left.txt' sh "$@"
+}
+
+busy_lane() {
+	n=$((2 * $(nproc)))
+	name="busy lane: make check beside stress-ng --cpu $n"
+	echo "=== $name"
+	if ! command -v stress-ng >/dev/null 2>&1; then
+		echo "=== $name: FAILED: no stress-ng (scripts/install-deps.sh installs it)"
+		remember "$name: no stress-ng"
+		failed=$((failed + 1))
+		return
+	fi
+	lane=$top/build/busy b=$top/build/busy/statctr/b
+	rm -rf "$lane" && mkdir -m 0700 "$lane" || return
+	t0=$(date +%s)
+	export_tree "$lane/statctr"
+	# Everything make check builds, built before the hogs start (TESTS=: none run).
+	if ! (cd "$lane/statctr" && ./autogen.sh && mkdir b && cd b && ../configure -q &&
+		make -j"$jobs" && make -j"$jobs" check TESTS=) >"$lane/build.out" 2>&1; then
+		echo "=== $name: build FAILED"
+		remember "$name: build FAILED"
+		tail -n 40 "$lane/build.out"
+		failed=$((failed + 1))
+		return
+	fi
+	t1=$(date +%s)
+	stress-ng --cpu "$n" --timeout 5400 >"$lane/stress-ng.out" 2>&1 &
+	hogs=$!
+	trap 'kill $hogs 2>/dev/null' EXIT
+	load0=$(cut -d' ' -f1-3 /proc/loadavg)
+	set -- -j"$jobs" check
+	[ -z "${BUSY_TESTS:-}" ] || set -- "$@" "TESTS=$BUSY_TESTS"
+	if [ "$(id -u)" -eq 0 ] && [ -d /var/lib/snmp ] && command -v unshare >/dev/null 2>&1; then
+		fresh=yes
+		fresh_check "$b" "$@" || fresh=failed
+	else
+		fresh=no
+		(cd "$b" && make "$@" >check.out 2>&1)
+	fi
+	load1=$(cut -d' ' -f1-3 /proc/loadavg)
+	kill "$hogs" 2>/dev/null
+	wait "$hogs" 2>/dev/null
+	trap - EXIT
+	echo "=== $name: built in $((t1 - t0)) s, make check $(($(date +%s) - t1)) s; load $load0 at its start, $load1 at its end"
+	tally "$b"
+	name="fresh machine: an empty /var/lib/snmp, the tree in a 0700 directory"
+	echo "=== $name"
+	case $fresh in
+	yes)
+		if [ -f "$b/snmp-left.txt" ]; then
+			echo "=== $name: FAILED: the suite wrote to /var/lib/snmp:"
+			cat "$b/snmp-left.txt"
+			remember "$name: the suite wrote to /var/lib/snmp: $(head -n 3 "$b/snmp-left.txt" | tr '\n' ' ')"
+			failed=$((failed + 1))
+		else
+			echo "=== $name: nothing was written there"
+			passed=$((passed + 1))
+		fi
+		;;
+	failed)
+		echo "=== $name: FAILED: cannot mount an empty /var/lib/snmp in a mount namespace"
+		remember "$name: FAILED: no mount namespace"
+		failed=$((failed + 1))
+		;;
+	*)
+		echo "=================================================================="
+		echo "SKIP: $name: needs root, unshare and /var/lib/snmp (the lane ran on this machine's)"
+		echo "=================================================================="
+		if [ "${CI:-}" = true ]; then failed=$((failed + 1)); fi
+		;;
+	esac
 }
 
 [ -f config.status ] && make distclean >/dev/null 2>&1
@@ -129,6 +245,7 @@ else
 	echo "SKIP: Debian packages: tests/packaging/debs.sh needs root"
 	echo "=================================================================="
 fi
+[ "$busy" = no ] || busy_lane
 if [ -n "$summary" ]; then
 	echo
 	echo "=== failed tests$summary"
