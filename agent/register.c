@@ -254,9 +254,12 @@ static int refusal_error(const struct registration *r)
 	format_oid(r, name, sizeof(name));
 	return agent_seterr(EEXIST,
 	                    "%s (%s): the AgentX master refused the registration with %s: "
-	                    "another subagent serves this OID (a statctr-agentx on the same "
-	                    "configuration?) or an snmpd module does; snmpd's log names it "
-	                    "(\"duplicate registration\")",
+	                    "another subagent serves this OID, or an snmpd module does (snmpd's "
+	                    "log names it: \"duplicate registration\"). One statctr-agentx "
+	                    "serves every application of a host: instead of a second agent, "
+	                    "put this configuration's segments in a fragment of the running "
+	                    "agent's agent.conf_dir (e.g. /etc/statctr/conf.d/APP.conf) and "
+	                    "send that agent SIGHUP (docs/agent.md, \"Several applications\")",
 	                    r->name, name, agentx_error_name(r->refused));
 }
 

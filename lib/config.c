@@ -8,11 +8,13 @@
  * SETTING being the libconfig path ("segments.[0].tables.[1].rows").  The
  * top-level "agent" and "exporter" groups are not the library's: they are
  * kept as read, with the parse tree, for statctr_config_group()
- * (mib/settings.c checks them).
+ * (mib/settings.c checks them), but for agent.conf_dir: the fragments it
+ * names are read here, with the main file, as one declaration.
  */
 #include "confread.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libconfig.h>
@@ -34,6 +36,7 @@ static const char *const segment_keys[] = {"name",      "path",     "slots",    
                                            "mode",      "ctl_mode", "group",      "tables",
                                            "cpu_slots", "epochs",   "carry_over", NULL};
 static const char *const cpu_slots_keys[] = {"collapse", NULL};
+static const char *const fragment_keys[] = {"segments", NULL}; /* an agent.conf_dir file's */
 static const char *const epochs_keys[] = {"keep", "interval_s", NULL};
 /*
  * A table's "ifmib" group is not the library's, as the top-level "agent"
@@ -504,26 +507,47 @@ static int parse_segment(const char *path, const config_setting_t *s, uint32_t i
 	return parse_tables(path, s, seg);
 }
 
-static int check_segment_unique(const char *path, const config_setting_t *s,
-                                const struct statctr_segment_decl *segs, uint32_t i)
+/*
+ * Where segments.[@j] is, for a duplicate's message: "segments.[J], line
+ * L" in the same file as @s, else "FILE:L" (a conf_dir fragment).
+ */
+static const char *other_place(const char *path, const config_setting_t *list,
+                               const config_setting_t *s, uint32_t j, int line, char *buf,
+                               size_t size)
 {
+	const char *here = config_setting_source_file(s);
+	const char *there = config_setting_source_file(config_setting_get_elem(list, j));
+
+	if ((here ? here : path) == (there ? there : path) ||
+	    strcmp(here ? here : path, there ? there : path) == 0)
+		snprintf(buf, size, "segments.[%u], line %d", j, line);
+	else
+		snprintf(buf, size, "%s:%d", there ? there : path, line);
+	return buf;
+}
+
+static int check_segment_unique(const char *path, const config_setting_t *list,
+                                const config_setting_t *s, const struct statctr_segment_decl *segs,
+                                uint32_t i)
+{
+	char where[300];
 	uint32_t j;
 
 	for (j = 0; j < i; j++) {
 		if (strcmp(segs[j].name, segs[i].name) == 0)
 			return conf_fail(
-			    path, s, "name",
-			    "duplicate segment name \"%s\" (also segments.[%u], line %d)",
-			    segs[i].name, j, segs[j].line);
+			    path, s, "name", "duplicate segment name \"%s\" (also %s)",
+			    segs[i].name,
+			    other_place(path, list, s, j, segs[j].line, where, sizeof(where)));
 		if (segs[j].oid == segs[i].oid)
-			return conf_fail(path, s, "oid",
-			                 "duplicate segment oid %u (also segments.[%u], line %d)",
-			                 segs[i].oid, j, segs[j].line);
+			return conf_fail(
+			    path, s, "oid", "duplicate segment oid %u (also %s)", segs[i].oid,
+			    other_place(path, list, s, j, segs[j].line, where, sizeof(where)));
 		if (strcmp(segs[j].path, segs[i].path) == 0)
 			return conf_fail(
-			    path, s, "path",
-			    "duplicate segment path \"%s\" (also segments.[%u], line %d)",
-			    segs[i].path, j, segs[j].line);
+			    path, s, "path", "duplicate segment path \"%s\" (also %s)",
+			    segs[i].path,
+			    other_place(path, list, s, j, segs[j].line, where, sizeof(where)));
 	}
 	return 0;
 }
@@ -558,7 +582,7 @@ static int parse_root(const char *path, const config_setting_t *root, struct sta
 		err = parse_segment(path, s, i, &segs[i]);
 		if (err)
 			return err;
-		err = check_segment_unique(path, s, segs, i);
+		err = check_segment_unique(path, list, s, segs, i);
 		if (err)
 			return err;
 	}
@@ -826,7 +850,213 @@ static int read_file(const char *path, config_t *lc)
 struct config_file {
 	struct statctr_config decl; /* first: what users hold points here */
 	config_t lc;
+	char **fragments; /* the conf_dir files merged in: their settings' source file */
+	uint32_t nfragments;
 };
+
+/* ------------------------------------------------------------------------
+ * agent.conf_dir: a directory of fragments, each declaring segments, read
+ * with the main file as one declaration (docs/config.md, "Fragments").
+ * Each fragment's segments are copied into the main tree's "segments" list,
+ * every copied setting keeping its fragment's name and line, so that every
+ * message names the fragment's file:line.
+ */
+
+#define MAX_FRAGMENTS 1024
+
+static int copy_setting(config_setting_t *to, const config_setting_t *from, const char *file);
+
+static int copy_members(config_setting_t *to, const config_setting_t *from, const char *file)
+{
+	for (int i = 0; i < config_setting_length(from); i++) {
+		int err = copy_setting(to, config_setting_get_elem(from, (unsigned)i), file);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int copy_setting(config_setting_t *parent, const config_setting_t *from, const char *file)
+{
+	int type = config_setting_type(from);
+	config_setting_t *to = config_setting_add(parent, config_setting_name(from), type);
+	int ok = 1;
+
+	if (!to)
+		return conf_no_memory();
+	to->line = from->line;
+	to->file = file;
+	switch (type) {
+	case CONFIG_TYPE_GROUP:
+	case CONFIG_TYPE_LIST:
+	case CONFIG_TYPE_ARRAY:
+		return copy_members(to, from, file);
+	case CONFIG_TYPE_INT:
+		ok = config_setting_set_int(to, config_setting_get_int(from));
+		break;
+	case CONFIG_TYPE_INT64:
+		ok = config_setting_set_int64(to, config_setting_get_int64(from));
+		break;
+	case CONFIG_TYPE_FLOAT:
+		ok = config_setting_set_float(to, config_setting_get_float(from));
+		break;
+	case CONFIG_TYPE_BOOL:
+		ok = config_setting_set_bool(to, config_setting_get_bool(from));
+		break;
+	case CONFIG_TYPE_STRING:
+		ok = config_setting_set_string(to, config_setting_get_string(from));
+		break;
+	default:
+		break;
+	}
+	return ok ? 0 : conf_no_memory();
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of @dir's fragments ("*.conf", not hidden), sorted; *@np of them. */
+static int list_fragments(const char *dir, char ***namesp, uint32_t *np)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	char **names = NULL;
+	uint32_t n = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return set_error(errno, "%s: %s", dir,
+		                 errno == ELOOP ? "a symbolic link (refused)" : strerror(errno));
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return set_error(errno, "%s: %s", dir, strerror(errno));
+	}
+	names = calloc(MAX_FRAGMENTS, sizeof(*names));
+	while (names && (e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0)
+			continue;
+		if (n == MAX_FRAGMENTS) {
+			closedir(d);
+			*namesp = names;
+			*np = n;
+			return set_error(EFBIG, "%s: more than %d fragments", dir, MAX_FRAGMENTS);
+		}
+		if (!(names[n++] = strdup(e->d_name))) {
+			closedir(d);
+			*namesp = names;
+			*np = n;
+			return conf_no_memory();
+		}
+	}
+	closedir(d);
+	if (!names)
+		return conf_no_memory();
+	qsort(names, n, sizeof(*names), by_name);
+	*namesp = names;
+	*np = n;
+	return 0;
+}
+
+/* agent.conf_dir of @path's tree, as a path (relative: to @path's directory), or NULL. */
+static int conf_dir_of(const char *path, config_t *lc, char **dirp)
+{
+	const config_setting_t *agent = config_setting_get_member(config_root_setting(lc), "agent");
+	const config_setting_t *s = agent && config_setting_is_group(agent)
+	                                ? config_setting_get_member(agent, "conf_dir")
+	                                : NULL;
+	const char *dir, *slash;
+
+	*dirp = NULL;
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_STRING || !*config_setting_get_string(s))
+		return conf_fail(path, s, NULL, "expected a directory's path (a non-empty string)");
+	dir = config_setting_get_string(s);
+	slash = strrchr(path, '/');
+	if (dir[0] == '/' || !slash)
+		*dirp = strdup(dir);
+	else if (asprintf(dirp, "%.*s/%s", (int)(slash - path), path, dir) < 0)
+		*dirp = NULL;
+	return *dirp ? 0 : conf_no_memory();
+}
+
+/* One fragment: "segments" only, each copied into @list. */
+static int merge_fragment(struct config_file *cf, const char *main, const char *file,
+                          config_setting_t *list)
+{
+	const config_setting_t *root, *segs, *agent;
+	config_t flc;
+	int err;
+
+	config_init(&flc);
+	err = read_file(file, &flc);
+	root = err ? NULL : config_root_setting(&flc);
+	agent = root ? config_setting_get_member(root, "agent") : NULL;
+	if (agent)
+		err = conf_fail(file, agent, NULL, "the agent group belongs in the main file, %s",
+		                main);
+	if (!err && root)
+		err = conf_check_keys(file, root, fragment_keys);
+	segs = !err && root ? config_setting_get_member(root, "segments") : NULL;
+	if (!err && root && (!segs || !config_setting_is_list(segs)))
+		err = conf_fail(file, root, "segments",
+		                "a fragment declares segments: segments = ( { ... } );");
+	/* @file is the name cf keeps: it outlives @flc, as the copies' source file. */
+	for (int i = 0; !err && i < config_setting_length(segs); i++) {
+		const config_setting_t *s = config_setting_get_elem(segs, (unsigned)i);
+
+		if (!config_setting_is_group(s))
+			err = conf_fail(file, s, NULL, "expected a group: { name = ...; ... }");
+		else
+			err = copy_setting(list, s, file);
+	}
+	config_destroy(&flc);
+	return err;
+}
+
+/* The fragments of agent.conf_dir, if set, merged into @cf's tree. */
+static int merge_fragments(struct config_file *cf, const char *path)
+{
+	config_setting_t *root = config_root_setting(&cf->lc), *list;
+	char *dir = NULL, **names = NULL;
+	uint32_t n = 0;
+	int err = conf_dir_of(path, &cf->lc, &dir);
+
+	if (err || !dir)
+		return err;
+	err = list_fragments(dir, &names, &n);
+	list = config_setting_get_member(root, "segments");
+	if (!err && !list)
+		list = config_setting_add(root, "segments", CONFIG_TYPE_LIST);
+	if (!err && !list)
+		err = conf_no_memory();
+	if (!err && n)
+		cf->fragments = calloc(n, sizeof(*cf->fragments));
+	if (!err && n && !cf->fragments)
+		err = conf_no_memory();
+	for (uint32_t i = 0; !err && i < n; i++) {
+		if (asprintf(&cf->fragments[i], "%s/%s", dir, names[i]) < 0) {
+			cf->fragments[i] = NULL;
+			err = conf_no_memory();
+			break;
+		}
+		cf->nfragments = i + 1;
+		/* A main file's segments that are no list: parse_root() says so. */
+		if (config_setting_is_list(list))
+			err = merge_fragment(cf, path, cf->fragments[i], list);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(dir);
+	return err;
+}
 
 static struct config_file *config_file_of(const struct statctr_config *cfg)
 {
@@ -846,6 +1076,8 @@ int statctr_config_load(const char *path, struct statctr_config **cfgp)
 	err = conf_copy_string(path, &cf->decl.file);
 	if (!err)
 		err = read_file(path, &cf->lc);
+	if (!err)
+		err = merge_fragments(cf, path);
 	if (!err)
 		err = parse_root(path, config_root_setting(&cf->lc), &cf->decl);
 	if (err) {
@@ -916,6 +1148,9 @@ void statctr_config_free(struct statctr_config *cfg)
 	free((void *)cfg->segments);
 	free((void *)cfg->file);
 	config_destroy(&config_file_of(cfg)->lc);
+	for (i = 0; i < config_file_of(cfg)->nfragments; i++)
+		free(config_file_of(cfg)->fragments[i]);
+	free(config_file_of(cfg)->fragments);
 	free(config_file_of(cfg));
 }
 

@@ -265,6 +265,7 @@ const struct settings_key settings_keys[] = {
     {"mib_module", SETTINGS_STRING, 0, 0, false, NULL, valid_module, MODULE_RULE, AGENT(module)},
     {"segment_owner", SETTINGS_OWNER, 0, 4294967294, false, NULL, NULL, NULL, AGENT(segment_owner)},
     {"state_file", SETTINGS_STRING, 0, 0, false, NULL, valid_text, TEXT_RULE, AGENT(state_file)},
+    {"conf_dir", SETTINGS_STRING, 0, 0, false, NULL, valid_text, TEXT_RULE, AGENT(conf_dir)},
     {"link_holddown_ms", SETTINGS_INTEGER, 0, 3600000, false, "1000", NULL, NULL,
      AGENT(link_holddown_ms)},
     {"notify_segment_state", SETTINGS_BOOLEAN, 0, 0, false, "true", NULL, NULL,

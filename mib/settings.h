@@ -88,6 +88,7 @@ struct agent_settings {
 	uid_t segment_owner; /* required owner of segment files, (uid_t)-1: any */
 	char *state_file;    /* keeps the TimeStamp base across restarts, or NULL */
 	bool *carry_over;    /* per segment: counts carried over writer restarts (default on) */
+	char *conf_dir; /* fragments declaring more segments (lib/config.c merges them), or NULL */
 
 	uint32_t link_holddown_ms;  /* least time between two linkUp/linkDown of a row */
 	bool notify_segment_state;  /* statctrSegmentStateChange sent */

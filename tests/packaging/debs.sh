@@ -203,7 +203,7 @@ installed_files() {
 		/usr/share/man/man8/statctr-exporter.8.gz \
 		/usr/share/statctr-exporter/statctr.rules.yml \
 		/usr/share/statctr-exporter/statctr-dashboard.json \
-		/usr/share/doc/python3-statctr/python.md.gz; do
+		/usr/share/doc/python3-statctr/python.md.gz /etc/statctr/conf.d; do
 		[ -e "$f" ] || {
 			echo "missing: $f"
 			return 1
