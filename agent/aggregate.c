@@ -101,7 +101,8 @@ enum presence { PRESENT, ABSENT, UNREADABLE };
 struct published {
 	struct published *next; /* agg->results */
 	struct aggregator *agg;
-	unsigned refs; /* under agg->lock */
+	unsigned refs;       /* under agg->lock */
+	uint64_t start_mono; /* CLOCK_MONOTONIC when its pass started: its age (agg_fresh()) */
 	struct agg_result res;
 	struct agg_epoch *room; /* after segs: each segment's keep, at its epoch_room */
 	struct agg_segment segs[];
@@ -152,8 +153,17 @@ struct aggregator {
 	pthread_t thread;
 	/* Shared, under lock. */
 	pthread_mutex_t lock;
-	pthread_cond_t wake; /* the thread: a reset request, or stop */
-	pthread_cond_t done; /* agg_reset(): the request moved on */
+	pthread_cond_t wake;      /* the thread: a reset request, or stop */
+	pthread_cond_t done;      /* agg_reset(): the request moved on */
+	pthread_cond_t published; /* agg_fresh(): a new result */
+	/*
+	 * agg_fresh(): a request found the result older than max_age_ns and
+	 * wants a pass now (under lock); the thread runs one once the passes
+	 * stay within AGG_CPU_SHARE of a core (fresh_at, the thread's).
+	 */
+	uint64_t max_age_ns;
+	bool fresh_wanted;
+	uint64_t fresh_at;
 	struct published *current;
 	struct published *results; /* every published result not recycled yet */
 	bool stop;
@@ -825,6 +835,8 @@ static void publish(struct aggregator *agg, struct published *p)
 	agg->current = p;
 	if (old)
 		old->refs--;
+	agg->fresh_wanted = false; /* p is as fresh as a pass can be */
+	pthread_cond_broadcast(&agg->published);
 	pthread_mutex_unlock(&agg->lock); /* pairs with the lock in agg_acquire() */
 	recycle(agg);
 	/* A new result: the first makes the aggregator ready (agg_ready()); any may carry
@@ -890,6 +902,7 @@ static void refresh_segment(struct aggregator *agg, uint32_t seg)
 	for (uint32_t i = 0; i < p->res.nsegments; i++)
 		copy_segment(agg, p, i, &agg->current->segs[i]);
 	p->res.taken_ns = agg->current->res.taken_ns;
+	p->start_mono = agg->current->start_mono; /* as old as the rest of it */
 	pass_segment(agg, &agg->segs[seg], &p->segs[seg], room_of(agg, p, seg));
 	if (agg->building && seg < agg->built) {
 		stale = agg->building->segs[seg].snap;
@@ -1236,6 +1249,7 @@ static void run_pass(struct aggregator *agg)
 		return;
 	agg->building = p;
 	agg->built = 0;
+	p->start_mono = start;
 	for (uint32_t i = 0; i < p->res.nsegments; i++) {
 		if (!between_segments(agg)) {
 			discard(agg, p);
@@ -1253,23 +1267,47 @@ static void run_pass(struct aggregator *agg)
 }
 
 /* Sleeps until @due_ns (CLOCK_MONOTONIC), a reset request or stop; false on stop. */
+/* When the next pass is due: at @due, or sooner for a request that wants one. */
+static uint64_t next_pass(const struct aggregator *agg, uint64_t due)
+{
+	return agg->fresh_wanted && agg->fresh_at < due ? agg->fresh_at : due;
+}
+
 static bool wait_for_work(struct aggregator *agg, uint64_t due_ns)
 {
-	struct timespec due = monotonic_at(due_ns);
 	bool stop;
 
 	pthread_mutex_lock(&agg->lock);
-	while (!agg->stop && agg->reset.state != RESET_PENDING &&
-	       pthread_cond_timedwait(&agg->wake, &agg->lock, &due) == 0)
-		;
+	while (!agg->stop && agg->reset.state != RESET_PENDING) {
+		uint64_t until = next_pass(agg, due_ns);
+		struct timespec at = monotonic_at(until);
+
+		if (clock_ns(CLOCK_MONOTONIC) >= until ||
+		    pthread_cond_timedwait(&agg->wake, &agg->lock, &at) != 0)
+			break;
+	}
 	stop = agg->stop;
 	pthread_mutex_unlock(&agg->lock);
 	return !stop;
 }
 
+static bool pass_due(struct aggregator *agg, uint64_t due)
+{
+	uint64_t until;
+
+	pthread_mutex_lock(&agg->lock);
+	until = next_pass(agg, due);
+	pthread_mutex_unlock(&agg->lock);
+	return clock_ns(CLOCK_MONOTONIC) >= until;
+}
+
 /*
  * A pass every interval, from one start to the next; a late one starts at
  * once, and so does the first one of an aggregator that has published none.
+ * A request may ask for one sooner (agg_fresh()): it runs once the passes
+ * of the last while stay within AGG_CPU_SHARE of a core (fresh_at: the
+ * last pass's start plus its duration over that share), and the next
+ * periodic pass comes an interval after it.
  */
 static void *aggregation_thread(void *arg)
 {
@@ -1277,18 +1315,54 @@ static void *aggregation_thread(void *arg)
 	uint64_t due = clock_ns(CLOCK_MONOTONIC) + (agg->current ? agg->interval_ns : 0);
 
 	while (wait_for_work(agg, due)) {
-		uint64_t now;
+		uint64_t start, now;
 
 		serve_reset(agg);
-		if (clock_ns(CLOCK_MONOTONIC) < due)
+		if (!pass_due(agg, due))
 			continue;
+		start = clock_ns(CLOCK_MONOTONIC);
 		run_pass(agg);
 		now = clock_ns(CLOCK_MONOTONIC);
-		due += agg->interval_ns;
+		pthread_mutex_lock(&agg->lock);
+		agg->fresh_at = start + (now - start) * (100 / AGG_CPU_SHARE);
+		pthread_mutex_unlock(&agg->lock);
+		due = start + agg->interval_ns;
 		if (due < now)
 			due = now;
 	}
 	return NULL;
+}
+
+void agg_set_max_age(struct aggregator *agg, uint32_t max_age_ms)
+{
+	agg->max_age_ns = (uint64_t)max_age_ms * 1000000u;
+}
+
+bool agg_fresh(struct aggregator *agg)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), deadline;
+	const struct published *seen;
+	struct timespec at;
+	bool fresh;
+
+	if (!agg->max_age_ns || !agg->threaded)
+		return true;
+	pthread_mutex_lock(&agg->lock);
+	seen = agg->current;
+	fresh = seen && now - seen->start_mono <= agg->max_age_ns;
+	if (!fresh && seen) {
+		agg->fresh_wanted = true;
+		pthread_cond_signal(&agg->wake);
+		/* Bounded: at most max_age more, then the latest result serves. */
+		deadline = now + agg->max_age_ns;
+		at = monotonic_at(deadline);
+		while (agg->current == seen && !agg->stop &&
+		       pthread_cond_timedwait(&agg->published, &agg->lock, &at) == 0)
+			;
+		fresh = agg->current != seen;
+	}
+	pthread_mutex_unlock(&agg->lock);
+	return fresh;
 }
 
 /* The thread takes no asynchronous signal: SIGHUP and SIGTERM go to the main loop. */
@@ -1333,6 +1407,8 @@ static int init_sync(struct aggregator *agg)
 		err = pthread_cond_init(&agg->wake, &attr);
 	if (!err)
 		err = pthread_cond_init(&agg->done, &attr);
+	if (!err)
+		err = pthread_cond_init(&agg->published, &attr);
 	if (!err)
 		err = pthread_mutex_init(&agg->lock, NULL);
 	pthread_condattr_destroy(&attr);
@@ -1415,6 +1491,7 @@ void agg_destroy(struct aggregator *agg)
 	}
 	pthread_cond_destroy(&agg->wake);
 	pthread_cond_destroy(&agg->done);
+	pthread_cond_destroy(&agg->published);
 	pthread_mutex_destroy(&agg->lock);
 	free(agg->segs);
 	free(agg);

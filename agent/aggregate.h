@@ -223,6 +223,19 @@ uint64_t agg_counter(const struct agg_segment *as, statctr_id id);
 uint64_t agg_discontinuity(const struct agg_segment *as, statctr_id id);
 
 /*
+ * agg_set_max_age() - agent.max_age_ms (0: off), before agg_start().
+ * agg_fresh() - makes the current result at most max_age old, as far as
+ * AGG_CPU_SHARE allows: when it is older, asks the thread for a pass now
+ * and waits for it at most max_age (docs/agent.md, "Fresh values").
+ * SNMP thread, before agg_acquire(); true when the result is fresh.
+ * AGG_CPU_SHARE: the percent of a core that passes asked for by requests
+ * may bring the passes to, at most.
+ */
+#define AGG_CPU_SHARE 1
+void agg_set_max_age(struct aggregator *agg, uint32_t max_age_ms);
+bool agg_fresh(struct aggregator *agg);
+
+/*
  * agg_set_carry_over() - which segments carry their counts over writer
  * restarts (@on[i] for segment i; the segment setting carry_over).  Before
  * agg_start().  agg_adopt_carry() - @agg (not started yet) continues

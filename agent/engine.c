@@ -177,6 +177,7 @@ static const struct agg_result *request_result(struct aggregator *agg,
 
 	if (res)
 		return res;
+	agg_fresh(agg); /* at most agent.max_age_ms old, CPU allowing */
 	res = agg_acquire(agg);
 	held = netsnmp_create_data_list(HELD_RESULT, (void *)res, release_result);
 	if (!held) {

@@ -450,8 +450,10 @@ static int serving_build(const char *config, struct serving *s, const struct ser
 		err = agg_open(s->set->cfg, s->set->segment_owner, s->set->slot_table, &s->agg);
 	else if (!err)
 		err = agg_create(s->set->cfg, s->set->segment_owner, s->set->slot_table, &s->agg);
-	if (!err)
+	if (!err) {
 		agg_set_carry_over(s->agg, s->set->carry_over);
+		agg_set_max_age(s->agg, s->set->max_age_ms);
+	}
 	if (!err && threaded) /* the counts carried so far continue (SIGHUP) */
 		err = agg_adopt_carry(s->agg, cur ? cur->agg : NULL);
 	if (!err && threaded)

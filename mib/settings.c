@@ -239,6 +239,7 @@ static bool valid_listen(const char *s)
 /* The agent group, in the order docs/config.md lists it (tests/unit/test_mib.c compares). */
 const struct settings_key settings_keys[] = {
     {"interval_ms", SETTINGS_INTEGER, 10, 3600000, false, "1000", NULL, NULL, AGENT(interval_ms)},
+    {"max_age_ms", SETTINGS_INTEGER, 0, 3600000, false, "200", NULL, NULL, AGENT(max_age_ms)},
     {"master", SETTINGS_STRING, 0, 0, false, SETTINGS_DEFAULT_MASTER, valid_text, TEXT_RULE,
      AGENT(master)},
     {"ping_interval", SETTINGS_INTEGER, 1, 3600, false, "1", NULL, NULL, AGENT(ping_interval)},

@@ -65,6 +65,7 @@ struct agent_settings {
 	struct statctr_config *cfg; /* segments, tables, columns, their OIDs */
 	struct ifmib_config *ifmib; /* the tables also served as interfaces (ifmib.h) */
 	uint32_t interval_ms;       /* aggregation period */
+	uint32_t max_age_ms;        /* a request's result at most this old (agg_fresh()); 0: off */
 	char *master;               /* AgentX address of the master */
 	uint32_t ping_interval;     /* seconds between AgentX pings / reconnects */
 	bool allow_reset;           /* SETs of the reset columns accepted */

@@ -10,6 +10,7 @@ INTEGRATION_TESTS = \
 	tests/integration/daemon_restart.sh \
 	tests/integration/daemon_ifmib.sh \
 	tests/integration/confdir.sh \
+	tests/integration/fresh.sh \
 	tests/integration/embedded.sh \
 	tests/integration/standalone.sh \
 	tests/integration/options.sh \
