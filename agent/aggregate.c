@@ -84,7 +84,8 @@ struct seg_watch {
 	/* Its epochs (the thread's), and where a result keeps them in its room. */
 	struct aggepoch epochs;
 	size_t epoch_room;
-	uint64_t captured; /* the generation whose final counts went to the epoch file; 0: none */
+	uint64_t captured;  /* the generation whose final counts went to the epoch file; 0: none */
+	uint64_t told_gone; /* the generation whose writer's death was logged; 0: none */
 
 	/* carry_over (docs/agent.md, "Counters across writer restarts"). */
 	bool carry_over;
@@ -707,6 +708,16 @@ static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct ag
 	if (presence != PRESENT)
 		return;
 	statctr_view_info(st->view, &info);
+	if (info.status == STATCTR_SEG_GONE && st->told_gone != info.generation) {
+		st->told_gone = info.generation;
+		agg_log(agg, LOG_WARNING,
+		        "segment %s: writer pid %d died without closing it: its values are final "
+		        "(writerGone)%s\n",
+		        st->decl->name, (int)info.creator_pid,
+		        st->carry_over && st->compatible
+		            ? "; the next writer's counts continue them"
+		            : "");
+	}
 	capture_epochs(agg, st, &info);
 	if (info.status == STATCTR_SEG_CLOSED) {
 		if (st->carry_over && !st->next && st->compatible &&

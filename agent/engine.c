@@ -259,7 +259,7 @@ static int commit_pdu_resets(const struct engine *e, const struct agg_result *re
 	void *done = netsnmp_agent_get_list_data(reqinfo, PDU_RESETS);
 	netsnmp_data_list *held;
 	struct agg_reset *v;
-	uint32_t n = 0, room = 0;
+	uint32_t n = 0, room = 0, nresets = 0; /* the others start an epoch */
 	long long start;
 	int err;
 
@@ -273,16 +273,21 @@ static int commit_pdu_resets(const struct engine *e, const struct agg_result *re
 	for (netsnmp_variable_list *vb = reqinfo->asp->pdu->variables; vb; vb = vb->next_variable)
 		if (reset_of(e, res, vb, &v[n]))
 			n++;
+	for (uint32_t i = 0; i < n; i++)
+		nresets += v[i].count != 0;
 	start = monotonic_ms();
 	err = n ? agg_reset(e->agg, v, n) : 0;
 	if (n && !err && e->on_reset)
 		e->on_reset(e->on_reset_arg, res, v, n);
 	free(v);
 	if (err < 0)
-		snmp_log(LOG_ERR, "reset failed: %s\n", agent_errmsg());
+		snmp_log(LOG_ERR, "%s failed: %s\n", nresets ? "reset" : "epoch start",
+		         agent_errmsg());
+	else if (nresets)
+		snmp_log(LOG_INFO, "reset by SET: %u varbinds done in %lld ms%s\n", nresets,
+		         monotonic_ms() - start, n > nresets ? ", and an epoch started" : "");
 	else if (n)
-		snmp_log(LOG_INFO, "reset by SET: %u varbinds done in %lld ms\n", n,
-		         monotonic_ms() - start);
+		snmp_log(LOG_INFO, "epoch start by SET: done in %lld ms\n", monotonic_ms() - start);
 	/* Stored as 1 - err, never NULL: 1 for success, 1 + errno otherwise. */
 	held = netsnmp_create_data_list(PDU_RESETS, (void *)(intptr_t)(1 - err), NULL);
 	if (held)

@@ -14,7 +14,8 @@
 # - a reset still resets (0, discontinuity moved), and a restart after it
 #   carries from 0;
 # - the poller never saw the counter go backwards without its discontinuity
-#   time changing, nor a discontinuity change but at the loss and the reset.
+#   time changing, nor a discontinuity change but at the loss and the reset;
+# - each writer's death is logged once, with what becomes of its counts.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
 
 fx_need snmpget snmpwalk snmpset
@@ -48,8 +49,10 @@ total=$(snmp_value "$PKT")
 restart_seen() {
 	local n=$1 got
 	fx_reader | counter_lines | sort >"$TMP/final"
+	local dead=$WRITER_PID
 	fx_kill "$WRITER_PID" KILL
 	wait_status "$(fx_loaded 5)" 1 "$ST_GONE"
+	wait_log "$(fx_loaded 5)" "segment dataplane: writer pid $dead died without closing it: its values are final \(writerGone\); the next writer's counts continue them"
 	fx_wait_pass
 	add_into "$TMP/carried" "$TMP/final"
 	sleep 0.1 # a generation's creation time is in ms; TimeStamps in cs

@@ -53,6 +53,10 @@ fx_ifcmd "add ifStats rxPackets dp0 250" "add ifStats txOctets dp1 5000000000" \
 snmpset $rw "$SEG.13.1" i 2 >/dev/null || fail "SET statctrSegmentEpochStart start(2) failed"
 [ "$(snmp_value "$SEG.13.1")" = 1 ] || fail "statctrSegmentEpochStart does not read idle(1)"
 fx_wait 5 served_epoch 2 || fail "epoch 2 (the SET's) is not served"
+# Logged as what it is, not as a reset.
+fx_wait 5 grep -q 'epoch start by SET: done in' "$TMP/agent.log" ||
+	fail "the SET's epoch start is not logged as one: $(grep 'by SET' "$TMP/agent.log")"
+! grep -q 'reset by SET' "$TMP/agent.log" || fail "an epoch start logged as a reset"
 statctl epoch list dataplane | grep -q 'snmp-[0-9]\{8\}T[0-9]\{6\}Z' ||
 	fail "statctl does not list the SET's epoch: $(statctl epoch list dataplane)"
 fx_ifcmd "add ifStats rxPackets dp0 1000" "add flowStats packets 3 13" \

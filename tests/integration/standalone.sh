@@ -255,5 +255,16 @@ snmpset -v2c -c "$RWCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$DATA.1.1.4.1" i 2 >
 [ "$(value_of "$DATA.1.1.10.1")" = 0 ] || fail "ifStats.rxPackets not 0 after the v2c reset"
 snmpset -v2c -c "$RWCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$SYSTEM.6.0" s here >/dev/null 2>&1 &&
 	fail "the reset community could write sysLocation"
+# The write view holds ifLinkUpDownTrapEnable: linkUp/linkDown can be turned off per row.
+TRAPEN=.1.3.6.1.2.1.31.1.1.1.14
+ifx=$(snmpwalk $V2 "127.0.0.1:$PORT" "$TRAPEN" | awk -v p="$TRAPEN." 'index($1, p) == 1 { i = substr($1, length(p) + 1); if (i + 0 >= 1000) { print i; exit } }')
+[ -n "$ifx" ] || fail "no statctr row in ifXTable's ifLinkUpDownTrapEnable through the shipped view"
+snmpset -v2c -c "$RWCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$TRAPEN.$ifx" i 2 >/dev/null ||
+	fail "the shipped write view cannot set ifLinkUpDownTrapEnable.$ifx"
+[ "$(value_of "$TRAPEN.$ifx")" = 2 ] || fail "ifLinkUpDownTrapEnable.$ifx is not disabled(2) after the SET"
+snmpset -v2c -c "$COMMUNITY" -t 1 -r 0 "127.0.0.1:$PORT" "$TRAPEN.$ifx" i 1 >/dev/null 2>&1 &&
+	fail "the read-only community could set ifLinkUpDownTrapEnable"
+snmpset -v2c -c "$RWCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$TRAPEN.$ifx" i 1 >/dev/null ||
+	fail "cannot enable ifLinkUpDownTrapEnable.$ifx again"
 log "pass"
 exit 0
