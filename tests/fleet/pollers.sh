@@ -122,13 +122,13 @@ LoadPlugin csv
   <Data "statctr_derive">
     Type "derive"
     Table false
-    Instance "eth0_rxOctets"
+    TypeInstance "eth0_rxOctets"
     Values "$ETH0_RXOCTETS"
   </Data>
   <Data "statctr_counter">
     Type "counter"
     Table false
-    Instance "eth0_rxOctets"
+    TypeInstance "eth0_rxOctets"
     Values "$ETH0_RXOCTETS"
   </Data>
   <Host "statctr">
