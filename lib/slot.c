@@ -180,8 +180,8 @@ static bool copy_to_buffer(struct statctr_seg *seg, struct statctr_slot *slot, u
 	struct ctl_header *ctl = seg->ctl;
 	_Atomic uint64_t *buf = (void *)((uint8_t *)ctl + seg->ctl_layout.buf_off);
 	uint64_t expected = 0, bseq, check,
-	         lock = copy_lock_word(index, atomic_load_explicit(&slot->acquisitions,
-	                                                           memory_order_relaxed));
+	         lock = copy_lock_word(
+	             index, atomic_load_explicit(&slot->acquisitions, memory_order_relaxed));
 	uint32_t i;
 
 	/* Another writer is copying: try again later (a plain load first, so

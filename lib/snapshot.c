@@ -900,8 +900,8 @@ static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
 	snap->sum = malloc(n * sizeof(uint64_t));
 	snap->baseline = malloc(n * sizeof(uint64_t));
 	snap->disc = malloc(n * sizeof(uint64_t));
-	if ((snap->slot_values || v->sums_only) && snap->pending && snap->sum &&
-	    snap->baseline && snap->disc && rowdir_buffers(snap))
+	if ((snap->slot_values || v->sums_only) && snap->pending && snap->sum && snap->baseline &&
+	    snap->disc && rowdir_buffers(snap))
 		return 0;
 	return set_error(ENOMEM, "out of memory for a snapshot of %s", v->path);
 }

@@ -476,7 +476,7 @@ struct statctr_slot {
 	uint64_t copy_served;          /* writer-private: last request looked at */
 	_Atomic(uint64_t) copy_ticket; /* ticket of the last copy; release, after copy_check */
 	uint64_t copy_resume;          /* writer-private: no request check before this sequence */
-	_Atomic(uint64_t) cells[]; /* one per declared counter or gauge */
+	_Atomic(uint64_t) cells[];     /* one per declared counter or gauge */
 };
 
 /* The fast path's one update, on a cell given by its address: a relaxed

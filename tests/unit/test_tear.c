@@ -58,12 +58,12 @@ static void nap_us(long us)
 
 static void setup(void)
 {
-	const char *conf =
-	    tu_config(3,
-	              "{ name = \"t\"; rows = 1024; columns = ( { name = \"c\"; kind = \"counter\"; } "
-	              "); }, { name = \"g\"; rows = 1; columns = ( { name = \"shared\"; kind = "
-	              "\"counter\"; } ); }",
-	              &seg_path);
+	const char *conf = tu_config(
+	    3,
+	    "{ name = \"t\"; rows = 1024; columns = ( { name = \"c\"; kind = \"counter\"; } "
+	    "); }, { name = \"g\"; rows = 1; columns = ( { name = \"shared\"; kind = "
+	    "\"counter\"; } ); }",
+	    &seg_path);
 	uint32_t r;
 
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(conf, "seg", &seg), 0);
@@ -130,8 +130,7 @@ struct tally {
 /* Whether cells 0 .. CELLS - 1 of @value(@snap, @s, cell) are all equal;
  * their extremes in @lowp, @highp. */
 static bool all_equal(uint64_t (*value)(const struct statctr_snap *, uint32_t, statctr_id),
-                      const struct statctr_snap *snap, uint32_t s, uint64_t *lowp,
-                      uint64_t *highp)
+                      const struct statctr_snap *snap, uint32_t s, uint64_t *lowp, uint64_t *highp)
 {
 	uint64_t v, low = UINT64_MAX, high = 0;
 	uint32_t c;
@@ -209,12 +208,13 @@ static bool snapshot_loop(struct tally *t, struct statctr_slot *own)
 
 static void report(const char *name, const struct tally *t)
 {
-	printf("\n  %s: %llu snapshots, %llu checked, %llu with busy slots; torn sums %llu "
-	       "(the first from %llu to %llu), torn rows %llu, cells whose rows miss the sum %llu\n",
-	       name, (unsigned long long)t->snaps, (unsigned long long)t->checked,
-	       (unsigned long long)t->busy, (unsigned long long)t->torn,
-	       (unsigned long long)t->first_low, (unsigned long long)t->first_high,
-	       (unsigned long long)t->rows_torn, (unsigned long long)t->rows_unsummed);
+	printf(
+	    "\n  %s: %llu snapshots, %llu checked, %llu with busy slots; torn sums %llu "
+	    "(the first from %llu to %llu), torn rows %llu, cells whose rows miss the sum %llu\n",
+	    name, (unsigned long long)t->snaps, (unsigned long long)t->checked,
+	    (unsigned long long)t->busy, (unsigned long long)t->torn,
+	    (unsigned long long)t->first_low, (unsigned long long)t->first_high,
+	    (unsigned long long)t->rows_torn, (unsigned long long)t->rows_unsummed);
 }
 
 static void quiet_writer_joins_a_group(void)
