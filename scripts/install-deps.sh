@@ -8,7 +8,8 @@
 # and python3-numpy for tests/python, dh-python for python3-statctr; libdpdk-dev
 # (DPDK 22.11) and its vdev drivers (net_null, net_ring, net_pcap, and the
 # ring mempool) for examples/dpdk and tests/integration/dpdk.sh; snmptrapd for
-# tests/integration/linktraps.sh (notifications through snmpd); stress-ng for
+# tests/integration/linktraps.sh (notifications through snmpd); spin for
+# tests/model/spin.sh (the read protocol model-checked); stress-ng for
 # scripts/test.sh --busy (the busy lane: make check beside CPU hogs).
 # Runs apt-get as root (through sudo when not root).
 set -e
@@ -18,7 +19,7 @@ PACKAGES="build-essential autoconf automake libtool pkg-config
   gnuplot-nox libpcp-mmv1-dev libpcp3-dev clang libclang-rt-14-dev python3-pysnmp4 jq python3 procps psmisc valgrind cppcheck clang-format
   debhelper lintian systemd dh-python python3-pytest python3-numpy
   prometheus prometheus-snmp-exporter prometheus-node-exporter curl bash-completion
-  mrtg collectd-core monitoring-plugins-standard stress-ng
+  mrtg collectd-core monitoring-plugins-standard stress-ng spin
   libdpdk-dev librte-net-null23 librte-net-ring23 librte-net-pcap23 librte-mempool-ring23"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
 $SUDO apt-get update -qq
