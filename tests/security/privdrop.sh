@@ -16,6 +16,9 @@ sec_config
 # Readable by all, so that an agent outside the group serves the values but
 # may not reset them (control file 0660, group SEC_GROUP).
 sed -i 's|mode = "0640";|mode = "0644";|' "$TMP/statctr.conf"
+# Counts start again with each writer here (tests/fault/carry_over.sh tests
+# the default, carry_over = true).
+sed -i 's|name = "dataplane";|name = "dataplane"; carry_over = false;|' "$TMP/statctr.conf"
 fx_snmpd
 # The agent keeps its AgentX socket across the drop; let it reconnect too.
 fx_snmpd_reconfigure "agentXPerms 0666 0777"
