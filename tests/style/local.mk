@@ -33,3 +33,7 @@ dist_check_SCRIPTS += tests/style/symver.sh
 # Includes across folders follow the layers: lib <- mib <- {agent, tools}, common below both.
 TESTS += tests/style/layers.sh
 dist_check_SCRIPTS += tests/style/layers.sh
+
+# The snapshot loops in compiled code load each cell once (issue 35).
+TESTS += tests/style/once_loads.sh
+dist_check_SCRIPTS += tests/style/once_loads.sh
