@@ -8,7 +8,7 @@
 #   4. the benchmark harness smoke test and `make distcheck`,
 #   5. the Debian packages built, checked with lintian, installed, run
 #      and purged (tests/packaging/debs.sh; root only),
-#   6. with --busy (CI: .ci/run), the busy lane: `make check` of a default
+#   6. with --busy, or under CI=true (.ci/run), the busy lane: `make check` of a default
 #      build from a fresh copy of the tree in a directory only its owner
 #      may enter (build/busy, 0700), beside CPU hogs that keep every CPU
 #      busy (stress-ng --cpu, twice the CPUs), and, as root, in a mount
@@ -21,6 +21,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 busy=no
+[ "${CI:-}" = true ] && busy=yes
 case ${1:-} in
 --busy) busy=yes ;;
 "") ;;
