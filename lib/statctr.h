@@ -24,17 +24,22 @@
  *   sequence has reached it, the out-of-line statctr_slot_serve_copy() loads
  *   the slot's copy-request word (in the control file, memory readers may
  *   write), copies the cells into the exchange buffer if a reader asked,
- *   publishes completion with a release store, and moves copy_resume on by
+ *   records the copy's ticket and check in its own slot header (which
+ *   readers cannot write, and check the copy against), publishes
+ *   completion with a release store, and moves copy_resume on by
  *   the writer's own copy budget (docs/design.md): whatever readers store,
  *   copies take at most ~1/40 of the writer's time.  The fast path
  *   itself never touches the control file.
  *
  * Readers (any process; the segment is mapped PROT_READ):
  *   per slot: acquire-load seq; odd means a transaction is open, retry;
- *   relaxed-load every cell; acquire fence (pairs with the writer's release
- *   fence in txn_begin); relaxed re-load seq; equal means the copy holds no
- *   partial transaction.  A reader that keeps failing (a writer running
- *   transactions back to back) raises the slot's copy request and sleeps
+ *   load every cell once (a relaxed or volatile load, or a vector load
+ *   whose register is pinned: the row and the sum take the same value);
+ *   acquire fence (pairs with the writer's release fence in txn_begin);
+ *   relaxed re-load seq; equal means the copy holds no partial
+ *   transaction, and only then is the read added to the committed sums.
+ *   A reader that keeps failing (a writer running transactions back to
+ *   back) raises the slot's copy request and sleeps
  *   until the writer has served it; it never spins on a slot.  Retries and
  *   waits are bounded: a slot whose writer is stuck or died inside a
  *   transaction is reported in the snapshot, never waited on forever.
