@@ -3,27 +3,19 @@
  * the parent of a daemon.
  *
  * Owns two one-way messages.  The service manager's (systemd Type=notify,
- * sd_notify(3)): a datagram of "KEY=value" lines to the unix socket named
- * by $NOTIFY_SOCKET (a path, or an abstract name after '@').  That protocol
- * is a documented, stable interface of systemd and fits in one sendto(), so
- * the agent speaks it itself instead of linking libsystemd: one dependency
- * less for a package that must also build where systemd is absent.  And
- * the daemon's: the parent of a forked agent waits on a pipe for one line,
- * empty when the agent serves, else the reason it could not start, and
- * exits with that outcome.  Never blocks, never logs: a lost datagram only
- * loses the report.
+ * sent by common/sdnotify.c).  And the daemon's: the parent of a forked agent waits on a pipe for
+ * one line, empty when the agent serves, else the reason it could not start, and exits with that
+ * outcome.  Never blocks, never logs: a lost datagram only loses the report.
  */
 #include "notify.h"
+#include "sdnotify.h"
 #include "agent.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,27 +24,7 @@ static int start_fd = -1; /* the daemon's pipe to its waiting parent */
 
 void notify_manager(const char *state)
 {
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	size_t len;
-	int fd;
-
-	if (!path || (path[0] != '/' && path[0] != '@'))
-		return;
-	len = strlen(path);
-	if (len >= sizeof(sun.sun_path))
-		return;
-	memcpy(sun.sun_path, path, len);
-	if (path[0] == '@')
-		sun.sun_path[0] = '\0'; /* abstract namespace: no terminating NUL counted */
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&sun,
-	           (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0) {
-		/* the manager is gone or its queue is full: the report is lost */
-	}
-	close(fd);
+	sd_notify_state(state);
 }
 
 /*

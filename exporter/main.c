@@ -15,6 +15,7 @@
 #include "exporter.h"
 #include "settings.h"
 #include "walk.h"
+#include "sdnotify.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -26,8 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #ifndef STATCTR_DEFAULT_CONFIG
@@ -176,32 +175,6 @@ static int check_config(const struct options *o)
 	return 0;
 }
 
-/* sd_notify(3)'s protocol: one datagram to $NOTIFY_SOCKET; lost when there is none. */
-static void notify_manager(const char *state)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	size_t len;
-	int fd;
-
-	if (path == NULL || (path[0] != '/' && path[0] != '@'))
-		return;
-	len = strlen(path);
-	if (len >= sizeof(sun.sun_path))
-		return;
-	memcpy(sun.sun_path, path, len);
-	if (path[0] == '@')
-		sun.sun_path[0] = '\0';
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&sun,
-	           (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0) {
-		/* the manager is gone: the report is lost */
-	}
-	close(fd);
-}
-
 static int lookup_ids(const struct options *o, uid_t *uid, gid_t *gid)
 {
 	struct passwd *pw = getpwnam(o->user);
@@ -300,13 +273,13 @@ static int serve(const struct options *o, struct loaded *l, sigset_t *sigs)
 	        l->web && l->web->cert_pem ? " (TLS)" : "");
 	snprintf(state, sizeof(state), "READY=1\nSTATUS=serving on %s\nMAINPID=%ld",
 	         conf.listen_address, (long)getpid());
-	notify_manager(state);
+	sd_notify_state(state);
 	settings_free(l->set);
 	l->set = NULL;
 	while ((sig = sigwaitinfo(sigs, NULL)) != SIGTERM && sig != SIGINT)
 		if (sig == SIGHUP)
 			reload(o, srv);
-	notify_manager("STOPPING=1");
+	sd_notify_state("STOPPING=1");
 	server_stop(srv);
 	log_msg("stopped");
 	return 0;
