@@ -533,9 +533,16 @@ static void note_generation(struct aggregator *agg, struct seg_watch *st, const 
 		st->disc_floor_ns = 0; /* the new generation's creation is the discontinuity */
 		carry_on(agg, st);
 	} else {
-		/* Back to a generation we dropped: its values may have moved backwards. */
+		/* Back to a generation we dropped: its values may have moved
+		 * backwards.  Its writer did not restart after all (a header
+		 * that read closed or corrupt was restored): a carry taken from
+		 * it for a next generation would count it twice. */
 		st->disc_floor_ns = realtime_now();
 		how = "reattached to";
+		pthread_mutex_lock(&agg->lock);
+		carry_drop(st->next);
+		st->next = NULL;
+		pthread_mutex_unlock(&agg->lock);
 	}
 	pthread_mutex_lock(&agg->lock); /* agg_adopt_carry() reads them */
 	st->adopted = false;
