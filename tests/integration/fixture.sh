@@ -519,8 +519,16 @@ fx_registrations() {
 
 # Kills process $1 with signal $2 and reaps it (it must be a child).
 fx_kill() {
+	local i
 	kill "-$2" "$1" 2>/dev/null || true
 	wait "$1" 2>/dev/null || true
+	# A daemon is no child of this shell (wait returns at once): poll until
+	# it is gone, so that its exit (removing its pid file, its sockets)
+	# cannot overlap what the test starts next.
+	for i in $(seq $(($(fx_loaded 10) * 10))); do
+		fx_runs "$1" || break
+		sleep 0.1
+	done
 	fx_untrack "$1"
 }
 
