@@ -682,13 +682,31 @@ static int write_pidfile(const char *path)
 	return 0;
 }
 
-/* Removes the pid file if it is still the one write_pidfile() wrote, not one planted since. */
+/* Whether the file at @path holds our pid: a file system may give a new
+ * agent's pid file the inode number of ours, removed meanwhile. */
+static bool pidfile_is_ours(const char *path)
+{
+	char buf[32], want[32];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	snprintf(want, sizeof(want), "%ld\n", (long)getpid());
+	return n > 0 && (buf[n] = '\0', strcmp(buf, want) == 0);
+}
+
+/* Removes the pid file if it is still the one write_pidfile() wrote, not
+ * one planted or written by a later agent since. */
 static void remove_pidfile(const char *path)
 {
 	struct stat st;
 
 	if (pidfile_written.st_ino != 0 && lstat(path, &st) == 0 &&
-	    st.st_ino == pidfile_written.st_ino && st.st_dev == pidfile_written.st_dev)
+	    st.st_ino == pidfile_written.st_ino && st.st_dev == pidfile_written.st_dev &&
+	    pidfile_is_ours(path))
 		unlink(path);
 }
 
