@@ -229,7 +229,7 @@ step "demo (scripts/demo.sh, 7 s)" demo_smoke
 step "fuzzing, 30 s per target" sh -c 'tests/fuzz/run.sh 30 >build/fuzz.out 2>&1 || { tail -n 60 build/fuzz.out; exit 1; }'
 phase "ASan+UBSan make check" build/asan "--enable-sanitizers"
 phase "TSan concurrency tests" build/tsan "--enable-tsan" \
-	TESTS="tests/unit/test_stress tests/unit/test_snapshot tests/unit/test_reset tests/unit/test_writer tests/unit/test_hostile tests/unit/test_rows tests/unit/test_hist tests/unit/test_cpuslots tests/unit/test_epoch"
+	TESTS="tests/unit/test_stress tests/unit/test_snapshot tests/unit/test_tear tests/unit/test_reset tests/unit/test_writer tests/unit/test_hostile tests/unit/test_rows tests/unit/test_hist tests/unit/test_cpuslots tests/unit/test_epoch"
 if [ -x bench/run.sh ]; then
 	step "benchmark smoke test" sh -c "cd build/default && make -j$jobs bench-quick >bench.out 2>&1 || { tail -40 bench.out; exit 1; }"
 fi
