@@ -1368,7 +1368,10 @@ bool agg_fresh(struct aggregator *agg)
 	pthread_mutex_lock(&agg->lock);
 	seen = agg->current;
 	fresh = seen && now - seen->start_mono <= agg->max_age_ns;
-	if (!fresh && seen) {
+	/* Waits only when the CPU share lets the thread run a pass before the
+	 * deadline: after slow passes (a stuck writer's budget, a huge
+	 * segment) the request is served the latest result at once. */
+	if (!fresh && seen && agg->fresh_at <= now + agg->max_age_ns) {
 		agg->fresh_wanted = true;
 		pthread_cond_signal(&agg->wake);
 		/* Bounded: at most max_age more, then the latest result serves. */
