@@ -56,14 +56,19 @@ static const char usage_text[] =
     "  -h, --help                     this text\n"
     "      --version                  the version\n";
 
+static void vlog_msg(const char *fmt, va_list ap)
+{
+	fputs(EXPORTER_NAME ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void log_msg(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs(EXPORTER_NAME ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vlog_msg(fmt, ap);
 	va_end(ap);
 }
 
@@ -73,9 +78,7 @@ void error_msg(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs(EXPORTER_NAME ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vlog_msg(fmt, ap);
 	va_end(ap);
 }
 
