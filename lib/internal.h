@@ -44,24 +44,24 @@
  * different ones (issue 35: a row took one load of a cell, the sum another).
  *   - load_once(): one 8-byte load through a volatile lvalue, never
  *     repeated, never merged (Linux READ_ONCE()).
- *   - OPTIMIZER_HIDE_VAR(v): after a plain (vectorisable) load into @v, an
- *     empty asm that claims to change @v in its register: every later use
- *     takes that register, so the compiler cannot re-load the memory for one
- *     of them (Linux OPTIMIZER_HIDE_VAR(); "+x" is an SSE register, "+w" an
- *     arm64 SIMD one, "+r" elsewhere).  No instruction is emitted.
+ *   - load_once_pair(): two cells, 16 bytes at an 8-byte-aligned address,
+ *     in one volatile vector load (movdqu on x86-64, ldr q on arm64: each
+ *     8-byte half single-copy atomic), for the snapshot's vector loop; the
+ *     register it fills is what both the row and the sum take.
  */
 static inline uint64_t load_once(const void *p)
 {
 	return *(const volatile uint64_t *)p;
 }
 
-#if defined(__x86_64__)
-#define OPTIMIZER_HIDE_VAR(v) __asm__("" : "+x"(v))
-#elif defined(__aarch64__)
-#define OPTIMIZER_HIDE_VAR(v) __asm__("" : "+w"(v))
-#else
-#define OPTIMIZER_HIDE_VAR(v) __asm__("" : "+r"(v))
-#endif
+/* Two cells in a vector register; aligned(8): cells are 8-byte aligned. */
+typedef uint64_t cells2 __attribute__((vector_size(16)));
+typedef uint64_t cells2_u8 __attribute__((vector_size(16), aligned(8)));
+
+static inline cells2 load_once_pair(const uint64_t *p)
+{
+	return *(const volatile cells2_u8 *)p;
+}
 
 /* error.c: set the thread's message and return -err (err > 0). */
 int set_error(int err, const char *fmt, ...) STATCTR_PRINTF(2, 3);

@@ -21,13 +21,14 @@
  *
  * Each read of a slot goes over its cells once, straight into the sums, and
  * is committed only when it turns out consistent (a torn read never reaches
- * a sum): each cell is loaded once (load_once(), OPTIMIZER_HIDE_VAR():
+ * a sum): each cell is loaded once (load_once(), load_once_pair():
  * internal.h), added to the committed sum into a second, pending sum, and
  * a read that succeeds swaps the two; a read that fails leaves the
  * committed sum as it was.  A full snapshot also stores each loaded cell
  * in the slot's row, the same register the sum took, so that rows add up
  * to sums; a failed read's row is written again by the slot's next read.
- * The first slot's read stores its cells as they are (nothing to add to).
+ * The first slot's read stores its cells as they are (nothing to add to),
+ * into the committed sum itself: nothing is committed yet to keep.
  * Slots whose sequence has not moved since the view last read them whole
  * (idle writers, free and dead slots) are read several at a time under one
  * check of their sequences, which passes over the sums once per group;
@@ -231,9 +232,14 @@ struct sources {
  * x86-64 and arm64 has without -march (a wider vector type is split and
  * spilled to the stack; gcc's -O2 does not vectorise the scalar loop).  The
  * sum of the four cells over the sources stays in registers and is stored
- * once.  memcpy() for the loads and stores: no alignment assumed.
+ * once.  A full read loads cells with load_once_pair() (8-byte aligned, in
+ * the segment): the row and the sum must take one load.  A sums-only read
+ * gives each loaded vector one use, the sum, so a plain load (memcpy())
+ * cannot make two uses disagree, and lets the compiler schedule the loads:
+ * the volatile form cost 3-19% there at cache-resident sizes (PERFORMANCE.md
+ * §2); tests/style/once_loads.sh checks the compiled loops.  memcpy() for
+ * the sums and rows: no alignment assumed.
  */
-typedef uint64_t cells2 __attribute__((vector_size(16)));
 
 /* Cells [@j, @j + 4) of @src into @x0, @x1 (added), and to @row when @rows. */
 static inline ALWAYS_INLINE void load_vectors(const uint64_t *src, uint64_t *row, bool rows,
@@ -241,11 +247,13 @@ static inline ALWAYS_INLINE void load_vectors(const uint64_t *src, uint64_t *row
 {
 	cells2 y0, y1;
 
-	memcpy(&y0, src + j, sizeof(y0));
-	memcpy(&y1, src + j + 2, sizeof(y1));
-	/* One load each: the row and the sum take the same registers. */
-	OPTIMIZER_HIDE_VAR(y0);
-	OPTIMIZER_HIDE_VAR(y1);
+	if (rows) { /* one load each: the row and the sum take the same registers */
+		y0 = load_once_pair(src + j);
+		y1 = load_once_pair(src + j + 2);
+	} else { /* one use each: nothing to pin (see above) */
+		memcpy(&y0, src + j, sizeof(y0));
+		memcpy(&y1, src + j + 2, sizeof(y1));
+	}
 	if (rows) {
 		memcpy(row + j, &y0, sizeof(y0));
 		memcpy(row + j + 2, &y1, sizeof(y1));
@@ -329,7 +337,7 @@ static inline ALWAYS_INLINE uint32_t sum_groups(uint64_t *out, const uint64_t *i
  * when @rows.  A writer may store them meanwhile; the caller's sequence
  * check says whether they were whole (cell_load()).  Each cell is loaded
  * once, into a register, which both the row and the sum take: enforced by
- * load_once() and OPTIMIZER_HIDE_VAR(), not left to the compiler.
+ * load_once() and load_once_pair(), not left to the compiler.
  */
 static inline ALWAYS_INLINE void sum_cells(uint64_t *out, const uint64_t *in,
                                            const struct sources *restrict from, uint32_t n,
@@ -369,6 +377,17 @@ static void sum_slots(uint64_t *out, const uint64_t *in, const struct sources *f
 }
 
 /*
+ * Where a read's sum goes: the pending sum, or, for a pass's first read,
+ * the committed sum itself: there is none yet to keep (sum_empty), and a
+ * failed read leaves sum_empty set, so nothing reads what it wrote there.
+ * One sum array less to stream through the caches than a swap.
+ */
+static uint64_t *read_dest(const struct reader *rd)
+{
+	return rd->sum_empty ? rd->snap->sum : rd->snap->pending;
+}
+
+/*
  * Reads every slot of @t into the snapshot, uncommitted (see the top):
  * their cells summed over the slots, added to the sum (none before the
  * first slot kept) into the pending sum (or, sums only, the final
@@ -378,7 +397,7 @@ static void take_cells(struct reader *rd, const struct take *t)
 {
 	struct statctr_snap *snap = rd->snap;
 	struct sources from = {.n = t->n};
-	uint64_t *dest = snap->pending;
+	uint64_t *dest = read_dest(rd);
 	uint32_t k;
 
 	for (k = 0; k < t->n; k++) {
@@ -406,7 +425,7 @@ static bool settle(struct reader *rd, const struct take *t, bool whole)
 
 	if (whole && t->final && rd->final_dest) {
 		rd->in_final_dest = true; /* and snap->sum lacks this read */
-	} else if (whole) {
+	} else if (whole && !rd->sum_empty) { /* else it went to snap->sum */
 		tmp = snap->sum;
 		snap->sum = snap->pending;
 		snap->pending = tmp;
