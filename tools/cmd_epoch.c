@@ -28,10 +28,12 @@ static const char epoch_help[] =
 static const char diff_help[] =
     "  -t, --threshold=R    flag cells whose ratio is above R or below 1/R\n"
     "                       (default 2)\n"
-    "  -a, --all            print every counter, not only the flagged ones\n"
+    "  -a, --all            print every counter, not only the flagged ones\n" FIELD_HELP
     "\nThe interval of epoch E runs from its start to the next kept epoch's, or to\n"
     "now for the latest.  Per counter: the counts of E1's and E2's intervals and\n"
-    "their ratio E2/E1 (inf when E1 counted nothing and E2 did), as PCP's pmdiff.\n";
+    "their ratio E2/E1 (inf when E1 counted nothing and E2 did), as PCP's pmdiff.\n"
+    "ROW is the row's name (declared, or a dynamic row's), or its number from 0\n"
+    "for numbered rows, as show prints it.\n";
 
 void epochs_json(FILE *out, struct statctr_view *view)
 {
@@ -173,6 +175,7 @@ int cmd_epoch(const struct common_opts *common, int argc, char **argv)
 struct diff_opts {
 	double threshold;
 	bool all;
+	const struct field_globs *fields;
 	uint32_t e[2];
 	uint32_t to[2];
 };
@@ -195,7 +198,8 @@ static int diff_cell(const struct diff_opts *d, const struct source *src, uint32
 	uint64_t count[2];
 	double ratio;
 	char label[16];
-	const char *name;
+	/* The name show prints: declared, or a dynamic row's in this snapshot. */
+	const char *name = statctr_snap_row_name(src->snap, table, row);
 
 	for (int i = 0; i < 2; i++)
 		if (statctr_snap_epoch_delta(src->snap, id, d->e[i], d->to[i], &count[i]) != 0) {
@@ -204,7 +208,6 @@ static int diff_cell(const struct diff_opts *d, const struct source *src, uint32
 		}
 	if (!flagged(d, count[0], count[1], &ratio) && !d->all)
 		return 0;
-	name = t->dynamic ? statctr_snap_row_name(src->snap, table, row) : NULL;
 	snprintf(label, sizeof(label), "%u", row);
 	text_print(stdout, "%-16s %-16s %-12s %-16s %14llu %14llu %10.3f%s", src->info.name,
 	           t->name, name ? name : label, column, (unsigned long long)count[0],
@@ -223,7 +226,8 @@ static int diff_table(const struct diff_opts *d, const struct source *src, uint3
 		return -1;
 	for (uint32_t c = 0; c < info.ncolumns; c++) {
 		if (statctr_view_column(src->view, t, c, &col) != 0 ||
-		    col.kind != STATCTR_KIND_COUNTER)
+		    col.kind != STATCTR_KIND_COUNTER ||
+		    !field_selected(d->fields, src->info.name, info.name, col.name))
 			continue;
 		for (uint32_t r = 0; r < info.nrows; r++) {
 			if (info.dynamic && statctr_snap_row_name(src->snap, t, r) == NULL)
@@ -277,15 +281,16 @@ int cmd_diff(const struct common_opts *common, int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"threshold", required_argument, NULL, 't'},
 	    {"all", no_argument, NULL, 'a'},
+	    FIELD_OPTION,
 	    {NULL, 0, NULL, 0},
 	};
 	struct common_opts opts = *common;
 	struct cmd_parser p = {.cmd = "diff",
-	                       .shortopts = "t:a",
+	                       .shortopts = "t:a" FIELD_SHORT,
 	                       .longopts = longopts,
 	                       .help = diff_help,
 	                       .common = &opts};
-	struct diff_opts d = {.threshold = DEFAULT_RATIO, .all = false};
+	struct diff_opts d = {.threshold = DEFAULT_RATIO, .all = false, .fields = &opts.fields};
 	struct source *srcs;
 	size_t n;
 	int c, status;

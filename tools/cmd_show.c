@@ -22,7 +22,8 @@ static const char show_help[] =
     "      --since=E        counters and histograms: the counts since the start of\n"
     "                       epoch E\n"
     "      --epoch=N        counters and histograms: the counts of epoch N's interval\n"
-    "                       (to the next epoch, or to now for the latest)\n" ANY_OWNER_HELP
+    "                       (to the next epoch, or to now for the latest)\n" FIELD_HELP
+        ANY_OWNER_HELP
     "\nSEGMENT is a name (/dev/shm/statctr.NAME, or as CONFIG declares it) or a path;\n"
     "without it every segment found is shown (with -c, the configuration's).  A\n"
     "segment that cannot be read is reported and the rest shown (FILE replaced,\n"
@@ -74,12 +75,13 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"since", required_argument, NULL, 'S'},
 	    {"epoch", required_argument, NULL, 'E'},
+	    FIELD_OPTION,
 	    ANY_OWNER_OPTION,
 	    {NULL, 0, NULL, 0},
 	};
 	struct common_opts opts = *common;
 	struct cmd_parser p = {.cmd = "show",
-	                       .shortopts = "srbo:",
+	                       .shortopts = "srbo:" FIELD_SHORT,
 	                       .longopts = longopts,
 	                       .help = show_help,
 	                       .common = &opts};
@@ -117,6 +119,7 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 		if (job.srcs[i].snap && epoch_select(&job.srcs[i], epoch, to_next) < 0)
 			job.status = EXIT_FAIL;
 	job.r = renderer_for(opts.format);
+	wopts.fields = &opts.fields;
 	job.table = optind + 1 < argc ? argv[optind + 1] : NULL;
 	/*
 	 * One unreadable segment must not freeze what a collector reads of

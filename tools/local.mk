@@ -34,7 +34,7 @@ TOOLS_TESTS = \
 	tests/tools/verdicts.sh \
 	tests/tools/snmptable.sh tests/tools/textfile.sh tests/tools/exporter_config.sh \
 	tests/tools/completion.sh tests/tools/rows.sh tests/tools/hist.sh tests/tools/hist_epochs.sh tests/tools/cpuslots.sh \
-	tests/tools/epochs.sh tests/tools/notifications.sh
+	tests/tools/epochs.sh tests/tools/notifications.sh tests/tools/fields.sh
 TESTS += $(TOOLS_TESTS)
 # promtool's style lint against check-config's warnings (tests/integration/ifwriter writes).
 TESTS += tests/tools/promlint.sh

@@ -144,8 +144,8 @@ static void json_cell_field(FILE *out, const struct cell *c, enum row_field fiel
 	case FIELD_DISCONTINUITY:
 		fprintf(out, "%" PRIu64, c->disc_ns);
 		break;
-	case FIELD_DELTA:
-		json_number(out, c->kind, c->counter_delta, c->gauge_delta);
+	case FIELD_DELTA: /* counters and histograms: a gauge has none */
+		fprintf(out, "%" PRIu64, c->counter_delta);
 		break;
 	case FIELD_RATE:
 		fprintf(out, "%.3f", c->rate);
@@ -153,7 +153,8 @@ static void json_cell_field(FILE *out, const struct cell *c, enum row_field fiel
 	}
 }
 
-/* "key":{"column":field,...}; deltas and rates only for cells that have one. */
+/* "key":{"column":field,...}; deltas and rates only for cells that have one
+ * (never a gauge: its level is its value). */
 static void json_row_object(FILE *out, const struct table_view *tv, uint32_t row, const char *key,
                             enum row_field field)
 {

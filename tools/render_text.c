@@ -386,17 +386,18 @@ const struct renderer render_text = {
     .end = text_end,
 };
 
+/* A gauge's delta and rate stay blank: its level is all it means. "-": no
+ * comparable previous snapshot (the first, a reset, a writer restart). */
 static void set_delta(struct grid *g, const struct cell *c)
 {
+	if (c->kind == STATCTR_KIND_GAUGE)
+		return;
 	if (!c->has_delta) {
 		grid_set(g, 2, "-");
 		grid_set(g, 3, "-");
 		return;
 	}
-	if (c->kind == STATCTR_KIND_GAUGE)
-		grid_set(g, 2, "%+" PRId64, c->gauge_delta);
-	else
-		grid_set(g, 2, "%" PRIu64, c->counter_delta);
+	grid_set(g, 2, "%" PRIu64, c->counter_delta);
 	grid_set(g, 3, "%.1f", c->rate);
 }
 

@@ -28,15 +28,16 @@ struct command {
 
 static const struct command commands[] = {
     {"list", "list [-c CONFIG]", "list segments with their writer and state", cmd_list},
-    {"show", "show [--slots] [--raw] [--since E | --epoch N] [-o FILE] [SEGMENT [TABLE]]",
+    {"show",
+     "show [--slots] [--raw] [--since E | --epoch N] [-F GLOB]... [-o FILE] [SEGMENT [TABLE]]",
      "print tables of counters", cmd_show},
-    {"watch", "watch [-i SECONDS] [-n COUNT] [SEGMENT [TABLE]]", "live view with deltas and rates",
-     cmd_watch},
+    {"watch", "watch [-i SECONDS] [-n COUNT] [-F GLOB]... [SEGMENT [TABLE]]",
+     "live view: counters with deltas and rates, gauges' levels", cmd_watch},
     {"reset", "reset SEGMENT [TABLE [ROW [COLUMN]]]", "reset counters through baselines",
      cmd_reset},
     {"epoch", "epoch list [SEGMENT] | epoch start NAME [SEGMENT]",
      "list or start epochs (points whose counts are kept)", cmd_epoch},
-    {"diff", "diff [-t RATIO] [-a] E1 E2 [SEGMENT [TABLE]]",
+    {"diff", "diff [-t RATIO] [-a] [-F GLOB]... E1 E2 [SEGMENT [TABLE]]",
      "compare the counts of two epochs' intervals per cell", cmd_diff},
     {"notifications", "notifications [-c CONFIG] [STATE_FILE]",
      "the agent's notification counters: sent, suppressed, lost", cmd_notifications},
@@ -146,6 +147,23 @@ static void build_options(struct cmd_parser *p)
 	memset(&p->all_long[n], 0, sizeof(p->all_long[n]));
 }
 
+/* -F GLOB: one more of common->fields; false (a usage error) when refused. */
+static bool add_field(struct cmd_parser *p, const char *glob)
+{
+	struct field_globs *f = &p->common->fields;
+
+	if (glob[0] == '\0' || strcmp(glob, "!") == 0) {
+		p->status = usage_error(p->cmd, "-F needs a glob, not '%s'", glob);
+		return false;
+	}
+	if (f->n == MAX_FIELD_GLOBS) {
+		p->status = usage_error(p->cmd, "at most %d -F globs", MAX_FIELD_GLOBS);
+		return false;
+	}
+	f->glob[f->n++] = glob;
+	return true;
+}
+
 int cmd_getopt(struct cmd_parser *p, int argc, char **argv)
 {
 	int c;
@@ -170,6 +188,9 @@ int cmd_getopt(struct cmd_parser *p, int argc, char **argv)
 			return '?';
 		} else if (c == ANY_OWNER_CHAR) {
 			p->common->any_owner = true;
+		} else if (c == 'F') {
+			if (!add_field(p, optarg))
+				return '?';
 		} else if (c == '?' || c == ':') {
 			p->status = usage_error(p->cmd, "bad option '%s'", argv[optind - 1]);
 			return '?';

@@ -39,7 +39,8 @@ enum out_format {
 struct common_opts {
 	const char *config; /* -c: configuration file, or NULL */
 	enum out_format format;
-	bool any_owner; /* --any-owner: segments of every owner in /dev/shm */
+	bool any_owner;            /* --any-owner: segments of every owner in /dev/shm */
+	struct field_globs fields; /* -F/--field of show, watch, diff (walk.h) */
 };
 
 /*
@@ -54,6 +55,20 @@ struct common_opts {
 #define ANY_OWNER_HELP                                                                             \
 	"      --any-owner      without -c, read the segments of every owner in /dev/shm\n"        \
 	"                       (default: only yours and root's)\n"
+
+/*
+ * -F GLOB, --field=GLOB, of the commands that print cells (show, watch,
+ * diff): cmd_getopt() adds it to common->fields, refusing an empty glob and
+ * more than MAX_FIELD_GLOBS.  The command puts FIELD_SHORT in its shortopts.
+ */
+#define FIELD_SHORT "F:"
+#define FIELD_OPTION                                                                               \
+	{                                                                                          \
+		"field", required_argument, NULL, 'F'                                              \
+	}
+#define FIELD_HELP                                                                                 \
+	"  -F, --field=GLOB     only the columns whose SEGMENT.TABLE.COLUMN matches GLOB\n"        \
+	"                       (fnmatch(3)); !GLOB leaves them out; repeatable\n"
 
 /* statctl.c: messages to stderr, prefixed "statctl: " (error_msg(): walk.h). */
 int usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);

@@ -11,6 +11,7 @@
 #include "walk.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,7 +76,7 @@ int find_table(const struct statctr_view *view, const char *name, uint32_t *tp)
 
 static statctr_id cell_id(const struct table_view *tv, uint32_t row, uint32_t col)
 {
-	return tv->info.first_cell + row * tv->info.ncolumns + col;
+	return tv->info.first_cell + row * tv->stride + tv->col_ids[col];
 }
 
 /* A histogram's value is its count, always since its reset: the library
@@ -111,21 +112,16 @@ static bool comparable(const struct table_view *tv, uint32_t row, statctr_id id)
 	           statctr_snap_discontinuity(tv->src->snap, id);
 }
 
+/* A gauge is a level: its change per second means nothing, it has no delta. */
 static void fill_delta(const struct table_view *tv, uint32_t row, statctr_id id, struct cell *c)
 {
 	const struct statctr_snap *prev = tv->src->prev;
 
-	c->has_delta = comparable(tv, row, id);
+	c->has_delta = c->kind != STATCTR_KIND_GAUGE && comparable(tv, row, id);
 	if (!c->has_delta)
 		return;
-	if (c->kind == STATCTR_KIND_GAUGE) {
-		c->gauge_delta =
-		    (int64_t)((uint64_t)c->gauge - (uint64_t)statctr_snap_gauge(prev, id));
-		c->rate = (double)c->gauge_delta / tv->interval_s;
-	} else {
-		c->counter_delta = c->counter - counter_value(prev, id, c->kind, tv->opts->raw);
-		c->rate = (double)c->counter_delta / tv->interval_s;
-	}
+	c->counter_delta = c->counter - counter_value(prev, id, c->kind, tv->opts->raw);
+	c->rate = (double)c->counter_delta / tv->interval_s;
 }
 
 void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct cell *out)
@@ -277,19 +273,52 @@ static double interval_of(const struct source *src)
 	return (double)(src->stats.taken_ns - ps.taken_ns) / 1e9;
 }
 
+bool field_selected(const struct field_globs *f, const char *segment, const char *table,
+                    const char *column)
+{
+	char *name;
+	bool included = true, excluded = false;
+
+	if (f == NULL || f->n == 0)
+		return true;
+	if (asprintf(&name, "%s.%s.%s", segment, table, column) < 0)
+		return true; /* out of memory: shown rather than silently left out */
+	for (size_t i = 0; i < f->n; i++)
+		if (f->glob[i][0] != '!')
+			included = false;
+	for (size_t i = 0; i < f->n && !excluded; i++) {
+		if (f->glob[i][0] == '!')
+			excluded = fnmatch(f->glob[i] + 1, name, 0) == 0;
+		else if (!included)
+			included = fnmatch(f->glob[i], name, 0) == 0;
+	}
+	free(name);
+	return included && !excluded;
+}
+
+/* The table's columns that walk_opts.fields selects, in declaration order. */
 static int load_table(struct table_view *tv, const struct source *src, uint32_t t)
 {
+	uint32_t n = 0;
+
 	tv->src = src;
 	tv->index = t;
 	tv->interval_s = interval_of(src);
 	if (statctr_view_table(src->view, t, &tv->info) < 0)
 		return -ENOENT;
-	tv->columns = calloc(tv->info.ncolumns, sizeof(*tv->columns));
-	if (tv->columns == NULL)
+	tv->stride = tv->info.ncolumns;
+	tv->columns = calloc(tv->stride + 1, sizeof(*tv->columns));
+	tv->col_ids = calloc(tv->stride + 1, sizeof(*tv->col_ids));
+	if (tv->columns == NULL || tv->col_ids == NULL)
 		return -ENOMEM;
-	for (uint32_t c = 0; c < tv->info.ncolumns; c++)
-		if (statctr_view_column(src->view, t, c, &tv->columns[c]) < 0)
+	for (uint32_t c = 0; c < tv->stride; c++) {
+		if (statctr_view_column(src->view, t, c, &tv->columns[n]) < 0)
 			return -ENOENT;
+		if (field_selected(tv->opts->fields, src->info.name, tv->info.name,
+		                   tv->columns[n].name))
+			tv->col_ids[n++] = c;
+	}
+	tv->info.ncolumns = n;
 	return 0;
 }
 
@@ -299,11 +328,12 @@ static int render_table(FILE *out, const struct renderer *r, const struct walk_o
 	struct table_view tv = {.opts = opts};
 	int err = load_table(&tv, src, t);
 
-	if (err == 0)
+	if (err == 0 && tv.info.ncolumns > 0) /* none: every column left out by -F */
 		r->table(out, &tv);
-	else
+	else if (err < 0)
 		error_msg("segment '%s': table %" PRIu32 ": %s", src->label, t, strerror(-err));
 	free(tv.columns);
+	free(tv.col_ids);
 	return err;
 }
 

@@ -55,7 +55,22 @@ struct walk_opts {
 	/* Prometheus: OpenMetrics 1.0 (counter families without "_total",
 	 * _created and # UNIT in the family, # EOF) instead of text 0.0.4. */
 	bool openmetrics;
+	const struct field_globs *fields; /* statctl -F: the columns shown; NULL: all */
 };
+
+/*
+ * statctl's field globs (-F GLOB, --field GLOB), as varnishstat's -f: each
+ * matched with fnmatch(3), no flags, against "SEGMENT.TABLE.COLUMN" (the
+ * segment's name as show prints it); "!GLOB" excludes.  A column is shown
+ * when it matches no exclusion and, if there is any inclusion, one of them.
+ */
+#define MAX_FIELD_GLOBS 64
+struct field_globs {
+	const char *glob[MAX_FIELD_GLOBS];
+	size_t n;
+};
+bool field_selected(const struct field_globs *f, const char *segment, const char *table,
+                    const char *column);
 
 /* One cell's value as the renderers see it. */
 struct cell {
@@ -63,9 +78,9 @@ struct cell {
 	uint64_t counter; /* counters: value (raw or since reset); histograms: count */
 	int64_t gauge;    /* gauges: level */
 	uint64_t disc_ns; /* counting without discontinuity since */
-	bool has_delta;   /* watch: a previous snapshot of the same counting */
+	bool has_delta;   /* watch: counters and histograms (their count) only, when a
+	                   * previous snapshot has the same counting; a gauge has none */
 	uint64_t counter_delta;
-	int64_t gauge_delta;
 	double rate; /* per second, for display only */
 };
 
@@ -73,9 +88,13 @@ struct table_view {
 	const struct source *src;
 	const struct walk_opts *opts;
 	uint32_t index;
+	/* info.ncolumns: the columns shown (walk_opts.fields), columns[] theirs;
+	 * col_ids[c] is shown column c's index in the table, of stride columns. */
 	struct statctr_table_info info;
-	struct statctr_column_info *columns; /* info.ncolumns entries */
-	double interval_s;                   /* between prev and snap, or 0 */
+	struct statctr_column_info *columns;
+	uint32_t *col_ids;
+	uint32_t stride;
+	double interval_s; /* between prev and snap, or 0 */
 };
 
 void table_cell(const struct table_view *tv, uint32_t row, uint32_t col, struct cell *out);

@@ -1,6 +1,7 @@
 /*
  * watch.c - statctl watch: refreshes snapshots every interval and shows
- * values with deltas and per-second rates.
+ * values, with deltas and per-second rates for counters and histograms'
+ * counts (a gauge is a level: its value alone).
  *
  * On a terminal (text format) it draws in the alternate screen without
  * flicker: cursor home, each line followed by clear-to-end-of-line, then
@@ -30,9 +31,10 @@
 static const char watch_help[] =
     "  -i, --interval=SECONDS  time between refreshes (default 1, at least 0.1)\n"
     "  -n, --count=N           stop after N refreshes (default: until q or Ctrl-C)\n"
-    "  -r, --raw               ignore reset baselines\n" ANY_OWNER_HELP
+    "  -r, --raw               ignore reset baselines\n" FIELD_HELP ANY_OWNER_HELP
     "\nKeys on a terminal: q quit, j/k or arrows scroll a line, space/b a page,\n"
-    "g top.  Deltas and rates are blank after a reset or a writer restart.\n"
+    "g top.  Counters and histograms (their count) show delta and rate, blank (-)\n"
+    "after a reset or a writer restart; a gauge shows its level only.\n"
     "A segment's state changes and writer restarts are marked: \"! TIME SEGMENT: ...\".\n";
 
 static volatile sig_atomic_t stop_requested;
@@ -342,11 +344,12 @@ static int parse_watch_opts(struct watch *w, struct common_opts *opts, int argc,
 	    {"interval", required_argument, NULL, 'i'},
 	    {"count", required_argument, NULL, 'n'},
 	    {"raw", no_argument, NULL, 'r'},
+	    FIELD_OPTION,
 	    ANY_OWNER_OPTION,
 	    {NULL, 0, NULL, 0},
 	};
 	struct cmd_parser p = {.cmd = "watch",
-	                       .shortopts = "i:n:r",
+	                       .shortopts = "i:n:r" FIELD_SHORT,
 	                       .longopts = longopts,
 	                       .help = watch_help,
 	                       .common = opts};
@@ -380,6 +383,7 @@ int cmd_watch(const struct common_opts *common, int argc, char **argv)
 	if (status >= 0)
 		return status;
 	w.table = optind + 1 < argc ? argv[optind + 1] : NULL;
+	w.opts.fields = &opts.fields;
 	w.renderer = opts.format == FORMAT_TEXT ? &render_text_long : renderer_for(opts.format);
 	status = sources_open(&opts, optind < argc ? argv[optind] : NULL, false, &w.srcs, &w.nsrcs);
 	w.seen = calloc(w.nsrcs ? w.nsrcs : 1, sizeof(*w.seen));

@@ -92,8 +92,8 @@ check "epoch list JSON numbers" "[1, 2]" \
 	"$(printf '%s' "$out" | python3 -c 'import json,sys; print([e["number"] for e in json.load(sys.stdin)["segments"][0]["epochs"]])')"
 
 check_status "diff 1 2 --all" 0 "$STATCTL" diff -a 1 2 "$seg" totals
-check "diff: equal intervals, ratio 1, not flagged" "2000 2000 1.000 7" \
-	"$(printf '%s\n' "$out" | awk '$2 == "totals" && $4 == "packets" { print $5, $6, $7, NF }')"
+check "diff: the row by name, equal intervals, ratio 1, not flagged" "all 2000 2000 1.000 7" \
+	"$(printf '%s\n' "$out" | awk '$2 == "totals" && $4 == "packets" { print $3, $5, $6, $7, NF }')"
 check_status "diff 1 2 flags nothing" 0 "$STATCTL" diff 1 2 "$seg"
 check "diff prints its header only" 1 "$(printf '%s\n' "$out" | wc -l)"
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # statctl watch: on a terminal it redraws without full clears, fits a narrow
 # terminal, and q or Ctrl-C end it with exit 0 and the terminal restored;
-# in a pipe it prints frames with deltas (text) or one JSON document each;
+# in a pipe it prints frames with deltas (text) or one JSON document each,
+# a gauge with its level alone (no delta, no rate);
 # a writer killed and started again is marked "! TIME SEGMENT: active ->
 # gone" and "writer restarted" (on stdout in text, on stderr beside JSON).
 . "${srcdir:-.}/tests/tools/lib.sh"
@@ -24,10 +25,15 @@ done
 check_status "watch in a pipe" 0 "$STATCTL" watch -n 2 -i 0.1 "$segment" totals
 check "two frames" 2 "$(printf "%s\n" "$out" | grep -c '^totals ')"
 check "deltas of a stopped writer are 0" 1 "$(printf "%s\n" "$out" | grep -c '^  all\.packets  *500  *0  *0\.0$')"
+check "a gauge shows its level, no delta, no rate" 2 "$(printf "%s\n" "$out" | grep -c '^  all\.inFlight  *0$')"
 check_status "watch json" 0 "$STATCTL" watch -f json -n 2 -i 0.1 "$segment" totals
 check "two documents" 2 "$(printf "%s\n" "$out" | wc -l)"
 check "second has deltas" 0 "$(printf "%s\n" "$out" | tail -1 | python3 -c '
 import json, sys; print(json.load(sys.stdin)["segments"][0]["tables"][0]["rows"][0]["deltas"]["packets"])')"
+check "no delta and no rate for the gauge" "False False" "$(printf "%s\n" "$out" | tail -1 | python3 -c '
+import json, sys
+row = json.load(sys.stdin)["segments"][0]["tables"][0]["rows"][0]
+print("inFlight" in row["deltas"], "inFlight" in row["rates"])')"
 check_status "watch prometheus" 0 "$STATCTL" watch -f prometheus -n 1 "$segment" totals
 printf "%s\n" "$out" >"$workdir/w.prom"
 valid=no
