@@ -11,6 +11,11 @@ lib_libstatctr_core_la_LIBADD = $(LIBCONFIG_LIBS)
 
 lib_LTLIBRARIES += lib/libstatctr.la
 include_HEADERS += lib/statctr.h
+# statctr.h's inline machinery, installed beside it as <statctr/...> and
+# included by it alone (as librseq's per-architecture headers).
+statctrincludedir = $(includedir)/statctr
+statctrinclude_HEADERS = lib/statctr/slot.h lib/statctr/hist.h lib/statctr/cpu.h \
+	lib/statctr/rseq-x86_64.h
 lib_libstatctr_la_SOURCES = lib/statctr.h
 lib_libstatctr_la_LIBADD = lib/libstatctr_core.la $(LIBCONFIG_LIBS)
 # The exported symbols and their versions: lib/libstatctr.map (docs/abi.md).

@@ -8,69 +8,18 @@
  * over all slots.  See docs/segment-format.md for the bytes and
  * docs/design.md for why the protocol is what it is.
  *
- * THE PROTOCOL
- *
- * Writers (one thread per slot; nobody else ever stores to a slot's cells):
- *   statctr_add()/statctr_inc()/statctr_gauge_add() are a relaxed atomic
- *   load, a plain add and a relaxed atomic store on the slot's own cell.  No
- *   locked instruction, no fence; on x86-64 they compile to load/add/store.
- *
- *   statctr_txn_begin() stores seq+1 (odd, relaxed) and issues a release
- *   fence, so no cell store of the transaction can become visible before the
- *   odd sequence.  statctr_txn_end() stores seq+2 with release, so every cell
- *   store of the transaction is visible before the even sequence.  Every
- *   16th transaction (a test of the sequence already in a register) it
- *   compares the sequence with the slot's copy_resume (same line); once the
- *   sequence has reached it, the out-of-line statctr_slot_serve_copy() loads
- *   the slot's copy-request word (in the control file, memory readers may
- *   write), copies the cells into the exchange buffer if a reader asked,
- *   records the copy's ticket and check in its own slot header (which
- *   readers cannot write, and check the copy against), publishes
- *   completion with a release store, and moves copy_resume on by
- *   the writer's own copy budget (docs/design.md): whatever readers store,
- *   copies take at most ~1/40 of the writer's time.  The fast path
- *   itself never touches the control file.
- *
- * Readers (any process; the segment is mapped PROT_READ):
- *   per slot: acquire-load seq; odd means a transaction is open, retry;
- *   load every cell once (a relaxed or volatile load, or a vector load
- *   whose register is pinned: the row and the sum take the same value);
- *   acquire fence (pairs with the writer's release fence in txn_begin);
- *   relaxed re-load seq; equal means the copy holds no partial
- *   transaction, and only then is the read added to the committed sums.
- *   A reader that keeps failing (a writer running transactions back to
- *   back) raises the slot's copy request and sleeps
- *   until the writer has served it; it never spins on a slot.  Retries and
- *   waits are bounded: a slot whose writer is stuck or died inside a
- *   transaction is reported in the snapshot, never waited on forever.
- *
- * What is guaranteed: each slot is read at a transaction boundary of its
- * writer, so every transaction is seen whole or not at all in the totals,
- * however far apart its cells are - for every slot not counted in the
- * snapshot's busy_slots (a live writer that held one transaction open past
- * the whole wait budget).  What is NOT guaranteed: the slots are
- * read at slightly different instants (a snapshot is not a global cut
- * across writers), and updates made with statctr_add() outside a
- * transaction are individually atomic but carry no grouping.
- *
- * Resets never store to writer memory: a reset records the current total of
- * each cell as its baseline (in the control file) and stamps a discontinuity
- * time; readers report total - baseline.  Counts arriving during or after a
- * reset are never lost.
- *
- * Dynamic rows (statctr_row_add()): each row of a dynamic table has an
- * incarnation number `gen` in the row directory, odd while present.  The
- * writer (under the table's mutex) changes a row's name, add time and
- * incarnation bases only while gen is even, after a release fence, then
- * publishes with a release store of gen + 1.  A reader acquire-loads gen
- * before the slots, copies name, time and bases, acquire fence, loads gen
- * again; after the slots an acquire fence and a third load.  A row whose
- * gen was odd and equal in all three is present with that name and those
- * values; any other is absent from the snapshot.  A counter's new counts
- * become visible to that third load through the release fence of the
- * writer's statctr_txn_begin(): counts added to a re-added row outside a
- * transaction are ordered only by the hardware (x86-64: always).  No
- * global epoch: a change of one row costs readers of other rows nothing.
+ * THE PROTOCOL, in short (docs/design.md states it whole, with its model;
+ * <statctr/slot.h> next to the code).  Writers: one thread per slot stores
+ * to its cells, each update a relaxed load, a plain add and a relaxed
+ * store (no locked instruction, no fence); a transaction makes the slot's
+ * sequence odd, then even again.  Readers: per slot, the sequence, every
+ * cell once, the sequence again; equal and even, the read holds whole
+ * transactions only.  A reader that keeps failing asks the writer for a
+ * copy and sleeps, never spins; its waits are bounded.  Guaranteed: every
+ * transaction is seen whole or not at all in the totals, for every slot
+ * not counted in busy_slots; not a global cut across writers.  Resets
+ * record baselines in the control file, never store to writer memory and
+ * lose no count.  A dynamic row's name and values come from one incarnation.
  *
  * USAGE CONSTRAINTS (what the guarantees above assume)
  *
@@ -106,31 +55,19 @@
  *   do I/O).
  *
  * A writer preempted (or stopped) inside a transaction: its slot reads odd,
- *   and it cannot serve copy requests until it closes the transaction.  A
- *   snapshot then spends, on that slot, 4 sequence reads (1 for a slot of
- *   more than 512 cells, none when the view's last read of such a slot came
- *   from a copy), then - with a copy request raised - naps starting
- *   at 20 us and doubling to about 1 ms while watching the sequence, for at
- *   most 100 ms per slot and 1 s per snapshot (all slots together); a
- *   writer that resumes within that budget is read whole (by a sequence
- *   read or its copy).  Past it, or at once for a reader that may not write
- *   the control file, the slot is included as last read (possibly part of
- *   a transaction) and counted in busy_slots, and the view does not wait on
- *   it again until its sequence moves: a stopped writer costs one budget,
- *   not one per snapshot.  A writer that dies inside a transaction costs no
+ *   and it serves no copy request until it closes the transaction.  A
+ *   snapshot waits on that slot (a few sequence reads, then naps of 20 us
+ *   to 1 ms with a copy request raised; docs/design.md) for at most
+ *   100 ms, and 1 s for all slots together; a writer that resumes within
+ *   that budget is read whole.  Past it, or at once for a reader that may
+ *   not write the control file, the slot is included as last read and
+ *   counted in busy_slots, and the view does not wait on it again until
+ *   its sequence moves.  A writer that dies inside a transaction costs no
  *   wait: its slot is read as final and counted in dead_torn_slots.
- *   Readers cost the writer at most ~1/40 of its time in copies, whatever
- *   they do (the copy budget above).
+ *   Readers cost the writer at most ~1/40 of its time in copies.
  *
- * CPU slots (statctr_cpu_add(), "CPU slots" below): any thread of the
- *   writer process, with or without a slot of its own.  A CPU add may be
- *   mixed with statctr_add() and statctr_shared_add() on the same id (the
- *   totals sum every slot), and called while the thread has a transaction
- *   open, but it is never part of that transaction (readers may see it
- *   before or after the transaction's cells).  Transactions and histograms
- *   need a thread slot.  On a segment without CPU slots an add is not lost
- *   (the shared slot takes it) and statctr_seg_health() reports -ENOTSUP:
- *   check statctr_cpu_mode() at setup.
+ * CPU slots (statctr_cpu_add()): any thread of the writer process; an add
+ *   is never part of a transaction.  "CPU slots" below says the rest.
  *
  * Errors: calls returning int return 0 (or a documented positive value) on
  * success and a negative errno on failure; statctr_errmsg() then describes
@@ -152,17 +89,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-/* CPU slots' restartable sequences: the rseq glibc registers (2.35 and
- * later: <sys/rseq.h>), x86-64 only (other targets take the locked add;
- * see "CPU slots" below).  <stdint.h> above defined __GLIBC__. */
-#if defined(__x86_64__) && defined(__GLIBC__) &&                                                   \
-    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
-#include <sys/rseq.h>
-#define STATCTR_CPU_RSEQ 1
-#else
-#define STATCTR_CPU_RSEQ 0
-#endif
 
 #if ATOMIC_LLONG_LOCK_FREE != 2
 #error "statctr needs lock-free 64-bit atomics: readers load from read-only mappings"
@@ -193,8 +119,7 @@ enum statctr_kind {
  */
 const char *statctr_kind_name(enum statctr_kind kind);
 
-/* Deprecated names of the kinds (the same values; macros, so #ifdef works):
- * kept for programs written against 0.x, removed in a later release. */
+/* Deprecated names of the kinds (macros, so #ifdef works), for 0.x programs. */
 #define STATCTR_COUNTER   STATCTR_KIND_COUNTER
 #define STATCTR_GAUGE     STATCTR_KIND_GAUGE
 #define STATCTR_HISTOGRAM STATCTR_KIND_HISTOGRAM
@@ -333,14 +258,11 @@ const struct statctr_segment_decl *statctr_config_find(const struct statctr_conf
  * whose creator is alive gives -EEXIST.  Files are created O_EXCL|O_NOFOLLOW
  * with the configured modes and group.  Not thread-safe against itself.
  *
- * To judge a file already at the path, the writer goes through the reader
- * API, as any reader would: statctr_view_open() (with all its checks) and
- * statctr_view_info() of the old segment.  A live creator gives -EEXIST
- * naming its pid; a file that does not open as a valid segment (corrupt,
- * planted, a symlink) gives -EEXIST and is left for the operator to remove;
- * a segment whose creator died or closed it is replaced.  That is the only
- * reader call the writer makes.  The process-wide SIGBUS handler readers
- * use is installed by every creation, replacing or not (see
+ * A file already at the path is judged through statctr_view_open(), as
+ * any reader would: a live creator gives -EEXIST naming its pid; a file
+ * that is no valid segment (corrupt, planted, a symlink) gives -EEXIST and
+ * is left for the operator; a segment whose creator died or closed it is
+ * replaced.  Every creation installs the readers' SIGBUS handler (see
  * statctr_seg_health()).
  */
 int statctr_seg_create(const char *config_path, const char *segment, struct statctr_seg **segp);
@@ -358,22 +280,17 @@ void statctr_seg_destroy(struct statctr_seg *seg);
  * statctr_seg_health() - has the writer lost anything this generation?
  *
  * The writer survives whatever is done to its files (truncated, grown,
- * rewritten, unlinked, replaced): statctr_seg_create() registers both
- * mappings with the library's process-wide SIGBUS handler (the one readers
- * use, see statctr_view_open()), which replaces a mapping whose file shrank
- * with private zeroed memory, so the faulting access repeats and succeeds.
- * A lost control file ends copy assistance (and resets readers could see)
- * for this generation, and readers see STATCTR_WRITER_CTL_LOST in
- * statctr_seg_info.writer_flags; a lost segment file means the writer counts
- * into private memory that readers no longer see.  Counts already in the
- * segment are never touched.  A SIGBUS handler the application installs
- * later replaces the library's: a truncation then kills the process, as it
- * would without statctr.
- *
+ * rewritten, unlinked, replaced): the library's SIGBUS handler (the
+ * readers', see statctr_view_open()) replaces a mapping whose file shrank
+ * with private zeroed memory, and the faulting access repeats.  A lost
+ * control file ends copy assistance and resets for this generation
+ * (readers see STATCTR_WRITER_CTL_LOST in statctr_seg_info.writer_flags);
+ * after a lost segment file the writer counts into memory readers no
+ * longer see.  Counts already in the segment are never touched.  A SIGBUS
+ * handler the application installs later replaces the library's.
  * Returns 0 while every file is the one created, at its size, and nothing
- * was lost; -ESTALE otherwise, with statctr_errmsg() naming what (and when a
- * mapping was lost).  A few system calls (stat); thread-safe; poll it, not
- * on the fast path.
+ * was lost; -ESTALE otherwise, with statctr_errmsg() naming what (and
+ * when).  A few stat() calls; thread-safe; poll it, not on the fast path.
  */
 int statctr_seg_health(const struct statctr_seg *seg);
 
@@ -388,15 +305,12 @@ int statctr_seg_lookup(const struct statctr_seg *seg, const char *table, const c
 /*
  * Dynamic rows.  A table declared with rows = { max = N; } has room for N
  * rows, none present at creation; the writer names rows at run time (an
- * interface, a VF, a tenant).  statctr_seg_lookup() gives a dynamic row's
- * cells as for any row, and the fast path updates them as any cell.  Each
- * row has its own incarnation number in the segment's row directory
- * (docs/segment-format.md): readers see a row's name and its values from
- * the same incarnation, and a change to one row never makes a reader of
- * another row or table retry, relist or wait.  None of these calls is on
- * the fast path; each takes the table's mutex and costs O(1) (expected:
- * a hash of the name) plus O(columns x slots) for an add
- * (docs/PERFORMANCE.md).
+ * interface, a VF, a tenant), and looks up and updates their cells as any.
+ * Each row has its own incarnation number (docs/segment-format.md): readers
+ * see a row's name and values from one incarnation, and a change to one
+ * row never makes a reader of another retry, relist or wait.  These calls
+ * take the table's mutex and cost O(1) (a hash of the name), plus
+ * O(columns x slots) for an add (docs/PERFORMANCE.md).
  *
  * Writers must stop updating a row before it is removed.  The library
  * cannot check that on the fast path; counts a thread adds to a removed
@@ -454,44 +368,6 @@ int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp);
 /** Gives the slot back; its counts stay in the totals. Owning thread only. */
 void statctr_slot_release(struct statctr_slot *slot);
 
-/* statctr_txn_end() compares seq with copy_resume when (seq & this) == 0. */
-#define STATCTR_COPY_CHECK_MASK 0x1eu
-
-/** Out-of-line part of statctr_txn_end(); not called directly. */
-void statctr_slot_serve_copy(struct statctr_slot *slot);
-
-/*
- * A slot handle is the slot itself: its header line in the segment, with
- * the cells right after it, so the fast path finds a cell at a constant
- * offset from the handle and loads nothing else (docs/segment-format.md
- * gives the bytes).  The fields are public only so that the fast path can
- * be inline; treat them as private.  The writer-private ones are offsets,
- * never pointers, so readers of the segment learn no addresses.
- */
-struct statctr_slot {
-	_Atomic(uint64_t) seq;          /* odd while a transaction is open */
-	_Atomic(uint32_t) owner_tid;    /* 0 when free */
-	_Atomic(uint32_t) owner_state;  /* 0 free, 1 owned */
-	_Atomic(uint64_t) owner_start;  /* owner's start time, clock ticks */
-	_Atomic(uint64_t) acquisitions; /* times the slot was acquired */
-	/* The writer's record of its last copy (docs/design.md): readers
-	 * check a copy against it, since the buffer is in memory they may
-	 * write. */
-	_Atomic(uint64_t) copy_check;  /* copy_check_of() the copied cells */
-	uint64_t copy_served;          /* writer-private: last request looked at */
-	_Atomic(uint64_t) copy_ticket; /* ticket of the last copy; release, after copy_check */
-	uint64_t copy_resume;          /* writer-private: no request check before this sequence */
-	_Atomic(uint64_t) cells[];     /* one per declared counter or gauge */
-};
-
-/* The fast path's one update, on a cell given by its address: a relaxed
- * load, an add and a relaxed store (statctr_add(), statctr_hist_record()). */
-static inline void statctr_cell_add(_Atomic(uint64_t) *cell, uint64_t n)
-{
-	atomic_store_explicit(cell, atomic_load_explicit(cell, memory_order_relaxed) + n,
-	                      memory_order_relaxed);
-}
-
 /**
  * statctr_add() - add @n to counter @id of @slot.
  *
@@ -499,154 +375,40 @@ static inline void statctr_cell_add(_Atomic(uint64_t) *cell, uint64_t n)
  * for readers (no torn value), no ordering with other cells.  @id must come
  * from a lookup on this segment; it is not range-checked here.
  */
-static inline void statctr_add(struct statctr_slot *slot, statctr_id id, uint64_t n)
-{
-	statctr_cell_add(&slot->cells[id], n);
-}
+static inline void statctr_add(struct statctr_slot *slot, statctr_id id, uint64_t n);
 
 /** statctr_inc() - statctr_add(slot, id, 1). */
-static inline void statctr_inc(struct statctr_slot *slot, statctr_id id)
-{
-	statctr_add(slot, id, 1);
-}
+static inline void statctr_inc(struct statctr_slot *slot, statctr_id id);
 
 /**
  * statctr_gauge_add() - move gauge @id by @delta (may be negative).
  * Same contract as statctr_add(); the level is the sum over slots.
  */
-static inline void statctr_gauge_add(struct statctr_slot *slot, statctr_id id, int64_t delta)
-{
-	statctr_add(slot, id, (uint64_t)delta);
-}
+static inline void statctr_gauge_add(struct statctr_slot *slot, statctr_id id, int64_t delta);
 
 /**
  * statctr_txn_begin() - open a transaction on @slot.
  *
- * Owning thread only; transactions do not nest.  Stores the odd sequence,
- * then a release fence orders it before the transaction's cell stores (the
- * acquire fence in the reader's seq_read() pairs with it).  Keep
- * transactions short: readers retry while one is open, and a writer
- * preempted inside one costs readers their wait budget (USAGE CONSTRAINTS).
+ * Owning thread only; transactions do not nest.  Keep transactions short: readers retry while one
+ * is open, and a writer preempted inside one costs readers their wait budget (USAGE CONSTRAINTS).
  */
-static inline void statctr_txn_begin(struct statctr_slot *slot)
-{
-	uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
-
-	atomic_store_explicit(&slot->seq, seq + 1, memory_order_relaxed);
-	/* Pairs with the acquire fence in seq_read() (lib/snapshot.c). */
-	atomic_thread_fence(memory_order_release);
-}
+static inline void statctr_txn_begin(struct statctr_slot *slot);
 
 /**
  * statctr_txn_end() - close the transaction opened by statctr_txn_begin().
  *
- * The even sequence is stored with release: readers that acquire it (the
- * first load in seq_read()) see every cell store of the transaction.
- * Every 16th transaction it then compares the sequence with copy_resume,
- * in the slot's own line; once it is reached, the out-of-line call looks
- * for a reader's copy request and sets the next copy_resume by the
- * writer's copy budget.
+ * Readers see every cell store of the transaction together, or none.
+ * Now and then (<statctr/slot.h>) it serves a reader's copy request.
  */
-static inline void statctr_txn_end(struct statctr_slot *slot)
-{
-	uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed) + 1;
-
-	/* Pairs with the acquire load of seq in seq_read() (lib/snapshot.c). */
-	atomic_store_explicit(&slot->seq, seq, memory_order_release);
-	if (__builtin_expect((seq & STATCTR_COPY_CHECK_MASK) == 0 && seq >= slot->copy_resume, 0))
-		statctr_slot_serve_copy(slot);
-}
+static inline void statctr_txn_end(struct statctr_slot *slot);
 
 /*
  * Histograms (docs/segment-format.md, "Histogram cells").  Each row's
  * histogram has a *bucket block* of nbuckets + 2 cells, past every table's
- * cells: first the sum of the values recorded, then one count per bucket,
- * the last for values above every finite bound (+Inf).  The count is the
- * sum of the buckets, so count and buckets never disagree.
- *
- * The histogram's own cell (its id) counts nothing.  In every writer slot
- * it holds the writer's private *descriptor* of the histogram, stored by
- * statctr_seg_create() before the segment is published: where its block
- * is, how deep the bucket search goes and where its bounds are in this
- * process's bounds pool - integers, never an address.  So the fast path
- * finds all it needs with one load from the slot, next to the row's other
- * cells, and never reads a bound from a file.  Readers ignore descriptors
- * (statctr_snap_hist_*() read the block).  The descriptor's bits:
- *   0..31   the block's byte offset from the slot's first cell (8 x its
- *           first cell; cells are < STATCTR_MAX_CELLS = 2^24)
- *   32..46  0
- *   47..63  the *key*: the index of the column's padded bounds in
- *           statctr_hist_pool.  lib/hist.c puts every column's bounds at an
- *           index whose low byte is *half*, half the padded number of
- *           bounds (1..64) and the search's first step, so the key alone
- *           gives both.  Half 0 (a slot line the SIGBUS guard replaced by
- *           zeroes, or no descriptor) records nothing.
- * Public only for the inline statctr_hist_record(); treat as private.
+ * cells: the sum of the values recorded, then one count per bucket, the
+ * last for values above every finite bound (+Inf).  The count is the sum
+ * of the buckets, so they never disagree.  The machinery: <statctr/hist.h>.
  */
-#define STATCTR_HIST_POOL      131072u /* padded bounds per writer process: a 17-bit key */
-#define STATCTR_HIST_KEY_SHIFT 47      /* bits 47..63: the key */
-
-/* The descriptor of a block at byte offset @block_off whose bounds are at
- * pool index @key (lib/hist.c writes it; statctr_hist_record() reads it). */
-static inline uint64_t statctr_hist_desc(uint32_t block_off, uint64_t key)
-{
-	return (uint64_t)block_off | key << STATCTR_HIST_KEY_SHIFT;
-}
-
-/* The key of descriptor @desc: its bounds' index in statctr_hist_pool. */
-static inline uint64_t statctr_hist_desc_key(uint64_t desc)
-{
-	return desc >> STATCTR_HIST_KEY_SHIFT;
-}
-
-/* The byte offset of descriptor @desc's block from the slot's first cell. */
-static inline uint32_t statctr_hist_desc_block(uint64_t desc)
-{
-	return (uint32_t)desc;
-}
-
-/* The search's first step of key @key: its low byte (lib/hist.c's pool_find()
- * places bounds so); 0 records nothing. */
-static inline uint32_t statctr_hist_key_half(uint64_t key)
-{
-	return (uint8_t)key;
-}
-
-/*
- * STATCTR_OPTIMIZER_HIDE_VAR() - makes the compiler forget what it knows of
- * @var's value (it must sit in a register) without emitting an instruction,
- * as Linux's OPTIMIZER_HIDE_VAR().
- */
-#define STATCTR_OPTIMIZER_HIDE_VAR(var) __asm__("" : "+r"(var))
-
-/* The padded bounds of this process's writer histograms (lib/hist.c): each
- * histogram's bounds, then UINT64_MAX up to 2 x half entries.  The slack
- * keeps any 17-bit key plus any 8-bit half's search inside the array. */
-extern uint64_t statctr_hist_pool[STATCTR_HIST_POOL + 512];
-
-/* The key of the last histogram this thread recorded in: the guess with
- * which statctr_hist_record() starts its search (see there).  The compiler
- * picks its TLS model: in a program, one %fs-relative load (initial-exec);
- * in a shared object, which may be dlopen()ed, a __tls_get_addr() call it
- * can hoist out of a loop (global-dynamic). */
-extern __thread uint64_t statctr_hist_guess;
-
-/**
- * statctr_hist_bucket_of() - the bucket of @value among @bounds (padded
- * with UINT64_MAX to 2 x @half entries): the first b whose bound is >=
- * @value, which is nbuckets (+Inf) past every finite bound.  A branch-free
- * binary search: log2(2 x half) comparisons, 7 for 64 buckets, each a
- * load, a compare and a conditional move (a search that moves a pointer
- * instead compiles to a branch, which random values mispredict).  Pure.
- */
-static inline uint32_t statctr_hist_bucket_of(const uint64_t *bounds, uint32_t half, uint64_t value)
-{
-	uint32_t b = 0;
-
-	for (uint32_t step = half; step != 0; step >>= 1)
-		b += bounds[b + step - 1] < value ? step : 0;
-	return b;
-}
 
 /**
  * statctr_hist_record() - record @value in histogram @id of @slot.
@@ -660,64 +422,9 @@ static inline uint32_t statctr_hist_bucket_of(const uint64_t *bounds, uint32_t h
  * cells.  @id must be a histogram's id from a lookup on this segment (it
  * is not checked, as for statctr_add()); a descriptor whose half is 0
  * records nothing.
- *
- * How it finds the bounds.  The descriptor is one load from the slot, but
- * a search that waited for it would start that load's latency later than
- * a hand-written histogram whose bounds pointer is at hand.  So the search
- * starts from this thread's *guess*, the key it recorded with last (a load
- * whose address depends on nothing), while the descriptor's key is loaded
- * and compared beside it.  The bounds and half are a function of the key
- * alone, so when the two keys are equal - always, for a thread that
- * records in one histogram column, whatever its rows - the guessed values
- * are exactly the descriptor's.  When they differ, a predictable or
- * mispredicted branch takes the descriptor's and makes it the next guess
- * (docs/PERFORMANCE.md, section 8, measures both cases).
  */
-/* Always inlined: GCC -O2 calls it out of line from a loop that records
- * four times, which costs more than the record (docs/PERFORMANCE.md, §8). */
-static inline __attribute__((always_inline)) void statctr_hist_record(struct statctr_slot *slot,
-                                                                      statctr_id id, uint64_t value)
-{
-	uint64_t desc = atomic_load_explicit(&slot->cells[id], memory_order_relaxed);
-	uint64_t key = statctr_hist_desc_key(desc), guess = statctr_hist_guess;
-	const uint64_t *bounds = &statctr_hist_pool[guess];
-	uint32_t half = statctr_hist_key_half(guess);
-	/* The block's cells by one pointer: the sum at [0], bucket b at [1 + b]. */
-	_Atomic(uint64_t) *block =
-	    (_Atomic(uint64_t) *)((char *)slot->cells + statctr_hist_desc_block(desc));
-	uint64_t seq, b;
-
-	/* Hides where bounds and half come from, so that the compiler can
-	 * neither rebuild them from the descriptor's key once it knows the two
-	 * keys equal (that would put the descriptor's load back in front of the
-	 * search) nor fold the pool's address into every probe of the search. */
-	STATCTR_OPTIMIZER_HIDE_VAR(bounds);
-	STATCTR_OPTIMIZER_HIDE_VAR(half);
-	if (__builtin_expect(key != guess, 0)) {
-		statctr_hist_guess = key;
-		bounds = &statctr_hist_pool[key];
-		half = statctr_hist_key_half(key);
-	}
-	if (__builtin_expect(half == 0, 0))
-		return;
-	b = statctr_hist_bucket_of(bounds, half, value);
-	seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
-	if (seq & 1) { /* the caller's transaction */
-		statctr_cell_add(&block[1 + b], 1);
-		statctr_cell_add(&block[0], value);
-		return;
-	}
-	/* statctr_txn_begin() and statctr_txn_end(), with the sequence kept in
-	 * a register: the same stores and the same fences. */
-	atomic_store_explicit(&slot->seq, seq + 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release); /* pairs as in statctr_txn_begin() */
-	statctr_cell_add(&block[1 + b], 1);
-	statctr_cell_add(&block[0], value);
-	seq += 2;
-	atomic_store_explicit(&slot->seq, seq, memory_order_release); /* as statctr_txn_end() */
-	if (__builtin_expect((seq & STATCTR_COPY_CHECK_MASK) == 0 && seq >= slot->copy_resume, 0))
-		statctr_slot_serve_copy(slot);
-}
+static inline __attribute__((always_inline)) void
+statctr_hist_record(struct statctr_slot *slot, statctr_id id, uint64_t value);
 
 /**
  * statctr_shared_add() - add to counter @id from a thread without a slot.
@@ -745,47 +452,7 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
  * slots").  For pools of many threads on few CPUs: a slot per CPU (or per
  * `collapse` CPUs) that any thread of the writer process adds to, so that
  * memory and snapshot cost follow CPUs rather than threads.
- *
- * THE PROTOCOL.  With collapse 1 and the thread's rseq registered by glibc
- * (x86-64), an add is a restartable sequence (docs/design.md, "CPU slots:
- * a restartable sequence per add").  Each call site has its descriptor
- * (start, length, abort address) in section __rseq_cs.  The add stores the
- * descriptor's address in the thread's rseq_cs (in its struct rseq), and
- * from the next instruction, the start, loads its CPU number from that
- * area, computes the cell of that CPU's slot and adds to it with one plain
- * `add` to memory, the commit.  If the kernel preempts, migrates or
- * signals the thread between the start and the commit, it resumes the
- * thread at the abort address instead, which counts the abort (a locked
- * add to the slot's `aborts`, in its header line; the slow path) and
- * starts again from the store.  The partners of rseq_cs are this thread,
- * which stores it, and the kernel, which reads it at each preemption,
- * migration or signal of this thread (include/uapi/linux/rseq.h), aborts
- * the sequence it names when the thread's IP is inside it, and clears it
- * otherwise.  The store is one instruction before the start: an event
- * before it sees another descriptor (or none) and at most clears it; an
- * event after it, up to the commit, sees ours with the IP inside.  The
- * store is made on every add, whether or not rseq_cs already names the
- * site (a compare first costs a taken branch or a store-to-load round trip
- * per add; docs/PERFORMANCE.md, section 11).  So only threads running on
- * CPU k store to slot k's cells, one instruction at a time: every add is
- * exact with no locked instruction.  What the asm tells the compiler: it
- * reads the CPU slots' cells (a memory input) and declares no memory
- * output.  The add is left undeclared on purpose: GCC takes a declared
- * write through a pointer as a write to any memory, and reloaded the
- * handle's fields and the caller's data after every add (1.7x the
- * per-thread cost instead of 1.2x).  No code of this header reads a CPU
- * slot's cell after an add: the library reads them out of line, behind a
- * call, which the compiler keeps after the asm (the call may write memory
- * the asm reads), and other threads and processes read them with no
- * ordering promised.  With collapse > 1, or without rseq
- * (GLIBC_TUNABLES=glibc.pthread.rseq=0, another architecture), an add is
- * a locked add to the slot of the CPU the thread found itself on (exact
- * even if it migrated meanwhile).  A segment uses one or the other for all
- * its adds (statctr_cpu_mode()): plain and locked adds never meet on a
- * cell.  Readers copy a CPU slot's cells with relaxed loads, no sequence
- * protocol: each add is one atomic 8-byte read-modify-write, so a cell is
- * never torn, and a CPU slot is never busy or dead.  No ordering between
- * cells is promised (as statctr_add() outside a transaction).
+ * How an add works (a restartable sequence, or a locked add): <statctr/cpu.h>.
  *
  * USAGE CONSTRAINTS.  Only threads of the process that created @seg.  Not
  * inside a transaction's grouping: a CPU add is never part of one (it goes
@@ -801,9 +468,6 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
  * locked add, and statctr_seg_health() reports the misuse (-ENOTSUP) from
  * then on.  A thread whose rseq registration failed (cpu_id not valid) on
  * a segment in mode 1 adds to the shared slot too (a locked add; exact).
- * Sanitizers: ThreadSanitizer and AddressSanitizer do not see the `add`
- * inside the asm (the cell is the CPU's, never another thread's plain
- * store); the abort count and the locked paths are ordinary atomics.
  * Unloading: an add leaves its call site's descriptor named in the
  * thread's rseq_cs after the commit (until the kernel next handles a
  * preemption or signal of the thread, and clears it), and the descriptor
@@ -815,25 +479,6 @@ void statctr_gauge_set(struct statctr_seg *seg, statctr_id id, int64_t value);
  * kill the process with SIGSEGV.
  */
 
-/* The part of the writer's handle the inline adds read: the first member
- * of struct statctr_seg, public only so that the adds can be inline; treat
- * it as private. */
-struct statctr_cpu_slots {
-	char *cells;             /* CPU slot 0's first cell; NULL: no CPU slots */
-	uint32_t stride;         /* bytes from one CPU slot to the next (< 2^28) */
-	uint32_t rseq_ncpus;     /* mode 1: ncpus; else 0, which sends every add
-	                          * to statctr_cpu_add_locked() */
-	uint32_t ncpus;          /* CPU numbers below this have a slot */
-	int32_t mode;            /* statctr_cpu_mode() */
-	const uint16_t *slot_of; /* per CPU number: its CPU slot */
-};
-
-/** Out of line parts of statctr_cpu_add(); not called directly.  The
- * sequence now counts its aborts itself (in the asm); statctr_cpu_aborted()
- * stays for objects compiled against the earlier header. */
-void statctr_cpu_add_locked(struct statctr_seg *seg, statctr_id id, uint64_t n);
-void statctr_cpu_aborted(struct statctr_seg *seg);
-
 /**
  * statctr_cpu_mode() - how statctr_cpu_add() adds on @seg: 1, restartable
  * sequences (collapse 1, rseq registered, x86-64); 0, a locked add into
@@ -842,79 +487,6 @@ void statctr_cpu_aborted(struct statctr_seg *seg);
  * says so).  Fixed at creation; thread-safe.
  */
 int statctr_cpu_mode(const struct statctr_seg *seg);
-
-#if STATCTR_CPU_RSEQ
-/* The memory an add's asm reads (its memory input, "THE PROTOCOL"): from
- * CPU slot 0's first cell on, bounded by the largest CPU slots can span
- * (strides below 2^28 bytes, STATCTR_MAX_CPUS slots). */
-#define STATCTR_CPU_CELLS(cells)                                                                   \
-	(*(const uint64_t(*)[(uint64_t)STATCTR_MAX_CPUS << 25])(const void *)(cells))
-#ifdef __AVX512F__
-#define STATCTR_CLOBBER_AVX512                                                                     \
-	, "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24",         \
-	    "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "k0", "k1", "k2", "k3", \
-	    "k4", "k5", "k6", "k7"
-#else
-#define STATCTR_CLOBBER_AVX512
-#endif
-/*
- * statctr_cpu_add_locked() called from an asm, for the slow path of
- * statctr_cpu_add().  A call the compiler sees, even on that cold path,
- * makes it reload @seg's fields (and the caller's data) on every add, as
- * the callee may write any memory, and keep the loop's values out of the
- * registers a callee may change.  So the asm saves the general registers
- * the x86-64 ABI lets a callee change (but rax, declared clobbered) and
- * restores them, and declares the vector registers clobbered; it reads
- * the CPU slots' cells, as the add's asm does ("THE PROTOCOL": the memory
- * the callee writes is read only by the library, out of line).  It steps
- * past the red zone (the compiler may keep data below %rsp in a function
- * it thinks makes no call) and aligns the stack to 16 bytes for the call:
- * rsp is rounded down, then 9 saved words and one of padding.  The
- * caller's unwind information does not describe that stack, so a
- * backtrace taken inside the call may be wrong past the caller.
- */
-static inline __attribute__((always_inline)) void statctr_cpu_call_locked(struct statctr_seg *seg,
-                                                                          statctr_id id, uint64_t n)
-{
-	const struct statctr_cpu_slots *cs = (const struct statctr_cpu_slots *)(const void *)seg;
-
-	__asm__ volatile(
-	    "movq %%rsp, %%rax\n\t"
-	    "leaq -128(%%rsp), %%rsp\n\t"
-	    "andq $-16, %%rsp\n\t"
-	    "pushq %%rax\n\t"
-	    "pushq %%rcx\n\t"
-	    "pushq %%rdx\n\t"
-	    "pushq %%rsi\n\t"
-	    "pushq %%rdi\n\t"
-	    "pushq %%r8\n\t"
-	    "pushq %%r9\n\t"
-	    "pushq %%r10\n\t"
-	    "pushq %%r11\n\t"
-	    "pushq %[seg]\n\t"
-	    "pushq %q[id]\n\t"
-	    "pushq %[n]\n\t"
-	    "popq %%rdx\n\t"
-	    "popq %%rsi\n\t"
-	    "popq %%rdi\n\t"
-	    "subq $8, %%rsp\n\t"
-	    "call statctr_cpu_add_locked@PLT\n\t"
-	    "addq $8, %%rsp\n\t"
-	    "popq %%r11\n\t"
-	    "popq %%r10\n\t"
-	    "popq %%r9\n\t"
-	    "popq %%r8\n\t"
-	    "popq %%rdi\n\t"
-	    "popq %%rsi\n\t"
-	    "popq %%rdx\n\t"
-	    "popq %%rcx\n\t"
-	    "popq %%rsp"
-	    :
-	    : [seg] "r"(seg), [id] "r"(id), [n] "r"(n), "m"(STATCTR_CPU_CELLS(cs->cells))
-	    : "cc", "rax", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
-	      "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15" STATCTR_CLOBBER_AVX512);
-}
-#endif
 
 /**
  * statctr_cpu_add() - add @n to counter @id in the slot of the CPU the
@@ -927,87 +499,15 @@ static inline __attribute__((always_inline)) void statctr_cpu_call_locked(struct
  * locked add (docs/PERFORMANCE.md measures both).  See "CPU slots" above.
  */
 static inline __attribute__((always_inline)) void statctr_cpu_add(struct statctr_seg *seg,
-                                                                  statctr_id id, uint64_t n)
-{
-	const struct statctr_cpu_slots *cs = (const struct statctr_cpu_slots *)(const void *)seg;
-
-#if STATCTR_CPU_RSEQ
-	{
-		char *cell0 = cs->cells + (uint64_t)id * 8; /* @id's cell in CPU slot 0 */
-
-		/* The sequence, as "THE PROTOCOL" above says.  0: load the
-		 * address of this call site's descriptor 3 (struct rseq_cs:
-		 * version, flags, start_ip, post_commit_offset, abort_ip) and
-		 * store it in the thread's rseq_cs (offset 8 of its struct
-		 * rseq).  1, the start: load cpu_id (offset 4), which must be
-		 * below rseq_ncpus (0 unless mode 1; an unregistered thread's
-		 * is -1 or -2), else out to the locked path; the plain add to
-		 * that CPU's cell is the commit, and 2 the end.  4, the abort
-		 * handler, after the signature the kernel checks (RSEQ_SIG,
-		 * registered by glibc), counts the abort in the header line
-		 * of the CPU slot it now runs on (aborts, 48 bytes before the
-		 * slot's cells; a locked add, as other CPUs' aborts may land
-		 * there) and starts again at 0.  The handler is in the asm so
-		 * that an add has no path through a call, which would make
-		 * the compiler reload @seg's fields after every add.  The
-		 * cells are a memory input, their add undeclared ("THE
-		 * PROTOCOL": what the asm tells the compiler). */
-		__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
-		             ".balign 32\n"
-		             "3:\n\t"
-		             ".long 0, 0\n\t"
-		             ".quad 1f, 2f - 1f, 4f\n\t"
-		             ".popsection\n"
-		             "0:\n\t"
-		             "leaq 3b(%%rip), %%rax\n\t"
-		             "movq %%rax, %%fs:8(%[off])\n"
-		             "1:\n\t"
-		             "movl %%fs:4(%[off]), %%eax\n\t"
-		             "cmpl %[ncpus], %%eax\n\t"
-		             "jae %l[unregistered]\n\t"
-		             "imulq %[stride], %%rax\n\t"
-		             "addq %[n], (%[cell0], %%rax)\n"
-		             "2:\n\t"
-		             ".pushsection __rseq_failure, \"ax\"\n\t"
-		             ".long %c[sig]\n"
-		             "4:\n\t"
-		             "movl %%fs:4(%[off]), %%eax\n\t"
-		             "cmpl %[ncpus], %%eax\n\t"
-		             "jae 0b\n\t"
-		             "imulq %[stride], %%rax\n\t"
-		             "addq %[cells], %%rax\n\t"
-		             "lock incq -48(%%rax)\n\t"
-		             "jmp 0b\n\t"
-		             ".popsection"
-		             : /* no declared output: see above */
-		             : [off] "r"(__rseq_offset), [ncpus] "r"(cs->rseq_ncpus),
-		               [stride] "r"((uint64_t)cs->stride), [n] "er"(n), [cell0] "r"(cell0),
-		               [cells] "m"(cs->cells), [sig] "i"(RSEQ_SIG),
-		               "m"(STATCTR_CPU_CELLS(cs->cells))
-		             : "cc", "rax"
-		             : unregistered);
-		return;
-	}
-unregistered:
-	statctr_cpu_call_locked(seg, id, n);
-#else
-	statctr_cpu_add_locked(seg, id, n);
-#endif
-}
+                                                                  statctr_id id, uint64_t n);
 
 /** statctr_cpu_inc() - statctr_cpu_add(seg, id, 1). */
 static inline __attribute__((always_inline)) void statctr_cpu_inc(struct statctr_seg *seg,
-                                                                  statctr_id id)
-{
-	statctr_cpu_add(seg, id, 1);
-}
+                                                                  statctr_id id);
 
 /** statctr_cpu_gauge_add() - move gauge @id by @delta; as statctr_cpu_add(). */
 static inline __attribute__((always_inline)) void
-statctr_cpu_gauge_add(struct statctr_seg *seg, statctr_id id, int64_t delta)
-{
-	statctr_cpu_add(seg, id, (uint64_t)delta);
-}
+statctr_cpu_gauge_add(struct statctr_seg *seg, statctr_id id, int64_t delta);
 
 /* ------------------------------------------------------------------------
  * Reader side.  A view and the snapshots taken from it are used by one
@@ -1022,29 +522,25 @@ statctr_cpu_gauge_add(struct statctr_seg *seg, statctr_id id, int64_t delta)
  * that turns a fault inside a statctr reader call into -ESTALE.  A handler
  * installed later by the application replaces it.
  * @segment is a path (contains '/') or a name (-> /dev/shm/statctr.<name>).
- * The path may name anything another local user planted, so the open never
- * blocks and never follows a link (a symlink gives -ELOOP), and fstat must
- * show a regular file of at least 256 bytes with every byte allocated
- * (else -EPROTO: a FIFO, a device, a short or a sparse file is refused
- * before a byte is read in bulk).  The header and metadata are then read
- * into private memory and checked against every rule of
- * docs/segment-format.md, offsets against the canonical layout of the
- * counts, before the file is mapped: a corrupt segment gives -EPROTO, an
- * unsupported one -EINVAL, a missing one -ENOENT, each with a message
- * naming the field and value.  A planted file costs at most what a valid
- * segment of its declared shape costs.  The control file is checked the
- * same way (its offsets must equal ctl_layout_for(); only the computed ones
- * are ever used) and mapped read-write when permitted (copy requests,
- * resets), else read-only (snapshots may then report busy slots; resets
- * give -EACCES); a missing or invalid one leaves a view without resets.
+ * The path may name anything another local user planted: the open never
+ * blocks and never follows a link (-ELOOP), and a FIFO, a device, a short
+ * or a sparse file is refused (-EPROTO) before a byte is read in bulk.
+ * The header and metadata are read into private memory and checked against
+ * every rule of docs/segment-format.md ("Opening") before the file is
+ * mapped: a corrupt segment gives -EPROTO, an unsupported one -EINVAL, a
+ * missing one -ENOENT, each with a message naming the field and value.  A
+ * planted file costs at most what a valid segment of its shape costs.  The
+ * control file is checked the same way and mapped read-write when
+ * permitted (copy requests, resets), else read-only (snapshots may then
+ * report busy slots; resets give -EACCES); a missing or invalid one leaves
+ * a view without resets.
  */
 int statctr_view_open(const char *segment, struct statctr_view **viewp);
 
 /**
  * statctr_view_open_owned() - statctr_view_open(), requiring that the
- * segment and its control file belong to uid @owner (-EPERM otherwise), so
- * that a file planted in a shared directory by another user is refused.
- * statctr_view_refresh() keeps the requirement.
+ * segment and its control file belong to uid @owner (-EPERM otherwise):
+ * a file another user planted is refused.  statctr_view_refresh() too.
  */
 int statctr_view_open_owned(const char *segment, uid_t owner, struct statctr_view **viewp);
 
@@ -1054,13 +550,11 @@ void statctr_view_close(struct statctr_view *view);
  * statctr_view_refresh() - follow a writer restart.
  *
  * Returns 0 when the path still names the mapped generation, 1 after
- * switching to a new generation (the caller should record a
- * discontinuity), or a negative errno (the old mapping stays usable; -ENOENT
- * when the segment was removed; -EPROTO when it was rewritten in place into
- * something invalid, such as a state other than active or closed).  A control
- * file that was rewritten, truncated, grown or replaced since it was
- * validated is validated again from scratch; if it no longer passes, the
- * view goes on without it (no resets, no copy requests; can_reset 0).
+ * switching to a new one (record a discontinuity), or a negative errno (the
+ * old mapping stays usable; -ENOENT: removed; -EPROTO: rewritten in place
+ * into something invalid).  A control file changed since it was validated
+ * is validated again; if it no longer passes, the view goes on without it
+ * (no resets, no copy requests; can_reset 0).
  */
 int statctr_view_refresh(struct statctr_view *view);
 
@@ -1163,31 +657,27 @@ enum statctr_slot_state statctr_view_slot_state(const struct statctr_view *view,
 /**
  * statctr_snap_take() - take a snapshot of every cell, summed over slots.
  *
- * Each slot is read at one of its writer's transaction boundaries (see THE
- * PROTOCOL); baselines are read consistently with the totals.  Bounded: a
- * slot that cannot be read consistently within the budget (a writer stuck
- * or dead inside a transaction) is included as read and counted in
- * statctr_snap_stats().busy_slots.  A slot whose live writer was found
- * inside one transaction for the whole budget is not waited on again by
- * this view until its sequence moves: later snapshots count it busy at
- * once.  Returns 0, -ENOMEM, -ESTALE when the segment or control file
- * changed size under the mapping (refresh), or -EPROTO when the segment's
- * state is neither active nor closed; on error *@snapp is NULL.
- * One thread per view.
+ * Each slot is read at one of its writer's transaction boundaries (THE
+ * PROTOCOL), baselines consistently with the totals; a slot whose writer
+ * is stuck or dead inside a transaction costs a bounded wait (USAGE
+ * CONSTRAINTS) and is counted in statctr_snap_stats().busy_slots (or
+ * dead_torn_slots).  Returns 0, -ENOMEM, -ESTALE when the segment or
+ * control file changed size under the mapping (refresh), or -EPROTO when
+ * the segment's state is neither active nor closed; on error *@snapp is
+ * NULL.  One thread per view.
  */
 int statctr_snap_take(struct statctr_view *view, struct statctr_snap **snapp);
 
 /**
  * statctr_snap_retake() - take a snapshot again, in the memory of *@snapp.
  *
- * With *@snapp NULL it is statctr_snap_take(); otherwise
- * the new snapshot replaces *@snapp's contents, in its buffers (from any
- * view; they are reallocated only when the number of slots or cells
- * differs).  Same reads, guarantees and errors as statctr_snap_take().  For
- * a reader that snapshots periodically: a fresh snapshot's cost is mostly
- * page faults on its new buffers (docs/PERFORMANCE.md).  Nobody may read
- * *@snapp meanwhile.  On error the snapshot is freed and *@snapp set to
- * NULL: no stale values can pass for new ones.
+ * With *@snapp NULL it is statctr_snap_take(); otherwise the new snapshot
+ * replaces *@snapp's contents in its buffers (from any view; reallocated
+ * only when the number of slots or cells differs): for periodic readers,
+ * whose fresh snapshots cost mostly page faults (docs/PERFORMANCE.md).
+ * Same reads, guarantees and errors as statctr_snap_take().  Nobody may
+ * read *@snapp meanwhile.  On error the snapshot is freed and *@snapp set
+ * to NULL: no stale values can pass for new ones.
  */
 int statctr_snap_retake(struct statctr_view *view, struct statctr_snap **snapp);
 void statctr_snap_free(struct statctr_snap *snap);
@@ -1195,19 +685,15 @@ void statctr_snap_free(struct statctr_snap *snap);
 /**
  * statctr_view_set_sums_only() - choose what snapshots of @view keep.
  *
- * From now on, snapshots taken through @view keep only sums (and what sums
- * need: baselines, discontinuities, row names). statctr_snap_slot_value() on
- * such a snapshot returns 0, and statctr_snap_stats() says so
- * (STATCTR_SNAP_SUMS_ONLY in flags). 0 or -EINVAL.
- *
- * @on is 1 (sums only) or 0 (the default: every slot's values too); any
- * other value, or a NULL @view, gives -EINVAL.  A sums-only snapshot is
- * exactly as consistent as a full one (every slot read whole at a
- * transaction boundary, the same busy, dead and torn reporting, the same
- * rows); it reads each slot's cells once, into the sums, and holds 4 values
- * per cell instead of (slots + 4).  A snapshot retaken through a
- * view of the other mode is reshaped (its buffers reallocated).  Same
- * thread rule as the view's other calls.
+ * @on 1: from now on, snapshots taken through @view keep only sums (and
+ * what sums need: baselines, discontinuities, row names), 4 values per
+ * cell instead of (slots + 4); statctr_snap_slot_value() then returns 0
+ * and statctr_snap_stats() has STATCTR_SNAP_SUMS_ONLY in flags.  @on 0:
+ * the default, every slot's values too.  As consistent as a full snapshot
+ * (the same reads, busy, dead and torn reporting, rows).  A snapshot
+ * retaken through a view of the other mode is reshaped.  Same thread rule
+ * as the view's other calls.  Returns 0, or -EINVAL (another @on, or a
+ * NULL @view).
  */
 int statctr_view_set_sums_only(struct statctr_view *view, int on);
 
@@ -1346,11 +832,9 @@ struct statctr_range {
  * time, one change readers see whole.  What statctr_reset_range() does for
  * one range, for the cost of one.
  *
- * @snapp: NULL, or a snapshot pointer as for statctr_snap_retake() (*@snapp
- * NULL or a snapshot of @view to reuse).  On success *@snapp is the
- * snapshot the reset was taken from, with the new baselines and times
- * applied: it reads exactly as a snapshot taken right after the reset, so
- * the caller need not read the slots again.  On failure it is left as a
+ * @snapp: NULL, or as for statctr_snap_retake().  On success *@snapp is
+ * the snapshot the reset was taken from, reading exactly as one taken
+ * right after the reset (no need to read the slots again); on failure, a
  * snapshot of @view the caller still owns, or NULL.
  *
  * Returns 0, -EINVAL (a range out of the segment, or @n == 0), or what
@@ -1385,10 +869,9 @@ struct statctr_epoch {
  * statctr_epoch_start() - start an epoch: one consistent snapshot's raw
  * totals become its base.  It changes no value that statctr_snap_counter()
  * returns and no discontinuity time.  Needs the rights a reset needs.
- * Serialised with other starts by the epoch file's lock.  When keep epochs
- * are kept, the oldest is dropped before the snapshot is taken (its base
- * is where the new one goes): while the start runs, and after a start that
- * fails in its snapshot, one fewer epoch is listed.
+ * Serialised by the epoch file's lock.  With keep epochs kept, the oldest
+ * is dropped first (its base is where the new one goes): while the start
+ * runs, and after one that fails in its snapshot, one fewer is listed.
  *
  * Returns 0 (*@numberp, when not NULL, is its number), -EACCES (the control
  * or epoch file not writable), -EINVAL (@name not 1..63 printable ASCII
@@ -1430,12 +913,11 @@ int statctr_snap_epoch_bucket(const struct statctr_snap *snap, statctr_id id, ui
 /**
  * statctr_epoch_capture() - a reader that sees @view's writer gone (status
  * "gone" or "closed") adds that generation's final counts, as @view's
- * mapping still holds them, to the epoch file's carry, so that intervals
- * across the restart stay exact even if the dead writer's files are removed
- * before the next writer starts.  At most once per generation, whoever
- * captures first (the next writer captures too).  Needs the rights a reset
- * needs.  Returns 0 (also when it was captured already), -EBUSY (the writer
- * still runs, or the file's lock not had in 500 ms), -EACCES, -ENOENT.
+ * mapping holds them, to the epoch file's carry: intervals across the
+ * restart stay exact even if the dead writer's files go before the next
+ * writer starts.  Once per generation, whoever captures first (the next
+ * writer too).  Needs the rights a reset needs.  Returns 0 (also when it was captured already),
+ * -EBUSY (the writer still runs, or the file's lock not had in 500 ms), -EACCES, -ENOENT.
  */
 int statctr_epoch_capture(struct statctr_view *view);
 
@@ -1458,5 +940,10 @@ int statctr_view_epoch_status(struct statctr_view *view, struct statctr_epoch_st
 #ifdef __cplusplus
 }
 #endif
+
+/* The fast paths' inline machinery, installed beside this header. */
+#include "statctr/slot.h"
+#include "statctr/hist.h"
+#include "statctr/cpu.h"
 
 #endif /* STATCTR_H */
