@@ -1,26 +1,20 @@
 /*
- * cpuslot.c - CPU slots, writer side: their shape, the add mode, the slow
- * paths of statctr_cpu_add() and the NUMA placement of slot pages.
+ * cpuslot.c - CPU slots, writer side: their shape, the add mode and the slow
+ * paths of statctr_cpu_add() (numa.c places their pages).
  *
  * Owns struct statctr_cpu_slots (the inline adds' view of the writer's
- * handle, statctr.h "CPU slots"), filled once at creation, before the
+ * handle, <statctr/cpu.h>), filled once at creation, before the
  * segment is published, and never changed afterwards.  The protocol is in
- * statctr.h; the bytes in docs/segment-format.md, "CPU slots".  Never
+ * <statctr/cpu.h>; the bytes in docs/segment-format.md, "CPU slots".  Never
  * stores to a writer (thread) slot, and never takes a lock: the slow paths
  * are locked adds, async-signal-safe like the fast path.
  */
 #include "internal.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <linux/mempolicy.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
 #include <sys/sysinfo.h>
-#include <unistd.h>
 
 /* CPU numbers the kernel may give a thread: 0 .. possible - 1. */
 uint32_t cpu_possible(void)
@@ -64,73 +58,6 @@ static struct cpu_slot_header *cpu_slot_header(struct statctr_seg *seg, uint32_t
 static _Atomic uint64_t *cpu_cell(struct statctr_seg *seg, uint32_t k, statctr_id id)
 {
 	return (_Atomic uint64_t *)(void *)((char *)cpu_slot_header(seg, k) + LINE) + id;
-}
-
-/* ---- NUMA placement (the bytes are the same on every node). ---- */
-
-/* The node of CPU @cpu (its /sys directory holds "nodeN"), or -1. */
-int cpu_node(uint32_t cpu)
-{
-	char path[64];
-	struct dirent *e;
-	int node = -1;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u", cpu);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	while (node < 0 && (e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' &&
-		    e->d_name[4] <= '9')
-			node = atoi(e->d_name + 4);
-	closedir(d);
-	return node;
-}
-
-/* Nodes with memory and CPUs: more than one makes placement worth it. */
-uint32_t numa_nodes(void)
-{
-	FILE *f = fopen("/sys/devices/system/node/has_cpu", "r");
-	unsigned a, b;
-	uint32_t n = 0;
-	int c;
-
-	if (!f)
-		return 1;
-	/* A list such as "0-1,3": count its members. */
-	while (fscanf(f, "%u", &a) == 1) {
-		b = a;
-		c = fgetc(f);
-		if (c == '-' && fscanf(f, "%u", &b) == 1)
-			c = fgetc(f);
-		n += b >= a ? b - a + 1 : 1;
-		if (c != ',')
-			break;
-	}
-	fclose(f);
-	return n ? n : 1;
-}
-
-/*
- * Binds the whole pages of [@addr, @addr + @len) to @node and moves those
- * already there (MPOL_MF_MOVE: every page of a segment is allocated at
- * creation).  A page shared with a neighbour slot is left where it is.
- * Best effort: placement changes speed, never counts.  Returns 0 or -errno.
- */
-int numa_place(void *addr, uint64_t len, int node)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uintptr_t start = ((uintptr_t)addr + page - 1) & ~(uintptr_t)(page - 1);
-	uintptr_t end = ((uintptr_t)addr + len) & ~(uintptr_t)(page - 1);
-	unsigned long mask[16] = {0}; /* nodes 0..1023 */
-
-	if (node < 0 || node >= 1024 || end <= start)
-		return 0;
-	mask[node / 64] = 1ul << (node % 64);
-	if (syscall(SYS_mbind, start, end - start, MPOL_PREFERRED, mask, 1024ul, MPOL_MF_MOVE) != 0)
-		return -errno;
-	return 0;
 }
 
 /* Each CPU slot on the node of its first CPU, where there are several. */
@@ -234,13 +161,6 @@ void statctr_cpu_aborted(struct statctr_seg *seg)
 		cpu = 0;
 	atomic_fetch_add_explicit(&cpu_slot_header(seg, seg->cpu.slot_of[cpu])->aborts, 1,
 	                          memory_order_relaxed);
-}
-
-/* A thread slot's pages on the node of the CPU its new owner runs on. */
-void cpu_place_thread_slot(struct statctr_seg *seg, struct statctr_slot *slot)
-{
-	if (seg->nnodes > 1)
-		numa_place(slot, seg->layout.stride, cpu_node(current_cpu()));
 }
 
 /* statctr_seg_health()'s part: a CPU add on a segment without CPU slots. */

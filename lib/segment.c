@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,65 +205,6 @@ static void write_ctl_header(struct ctl_header *c, const struct statctr_segment_
 	c->baselines_off = p->ctl.baselines_off;
 	c->disc_off = p->ctl.disc_off;
 	c->buf_off = p->ctl.buf_off;
-}
-
-static int group_id(const char *group, gid_t *gidp)
-{
-	struct group gr, *found = NULL;
-	char buf[4096];
-
-	if (getgrnam_r(group, &gr, buf, sizeof(buf), &found) != 0 || !found)
-		return set_error(EINVAL, "unknown group %s", group);
-	*gidp = found->gr_gid;
-	return 0;
-}
-
-/*
- * Creates a temporary file next to @path, moded and fully allocated, and
- * maps it read-write.  posix_fallocate(), not ftruncate(): a valid segment
- * is never sparse (readers refuse sparse files), and a page the writer
- * touches later can never fault for want of tmpfs space.  On success
- * *tmp_path holds its name (caller frees).
- */
-int create_mapped(const char *path, uint64_t size, mode_t mode, const char *group, char **tmp_path,
-                  uint8_t **basep)
-{
-	char *tmp = NULL;
-	gid_t gid;
-	int fd, err = 0;
-	uint64_t rnd = new_generation();
-
-	if (group && (err = group_id(group, &gid)) != 0)
-		return err;
-	if (asprintf(&tmp, "%s.tmp%016llx", path, (unsigned long long)rnd) < 0)
-		return set_error(ENOMEM, "out of memory");
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		err = set_error(errno, "cannot create %s: %s", tmp, strerror(errno));
-		free(tmp);
-		return err;
-	}
-	if (fchmod(fd, mode) != 0 || (group && fchown(fd, (uid_t)-1, gid) != 0))
-		err = set_error(errno, "cannot set mode/group of %s: %s", tmp, strerror(errno));
-	else if ((err = posix_fallocate(fd, 0, (off_t)size)) != 0)
-		err = set_error(err, "cannot allocate %llu bytes for %s: %s",
-		                (unsigned long long)size, tmp, strerror(err));
-	if (!err) {
-		void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-
-		if (base == MAP_FAILED)
-			err = set_error(errno, "cannot map %s: %s", tmp, strerror(errno));
-		else
-			*basep = base;
-	}
-	close(fd);
-	if (err) {
-		unlink(tmp);
-		free(tmp);
-		return err;
-	}
-	*tmp_path = tmp;
-	return 0;
 }
 
 /* -EEXIST when @path is a segment whose creator is still running. */

@@ -39,63 +39,6 @@ static char *segment_path(const char *segment)
 	return path;
 }
 
-/* Opens @path without blocking (FIFO, device) and without following a link. */
-int view_open_nofollow(const char *path, int flags, int *fdp)
-{
-	int fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd >= 0) {
-		*fdp = fd;
-		return 0;
-	}
-	if (errno == ENOENT)
-		return set_error(ENOENT, "no file %s", path);
-	if (errno == ELOOP)
-		return set_error(ELOOP, "%s is a symbolic link: refused", path);
-	return set_error(errno, "cannot open %s: %s", path, strerror(errno));
-}
-
-/* A reader that names the expected owner refuses files planted by others. */
-static int check_owner(const struct statctr_view *v, const char *path, uid_t uid)
-{
-	if (v->owner == (uid_t)-1 || uid == v->owner)
-		return 0;
-	return set_error(EPERM, "%s is owned by uid %u, not the expected uid %u", path,
-	                 (unsigned)uid, (unsigned)v->owner);
-}
-
-/*
- * What fstat must say before a byte is read (docs/segment-format.md,
- * "Opening"): a regular file of the expected owner, long enough for a
- * header, and every byte allocated, so that reading it faults in nothing
- * the file's creator did not pay for.
- */
-int view_check_stat(const struct statctr_view *v, const char *path, int fd, struct stat *st)
-{
-	int err;
-
-	if (fstat(fd, st) != 0)
-		return set_error(errno, "cannot stat %s: %s", path, strerror(errno));
-	if (!S_ISREG(st->st_mode))
-		return set_error(EPROTO, "%s is not a regular file (mode 0%o)", path,
-		                 (unsigned)st->st_mode);
-	err = check_owner(v, path, st->st_uid);
-	if (err)
-		return err;
-	/* The configuration refuses such modes too (docs/config.md). */
-	if (st->st_mode & S_IWOTH)
-		return set_error(EPERM, "%s is writable by every user (mode 0%o): refused", path,
-		                 (unsigned)(st->st_mode & 07777));
-	if (st->st_size < (off_t)HEADER_SIZE)
-		return set_error(EPROTO, "%s: %lld bytes, shorter than a %u-byte header", path,
-		                 (long long)st->st_size, HEADER_SIZE);
-	if ((uint64_t)st->st_blocks * 512 < (uint64_t)st->st_size)
-		return set_error(EPROTO, "%s is sparse (%llu of %lld bytes allocated): refused",
-		                 path, (unsigned long long)st->st_blocks * 512,
-		                 (long long)st->st_size);
-	return 0;
-}
-
 static void file_id_set(struct file_id *id, const struct stat *st)
 {
 	id->ino = st->st_ino;
