@@ -1,7 +1,10 @@
 #!/bin/bash
 # run_docs.sh - the docs run as written: every ```sh block and every ```c
 # block of README.md and docs/*.md is executed (sh) or compiled (c) the
-# way a reader copies it, on a machine set up the way the docs say.
+# way a reader copies it, on a machine set up the way the docs say; so are
+# the EXAMPLES of statctl(1) (docs/man/statctl.1, its .nf/.fi lines with
+# the roff escapes \- and \e undone) and every block preceded by the line
+# "<!-- doc-test: collectd -->" (a collectd.conf fragment: see below).
 #
 # The reader's machine, built per run:
 # - a private mount and network namespace (unshare -mn, root): /dev/shm is
@@ -17,8 +20,15 @@
 #   writing "dataplane" (the blocks start statctr-agentx as the docs say);
 # - the working directory a copy of the source tree's conf/, mib/, scripts/
 #   (a reader's clone), HOME empty.
-# Two paths cannot be made without writing the real system, so they are
-# rewritten in the block's text: /etc/statctr.conf and /usr/share/statctr/.
+# Three paths cannot be made without writing the real system, so they are
+# rewritten in the block's text: /etc/statctr.conf, /usr/share/statctr/
+# and node_exporter's textfile directory /var/lib/prometheus/node-exporter/.
+#
+# A collectd fragment is Include'd by a collectd.conf of this test (csv
+# plugin, values as read, its own BaseDir), which `collectd -t` must accept;
+# then collectd runs until the csv plugin has a value of every DERIVE the
+# fragment collects, each checked against snmpget's value of its OID read
+# before and after (the writer keeps counting).
 #
 # Blocks run in document order (README.md, then docs/*.md by name), each in
 # its own session: what it leaves in the background is stopped after it,
@@ -46,7 +56,7 @@ skip() {
 # Outside the namespace: prerequisites, then re-run inside it.
 if [ -z "${DOCS_IN_NS:-}" ]; then
 	[ "$(id -u)" = 0 ] || skip "needs root (a private mount and network namespace)"
-	for p in unshare ip snmpd snmpget snmpwalk snmptable cc; do
+	for p in unshare ip snmpd snmpget snmpwalk snmptable cc cfgmaker mrtg collectd jq; do
 		command -v "$p" >/dev/null || skip "$p not found (scripts/install-deps.sh)"
 	done
 	unshare -mn true 2>/dev/null || skip "unshare -mn is not permitted here"
@@ -95,7 +105,7 @@ fail_setup() {
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm || fail_setup "cannot mount /dev/shm"
 mount -t tmpfs -o mode=0755 tmpfs /var/agentx || fail_setup "cannot mount /var/agentx"
 ip link set lo up || fail_setup "cannot bring up lo"
-mkdir -p "$S/mibs" "$S/bin" "$S/home" "$S/persist" "$S/share/statctr" "$S/src"
+mkdir -p "$S/mibs" "$S/bin" "$S/home" "$S/persist" "$S/share/statctr" "$S/src" "$S/node-exporter"
 cp -a /usr/share/snmp/mibs/. "$S/mibs/"
 cp "$top_srcdir/mib/STATCTR-MIB.txt" "$S/mibs/"
 mount --bind "$S/mibs" /usr/share/snmp/mibs || fail_setup "cannot mount the MIB directory"
@@ -162,8 +172,29 @@ awk -v dir="$S/blocks" -v top="$top_srcdir/" '
 		inb = 1
 		next
 	}
+	/^```/ && prev == "<!-- doc-test: collectd -->" {
+		n++
+		out = dir "/" n
+		f = FILENAME; sub("^" top, "", f)
+		print f " " FNR " collectd" > (out ".head")
+		close(out ".head")
+		printf "" > out
+		inb = 1
+		next
+	}
 	/^```/ { other = !other }
 	NF { prev = $0 }' "${docs[@]}"
+# statctl(1)'s EXAMPLES: the lines between .nf and .fi, roff undone.
+man=$top_srcdir/docs/man/statctl.1
+n=$(ls "$S/blocks"/*.head | wc -l)
+line=$(grep -n '^\.SH EXAMPLES' "$man" | cut -d: -f1)
+[ -n "$line" ] || fail_setup "statctl.1 has no EXAMPLES section"
+echo "docs/man/statctl.1 $line sh" >"$S/blocks/$((n + 1)).head"
+sed -n '/^\.SH EXAMPLES/,/^\.SH [^E]/p' "$man" | sed -n '/^\.nf$/,/^\.fi$/p' |
+	sed -e '/^\.\(nf\|fi\)$/d' -e 's/\\-/-/g' -e 's/\\e/\\/g' >"$S/blocks/$((n + 1))"
+[ -s "$S/blocks/$((n + 1))" ] || fail_setup "statctl.1's EXAMPLES have no .nf lines"
+! grep -n '\\[(*fs[:alpha:]]' "$S/blocks/$((n + 1))" ||
+	fail_setup "statctl.1's EXAMPLES hold a roff escape this test does not undo"
 
 ran=0 skipped=0 failed=0
 for head in $(ls "$S/blocks"/*.head | sort -t/ -k1 -V); do
@@ -177,10 +208,13 @@ for head in $(ls "$S/blocks"/*.head | sort -t/ -k1 -V); do
 	fi
 	ran=$((ran + 1))
 	sed -e "s|/etc/statctr.conf|$CONF|g" -e "s|/usr/share/statctr/|$S/share/statctr/|g" \
-		"$body" >"$body.run"
+		-e "s|/var/lib/prometheus/node-exporter/|$S/node-exporter/|g" "$body" >"$body.run"
 	if [ "$lang" = c ]; then
 		cp "$body.run" "$body.c"
 		cmd=(cc -std=c11 -Wall -Wextra -Werror -I"$top_srcdir/lib" -c "$body.c" -o "$body.o")
+	elif [ "$lang" = collectd ]; then
+		cmd=(timeout -k 5 60 setsid bash -c 'echo $$ >"$1.sid"; exec bash "$2" "$1"' - "$body.run"
+			"$top_srcdir/tests/docs/collectd_block.sh")
 	else
 		# Its own session, so that what it leaves running can be stopped.
 		cmd=(timeout -k 5 60 setsid bash -c 'echo $$ >"$1.sid"; exec bash -e -o pipefail "$1"' - "$body.run")
