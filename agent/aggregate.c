@@ -52,6 +52,7 @@
 #include "aggregate.h"
 #include "aggepoch.h"
 #include "agent.h"
+#include "carry.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -90,6 +91,8 @@ struct seg_watch {
 	/* carry_over (docs/agent.md, "Counters across writer restarts"). */
 	bool carry_over;
 	bool adopted;        /* generation and carry from a reload: the first attach continues */
+	bool restored;       /* ... from the carry file: the agent was not running in between */
+	const char *doubt;   /* the first attach doubts the carry, because of this; NULL: not */
 	uint64_t created_ns; /* of generation */
 	struct agg_carry *carry; /* what generation's results add (one reference); NULL: none */
 	struct agg_carry
@@ -171,6 +174,10 @@ struct aggregator {
 	struct reset_request reset;
 	uint64_t refused; /* agg_reset_admit()'s refusals */
 	struct log_queue log;
+	/* STATE_FILE.carry (carry.h), the thread's: written after a change. */
+	char *carry_path; /* NULL: the carry lives as long as the process */
+	bool carry_dirty;
+	int carry_err; /* the last write's outcome, logged when it changes */
 };
 
 static uint64_t clock_ns(clockid_t clock)
@@ -321,51 +328,6 @@ static bool layout_matches(const struct statctr_view *view, const struct statctr
  * carry_over: the counts of earlier generations, per cell.
  */
 
-static struct agg_carry *carry_new(uint32_t ncells)
-{
-	struct agg_carry *c = calloc(1, sizeof(*c) + (size_t)ncells * sizeof(c->v[0]));
-
-	if (c)
-		c->disc = calloc(ncells ? ncells : 1, sizeof(c->disc[0]));
-	if (c && !c->disc) {
-		free(c);
-		return NULL;
-	}
-	if (c) {
-		c->refs = 1;
-		c->ncells = ncells;
-	}
-	return c;
-}
-
-static const struct agg_carry *carry_hold(const struct agg_carry *c)
-{
-	if (c)
-		((struct agg_carry *)c)->refs++;
-	return c;
-}
-
-static void carry_drop(const struct agg_carry *cc)
-{
-	struct agg_carry *c = (struct agg_carry *)cc;
-
-	if (c && --c->refs == 0) {
-		free(c->disc);
-		free(c);
-	}
-}
-
-static struct agg_carry *carry_copy(const struct agg_carry *from)
-{
-	struct agg_carry *c = from ? carry_new(from->ncells) : NULL;
-
-	if (c) {
-		memcpy(c->v, from->v, from->ncells * sizeof(c->v[0]));
-		memcpy(c->disc, from->disc, from->ncells * sizeof(c->disc[0]));
-	}
-	return c;
-}
-
 /*
  * Calls @fn for each cell carried over: the counters of the static tables
  * (@counts true), and their gauges, whose discontinuity time a restart
@@ -439,6 +401,7 @@ static void carry_final(struct aggregator *agg, struct seg_watch *st,
 	pthread_mutex_lock(&agg->lock); /* agg_adopt_carry() reads it */
 	st->next = next;
 	pthread_mutex_unlock(&agg->lock);
+	agg->carry_dirty = true;
 }
 
 /* @st's carry becomes @c (NULL: none); under agg->lock, for agg_adopt_carry(). */
@@ -450,6 +413,67 @@ static void carry_set(struct aggregator *agg, struct seg_watch *st, struct agg_c
 	st->carry = c;
 	pthread_mutex_unlock(&agg->lock);
 	carry_drop(old);
+	agg->carry_dirty = true;
+}
+
+struct doubt_of {
+	struct agg_carry *c;
+	uint64_t now;
+};
+
+static void doubt_cell(statctr_id id, bool counts, void *arg)
+{
+	const struct doubt_of *d = arg;
+
+	(void)counts;
+	if (id < d->c->ncells)
+		d->c->disc[id] = d->now;
+}
+
+/*
+ * A carry the agent cannot vouch for: @base's counts (NULL: none), and
+ * every carried cell's discontinuity time moved to now, so that a poller
+ * that saw more is told.  NULL when out of memory.
+ */
+static struct agg_carry *carry_doubted(const struct seg_watch *st, const struct agg_carry *base)
+{
+	struct doubt_of d = {base && base->ncells == st->decl->ncells ? carry_copy(base)
+	                                                              : carry_new(st->decl->ncells),
+	                     realtime_now()};
+
+	if (d.c)
+		each_carried(st->decl, doubt_cell, &d);
+	return d.c;
+}
+
+/* The first attach after the agent started without a carry it can trust. */
+static void carry_doubt(struct aggregator *agg, struct seg_watch *st)
+{
+	agg_log(agg, LOG_WARNING,
+	        "segment %s: no carried counts to continue (%s): its counters start from the "
+	        "library's values, and their discontinuity times move to now\n",
+	        st->decl->name, st->doubt);
+	carry_set(agg, st, carry_doubted(st, NULL));
+}
+
+/*
+ * The carry file's generation is gone: the writer restarted while the
+ * agent was not running.  With that generation's final counts (next) the
+ * count continues them, but a generation in between would be lost unseen;
+ * without them, counts since the last agent's last change are lost.
+ * Either way the discontinuity times move.
+ */
+static void carry_restored_on(struct aggregator *agg, struct seg_watch *st, struct agg_carry *next)
+{
+	agg_log(agg, LOG_WARNING,
+	        "segment %s: its writer restarted while the agent was not running: %s; "
+	        "discontinuity times move to now\n",
+	        st->decl->name,
+	        next ? "the counts continue its final counts, but a generation in between would be "
+	               "lost"
+	             : "the counts continue the carry file's, and the old generation's are lost");
+	carry_set(agg, st, carry_doubted(st, next ? next : st->carry));
+	carry_drop(next);
 }
 
 /* The last snapshot the agent served of @st's generation, or NULL. */
@@ -480,8 +504,17 @@ static void carry_on(struct aggregator *agg, struct seg_watch *st)
 	pthread_mutex_lock(&agg->lock);
 	st->next = NULL;
 	pthread_mutex_unlock(&agg->lock);
+	if (st->carry_over && st->doubt) {
+		carry_drop(c);
+		carry_doubt(agg, st);
+		return;
+	}
 	if (!st->carry_over || !st->generation) {
 		carry_drop(c);
+		return;
+	}
+	if (st->restored) {
+		carry_restored_on(agg, st, c);
 		return;
 	}
 	if (!c) {
@@ -518,17 +551,140 @@ static void carry_reset(struct aggregator *agg, struct seg_watch *st, const stru
 		carry_set(agg, st, c);
 }
 
+/* ------------------------------------------------------------------------
+ * The carry file (carry.h): written by the thread after a pass or a reset
+ * that changed a carry or a generation; read once, before the first pass.
+ */
+
+/* @st's record as the file keeps it: generation 0 while its carry is doubted. */
+static struct carry_record record_of(const struct seg_watch *st)
+{
+	struct carry_record r = {.name = st->decl->name,
+	                         .decl_hash = carry_decl_hash(st->decl),
+	                         .generation = st->doubt ? 0 : st->generation,
+	                         .created_ns = st->doubt ? 0 : st->created_ns,
+	                         .carry = st->doubt ? NULL : st->carry,
+	                         .next = st->doubt ? NULL : st->next};
+
+	return r;
+}
+
+static void carry_save(struct aggregator *agg)
+{
+	struct carry_record *recs;
+	const char *why = "out of memory";
+	uint32_t n = 0;
+	int err = -ENOMEM;
+
+	if (!agg->carry_dirty || !agg->carry_path)
+		return;
+	agg->carry_dirty = false;
+	recs = malloc((agg->cfg->nsegments ? agg->cfg->nsegments : 1) * sizeof(*recs));
+	for (uint32_t i = 0; recs && i < agg->cfg->nsegments; i++) {
+		const struct seg_watch *st = &agg->segs[i];
+
+		if (st->carry_over && (st->generation || st->doubt))
+			recs[n++] = record_of(st);
+	}
+	if (recs)
+		err = carry_file_write(agg->carry_path, recs, n, &why);
+	free(recs);
+	if (err < 0 && err != agg->carry_err)
+		agg_log(agg, LOG_WARNING,
+		        "carry file %s: %s: %s (an agent restart will not continue the counts "
+		        "carried since)\n",
+		        agg->carry_path, why, strerror(-err));
+	agg->carry_err = err;
+}
+
+/* The records of the file, or why there are none, into the segments. */
+static void carry_restore(struct aggregator *agg, struct seg_watch *st,
+                          const struct carry_record *r)
+{
+	if (!st->carry_over || !r->name) { /* never carried: nothing to doubt */
+		carry_drop(r->carry);
+		carry_drop(r->next);
+		return;
+	}
+	if (r->doubt) {
+		st->doubt = r->doubt;
+		agg_log(agg, LOG_WARNING, "carry file %s: segment %s: %s: not continued\n",
+		        agg->carry_path, st->decl->name, r->doubt);
+		return;
+	}
+	st->generation = r->generation;
+	st->created_ns = r->created_ns;
+	st->carry = (struct agg_carry *)r->carry;
+	st->next = (struct agg_carry *)r->next;
+	st->adopted = true;
+	st->restored = true;
+}
+
+static void carry_load(struct aggregator *agg)
+{
+	struct carry_record *recs =
+	    calloc(agg->cfg->nsegments ? agg->cfg->nsegments : 1, sizeof(*recs));
+	const char *doubt = NULL;
+	char why[256];
+	int err =
+	    recs ? carry_file_read(agg->carry_path, agg->cfg, recs, why, sizeof(why)) : -ENOMEM;
+
+	if (err == -ENOENT) {
+		doubt = "no carry file yet";
+		agg_log(agg, LOG_INFO, "carry file %s: none yet; it is written from now on\n",
+		        agg->carry_path);
+	} else if (err < 0) {
+		doubt = "the carry file was refused";
+		agg_log(agg, LOG_WARNING,
+		        "carry file %s: %s: refused, nothing carried over from it; the "
+		        "discontinuity times of carried counters move\n",
+		        agg->carry_path, recs ? why : "out of memory");
+	}
+	for (uint32_t i = 0; i < agg->cfg->nsegments; i++) {
+		if (err < 0 && agg->segs[i].carry_over)
+			agg->segs[i].doubt = doubt;
+		else if (err == 0)
+			carry_restore(agg, &agg->segs[i], &recs[i]);
+	}
+	free(recs);
+}
+
+int agg_keep_carry(struct aggregator *agg, const char *state_file, bool load)
+{
+	size_t size = state_file ? strlen(state_file) + sizeof(".carry") : 0;
+
+	if (state_file && !(agg->carry_path = malloc(size)))
+		return agent_seterr(ENOMEM, "out of memory");
+	if (state_file)
+		snprintf(agg->carry_path, size, "%s.carry", state_file);
+	agg->carry_dirty = true;
+	if (!load)
+		return 0;
+	if (agg->carry_path) {
+		carry_load(agg);
+		return 0;
+	}
+	for (uint32_t i = 0; i < agg->cfg->nsegments; i++)
+		if (agg->segs[i].carry_over)
+			agg->segs[i].doubt = "no agent.state_file keeps them across agent restarts";
+	return 0;
+}
+
 static void note_generation(struct aggregator *agg, struct seg_watch *st, const char *how)
 {
 	struct statctr_seg_info info;
+	bool same;
 
 	st->compatible = layout_matches(st->view, st->decl);
 	st->last_error = 0;
 	statctr_view_info(st->view, &info);
-	if (st->adopted && info.generation == st->generation) {
-		st->generations++; /* a reload's first attach continues, as if never dropped */
+	/* A carry file's generation: the same number and creation time. */
+	same = info.generation == st->generation &&
+	       (!st->restored || info.created_ns == st->created_ns);
+	if (st->adopted && same) {
+		st->generations++; /* a reload's (or a restart's) first attach continues */
 		st->disc_floor_ns = 0;
-	} else if (info.generation != st->generation) {
+	} else if (!same) {
 		st->generations++;
 		st->disc_floor_ns = 0; /* the new generation's creation is the discontinuity */
 		carry_on(agg, st);
@@ -546,9 +702,12 @@ static void note_generation(struct aggregator *agg, struct seg_watch *st, const 
 	}
 	pthread_mutex_lock(&agg->lock); /* agg_adopt_carry() reads them */
 	st->adopted = false;
+	st->restored = false;
+	st->doubt = NULL;
 	st->generation = info.generation;
 	st->created_ns = info.created_ns;
 	pthread_mutex_unlock(&agg->lock);
+	agg->carry_dirty = true;
 	agg_log(agg, LOG_INFO, "segment %s: %s %s (writer pid %d)%s\n", st->decl->name, how,
 	        st->decl->path, (int)info.creator_pid,
 	        st->compatible ? "" : ": layout differs from the configuration, not served");
@@ -1101,6 +1260,7 @@ static void serve_reset(struct aggregator *agg)
 	pthread_mutex_unlock(&agg->lock);
 	err = do_reset(agg, rq, msg, sizeof(msg));
 	finish_reset(agg, err, msg);
+	carry_save(agg); /* what the resets zeroed, before an agent restart could revive it */
 }
 
 /* Under agg->lock, once the wait is over. */
@@ -1282,6 +1442,7 @@ static void run_pass(struct aggregator *agg)
 	agg->stats.passes++;
 	agg->stats.last_duration_us = (uint32_t)((clock_ns(CLOCK_MONOTONIC) - start) / 1000u);
 	publish(agg, p);
+	carry_save(agg);
 }
 
 /* Sleeps until @due_ns (CLOCK_MONOTONIC), a reset request or stop; false on stop. */
@@ -1469,6 +1630,12 @@ int agg_open(const struct statctr_config *cfg, uid_t owner, bool slot_values,
 	return 0;
 }
 
+int agg_first_pass(struct aggregator *agg)
+{
+	run_pass(agg);
+	return agg->current ? 0 : agent_seterr(ENOMEM, "out of memory");
+}
+
 int agg_create(const struct statctr_config *cfg, uid_t owner, bool slot_values,
                struct aggregator **aggp)
 {
@@ -1476,13 +1643,12 @@ int agg_create(const struct statctr_config *cfg, uid_t owner, bool slot_values,
 
 	if (err)
 		return err;
-	run_pass(*aggp);
-	if (!(*aggp)->current) {
+	err = agg_first_pass(*aggp);
+	if (err) {
 		agg_destroy(*aggp);
 		*aggp = NULL;
-		return agent_seterr(ENOMEM, "out of memory");
 	}
-	return 0;
+	return err;
 }
 
 void agg_destroy(struct aggregator *agg)
@@ -1514,6 +1680,7 @@ void agg_destroy(struct aggregator *agg)
 	pthread_cond_destroy(&agg->done);
 	pthread_cond_destroy(&agg->published);
 	pthread_mutex_destroy(&agg->lock);
+	free(agg->carry_path);
 	free(agg->segs);
 	free(agg);
 }
@@ -1539,8 +1706,17 @@ void agg_set_carry_over(struct aggregator *agg, const bool *on)
 /* @st continues @from (the same segment of the previous configuration). */
 static int adopt_segment(struct seg_watch *st, const struct seg_watch *from)
 {
-	if (!st->carry_over || !from->carry_over || st->decl->ncells != from->decl->ncells)
+	if (!st->carry_over || !from->carry_over)
 		return 0;
+	if (st->decl->ncells != from->decl->ncells ||
+	    carry_decl_hash(st->decl) != carry_decl_hash(from->decl)) {
+		/* Its cells mean something else now: what they carried is not served. */
+		if (from->carry || from->next || from->doubt)
+			st->doubt = "its declaration changed on SIGHUP";
+		return 0;
+	}
+	st->doubt = from->doubt;
+	st->restored = from->restored;
 	st->generation = from->generation;
 	st->created_ns = from->created_ns;
 	st->adopted = from->generation != 0;

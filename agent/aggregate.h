@@ -112,7 +112,10 @@ struct aggregator;
 int agg_open(const struct statctr_config *cfg, uid_t owner, bool slot_values,
              struct aggregator **aggp);
 
-/* agg_create() - agg_open(), then a first pass in the calling thread: ready on return. */
+/* agg_first_pass() - a pass in the calling thread, before agg_start(): ready on return. */
+int agg_first_pass(struct aggregator *agg);
+
+/* agg_create() - agg_open(), then agg_first_pass(). */
 int agg_create(const struct statctr_config *cfg, uid_t owner, bool slot_values,
                struct aggregator **aggp);
 
@@ -244,5 +247,18 @@ bool agg_fresh(struct aggregator *agg);
  */
 void agg_set_carry_over(struct aggregator *agg, const bool *on);
 int agg_adopt_carry(struct aggregator *agg, struct aggregator *old);
+
+/*
+ * agg_keep_carry() - keeps the carry in @state_file with ".carry" appended
+ * (carry.h; NULL: nowhere), written by the thread after each change; with
+ * @load (an agent's start, before agg_first_pass()), continues what the
+ * file holds: a segment's carry only for the same declaration and the same
+ * generation (or, moving the discontinuity times, the one after it).  With
+ * no file, a file refused (logged) or a record it cannot trust, the first
+ * attach of each carry_over segment moves its counters' discontinuity
+ * times (docs/agent.md, "Counters across writer restarts").  After
+ * agg_set_carry_over().  Returns 0 or -ENOMEM (said).
+ */
+int agg_keep_carry(struct aggregator *agg, const char *state_file, bool load);
 
 #endif /* STATCTR_AGENT_AGGREGATE_H */

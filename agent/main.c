@@ -446,18 +446,20 @@ static int serving_build(const char *config, struct serving *s, const struct ser
 		snmp_log(LOG_WARNING, "%s\n", s->set->ifmib->warnings[i]);
 	if (!err)
 		err = oidmap_create(s->set->cfg, s->set->root, s->set->root_len, &s->map);
-	if (!err && threaded)
+	if (!err)
 		err = agg_open(s->set->cfg, s->set->segment_owner, s->set->slot_table, &s->agg);
-	else if (!err)
-		err = agg_create(s->set->cfg, s->set->segment_owner, s->set->slot_table, &s->agg);
 	if (!err) {
 		agg_set_carry_over(s->agg, s->set->carry_over);
 		agg_set_max_age(s->agg, s->set->max_age_ms);
+		/* At start, what STATE_FILE.carry kept continues; on SIGHUP, the process's. */
+		err = agg_keep_carry(s->agg, s->set->state_file, !threaded);
 	}
 	if (!err && threaded) /* the counts carried so far continue (SIGHUP) */
 		err = agg_adopt_carry(s->agg, cur ? cur->agg : NULL);
 	if (!err && threaded)
 		err = agg_start(s->agg, s->set->interval_ms, wake_pipe[1]);
+	else if (!err)
+		err = agg_first_pass(s->agg);
 	if (!err)
 		err = engine_create(s->agg, s->set->ping_interval, &s->engine);
 	if (!err)

@@ -1,0 +1,408 @@
+/*
+ * carry.c - carry_over's counts and their state file (see carry.h).
+ *
+ * Owns struct agg_carry's memory (reference counted by the aggregation
+ * thread alone), the declaration hash, and the text of STATE_FILE.carry:
+ *
+ *   statctr-agentx carry 1
+ *   segment NAME HASH GENERATION CREATED_NS   (HASH: 16 hex digits)
+ *   carry N | carry none                      (N lines "ID VALUE DISC" follow)
+ *   next N | next none                        (idem)
+ *   ...                                       (one group per segment)
+ *   end RECORDS
+ *
+ * Only cells with a value or a discontinuity are written.  Never decides
+ * what a record means (aggregate.c does) and never logs: a read's failure
+ * is returned with the line it names.
+ */
+#include "config.h"
+
+#include "carry.h"
+#include "safefile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC        "statctr-agentx carry 1"
+#define LINE_MAX_SZ  64 /* "ID VALUE DISC": 10 + 20 + 20 digits and two spaces */
+#define HEADER_BYTES 4096
+
+struct agg_carry *carry_new(uint32_t ncells)
+{
+	struct agg_carry *c = calloc(1, sizeof(*c) + (size_t)ncells * sizeof(c->v[0]));
+
+	if (c)
+		c->disc = calloc(ncells ? ncells : 1, sizeof(c->disc[0]));
+	if (c && !c->disc) {
+		free(c);
+		return NULL;
+	}
+	if (c) {
+		c->refs = 1;
+		c->ncells = ncells;
+	}
+	return c;
+}
+
+const struct agg_carry *carry_hold(const struct agg_carry *c)
+{
+	if (c)
+		((struct agg_carry *)c)->refs++;
+	return c;
+}
+
+void carry_drop(const struct agg_carry *cc)
+{
+	struct agg_carry *c = (struct agg_carry *)cc;
+
+	if (c && --c->refs == 0) {
+		free(c->disc);
+		free(c);
+	}
+}
+
+struct agg_carry *carry_copy(const struct agg_carry *from)
+{
+	struct agg_carry *c = from ? carry_new(from->ncells) : NULL;
+
+	if (c) {
+		memcpy(c->v, from->v, from->ncells * sizeof(c->v[0]));
+		memcpy(c->disc, from->disc, from->ncells * sizeof(c->disc[0]));
+	}
+	return c;
+}
+
+/* ------------------------------------------------------------------------
+ * The declaration's hash: FNV-1a over every field that gives a cell its meaning.
+ */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	return fnv(h, s ? s : "", (s ? strlen(s) : 0) + 1);
+}
+
+static uint64_t fnv_u64(uint64_t h, uint64_t v)
+{
+	return fnv(h, &v, sizeof(v));
+}
+
+static uint64_t hash_table(uint64_t h, const struct statctr_table_decl *td)
+{
+	h = fnv_str(h, td->name);
+	h = fnv_u64(h, td->oid);
+	h = fnv_u64(h, td->nrows);
+	h = fnv_u64(h, (uint64_t)td->dynamic);
+	h = fnv_u64(h, td->ncolumns);
+	h = fnv_u64(h, td->first_cell);
+	for (uint32_t r = 0; td->row_names && r < td->nrows; r++)
+		h = fnv_str(h, td->row_names[r]);
+	for (uint32_t c = 0; c < td->ncolumns; c++) {
+		const struct statctr_column_decl *cd = &td->columns[c];
+
+		h = fnv_str(h, cd->name);
+		h = fnv_u64(h, (uint64_t)cd->kind);
+		h = fnv_u64(h, cd->nbuckets);
+		if (cd->nbuckets)
+			h = fnv(h, cd->bounds, cd->nbuckets * sizeof(cd->bounds[0]));
+	}
+	return h;
+}
+
+uint64_t carry_decl_hash(const struct statctr_segment_decl *d)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = fnv_str(h, d->name);
+	h = fnv_u64(h, d->ncells);
+	h = fnv_u64(h, d->ntables);
+	for (uint32_t t = 0; t < d->ntables; t++)
+		h = hash_table(h, &d->tables[t]);
+	return h;
+}
+
+/* ------------------------------------------------------------------------
+ * Writing.
+ */
+
+struct records {
+	const struct carry_record *v;
+	uint32_t n;
+};
+
+static int put_cells(FILE *f, const char *what, const struct agg_carry *c)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; c && i < c->ncells; i++)
+		n += c->v[i] || c->disc[i];
+	if (!c)
+		return fprintf(f, "%s none\n", what) < 0 ? -EIO : 0;
+	if (fprintf(f, "%s %" PRIu32 "\n", what, n) < 0)
+		return -EIO;
+	for (uint32_t i = 0; i < c->ncells; i++)
+		if ((c->v[i] || c->disc[i]) &&
+		    fprintf(f, "%" PRIu32 " %" PRIu64 " %" PRIu64 "\n", i, c->v[i], c->disc[i]) < 0)
+			return -EIO;
+	return 0;
+}
+
+static int fill(FILE *f, void *arg)
+{
+	const struct records *r = arg;
+	int err = fprintf(f, MAGIC "\n") < 0 ? -EIO : 0;
+
+	for (uint32_t i = 0; !err && i < r->n; i++) {
+		const struct carry_record *rec = &r->v[i];
+
+		if (fprintf(f, "segment %s %016" PRIx64 " %" PRIu64 " %" PRIu64 "\n", rec->name,
+		            rec->decl_hash, rec->generation, rec->created_ns) < 0)
+			err = -EIO;
+		if (!err)
+			err = put_cells(f, "carry", rec->carry);
+		if (!err)
+			err = put_cells(f, "next", rec->next);
+	}
+	if (!err && fprintf(f, "end %" PRIu32 "\n", r->n) < 0)
+		err = -EIO;
+	return err;
+}
+
+int carry_file_write(const char *path, const struct carry_record *recs, uint32_t n,
+                     const char **whyp)
+{
+	struct records r = {recs, n};
+
+	return safefile_write(path, SAFEFILE_STATE, 0644, fill, &r, whyp);
+}
+
+/* ------------------------------------------------------------------------
+ * Reading: the whole file into private memory, then line by line.
+ */
+
+struct parser {
+	char *at, *end; /* what is left of the buffer */
+	uint32_t lineno;
+	const struct statctr_config *cfg;
+	char *why;
+	size_t whysize;
+};
+
+static int bad(struct parser *p, const char *what)
+{
+	snprintf(p->why, p->whysize, "line %" PRIu32 ": %s", p->lineno, what);
+	return -EINVAL;
+}
+
+/* The next line, NUL-terminated, or NULL at the end. */
+static char *next_line(struct parser *p)
+{
+	char *line = p->at, *nl;
+
+	if (p->at >= p->end)
+		return NULL;
+	nl = memchr(p->at, '\n', (size_t)(p->end - p->at));
+	if (!nl)
+		return NULL; /* the writer ends every line: a cut file */
+	*nl = '\0';
+	p->at = nl + 1;
+	p->lineno++;
+	return line;
+}
+
+/* A decimal (or, @base 16, hex) number ending at a space or the line's end. */
+static int number(char **s, int base, uint64_t *v)
+{
+	char *end;
+
+	if (**s < '0' || **s > (base == 16 ? 'f' : '9'))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(*s, &end, base);
+	if (errno || end == *s || (*end != ' ' && *end != '\0'))
+		return -EINVAL;
+	*s = *end ? end + 1 : end;
+	return 0;
+}
+
+/* "WORD N" or "WORD none": *@np, or UINT32_MAX for none. */
+static int count_line(struct parser *p, const char *word, uint32_t *np)
+{
+	char *line = next_line(p), *s;
+	size_t len = strlen(word);
+	uint64_t n;
+
+	if (!line || strncmp(line, word, len) != 0 || line[len] != ' ')
+		return bad(p, word);
+	s = line + len + 1;
+	if (strcmp(s, "none") == 0) {
+		*np = UINT32_MAX;
+		return 0;
+	}
+	if (number(&s, 10, &n) < 0 || *s || n >= UINT32_MAX)
+		return bad(p, "a count expected");
+	*np = (uint32_t)n;
+	return 0;
+}
+
+/*
+ * "carry N" or "next N" and N lines of cells of @d, into *@cp (NULL: none);
+ * @d NULL: checked and skipped.
+ */
+static int cells(struct parser *p, const char *word, const struct statctr_segment_decl *d,
+                 const struct agg_carry **cp)
+{
+	struct agg_carry *c = NULL;
+	uint32_t n;
+	int err = count_line(p, word, &n);
+
+	*cp = NULL;
+	if (err < 0 || n == UINT32_MAX)
+		return err;
+	if (d && n > d->ncells)
+		return bad(p, "more cells than the segment has");
+	if (d && !(c = carry_new(d->ncells))) {
+		snprintf(p->why, p->whysize, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n && !err; i++) {
+		char *s = next_line(p);
+		uint64_t id, v, disc;
+
+		if (!s || number(&s, 10, &id) < 0 || number(&s, 10, &v) < 0 ||
+		    number(&s, 10, &disc) < 0 || *s)
+			err = bad(p, "not \"CELL VALUE DISCONTINUITY\"");
+		else if (d && id >= d->ncells)
+			err = bad(p, "a cell beyond the segment's");
+		else if (c) {
+			c->v[id] = v;
+			c->disc[id] = disc;
+		}
+	}
+	if (err < 0)
+		carry_drop(c);
+	else
+		*cp = c;
+	return err;
+}
+
+static int segment_of(const struct statctr_config *cfg, const char *name, size_t len)
+{
+	for (uint32_t i = 0; i < cfg->nsegments; i++)
+		if (strlen(cfg->segments[i].name) == len &&
+		    strncmp(cfg->segments[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * "segment NAME HASH GENERATION CREATED_NS" and its cells.  A segment the
+ * configuration no longer has is skipped; one it declares otherwise gets a
+ * doubted record (generation 0, no cells).
+ */
+static int record(struct parser *p, char *line, struct carry_record *recs)
+{
+	char *s = line + strlen("segment "), *sp = strchr(s, ' ');
+	struct carry_record r = {0};
+	const struct statctr_segment_decl *d = NULL;
+	int seg, err;
+
+	if (!sp)
+		return bad(p, "not \"segment NAME HASH GENERATION CREATED\"");
+	seg = segment_of(p->cfg, s, (size_t)(sp - s));
+	s = sp + 1;
+	if (number(&s, 16, &r.decl_hash) < 0 || number(&s, 10, &r.generation) < 0 ||
+	    number(&s, 10, &r.created_ns) < 0 || *s)
+		return bad(p, "not \"segment NAME HASH GENERATION CREATED\"");
+	if (seg >= 0 && recs[seg].name)
+		return bad(p, "a segment named twice");
+	if (seg >= 0 && carry_decl_hash(&p->cfg->segments[seg]) == r.decl_hash)
+		d = &p->cfg->segments[seg];
+	err = cells(p, "carry", d, &r.carry);
+	if (!err)
+		err = cells(p, "next", d, &r.next);
+	if (err < 0 || seg < 0)
+		return err;
+	r.name = p->cfg->segments[seg].name;
+	r.seg = (uint32_t)seg;
+	if (!d) { /* its cells meant something else */
+		r = (struct carry_record){.name = r.name, .seg = r.seg};
+		r.doubt = "declared otherwise when the file was written";
+	} else if (!r.generation) {
+		r.doubt = "already doubted by the agent that wrote the file";
+	}
+	recs[seg] = r;
+	return 0;
+}
+
+static int parse(struct parser *p, struct carry_record *recs)
+{
+	char *line = next_line(p);
+	uint32_t n = 0;
+	uint64_t end;
+	int err = 0;
+
+	if (!line || strcmp(line, MAGIC) != 0)
+		return bad(p, "not \"" MAGIC "\"");
+	while (!err && (line = next_line(p)) != NULL && strncmp(line, "end ", 4) != 0) {
+		if (strncmp(line, "segment ", 8) != 0)
+			return bad(p, "\"segment\" or \"end\" expected");
+		err = record(p, line, recs);
+		n++;
+	}
+	if (err < 0)
+		return err;
+	if (!line)
+		return bad(p, "no \"end\" line (cut short)");
+	line += 4;
+	if (number(&line, 10, &end) < 0 || *line || end != n)
+		return bad(p, "\"end\" does not count the records");
+	if (p->at != p->end)
+		return bad(p, "text after \"end\"");
+	return 0;
+}
+
+/* The largest file an agent of @cfg writes. */
+static size_t max_size(const struct statctr_config *cfg)
+{
+	size_t max = HEADER_BYTES;
+
+	for (uint32_t i = 0; i < cfg->nsegments; i++)
+		max += HEADER_BYTES + 2 * (size_t)cfg->segments[i].ncells * LINE_MAX_SZ;
+	return max;
+}
+
+int carry_file_read(const char *path, const struct statctr_config *cfg, struct carry_record *recs,
+                    char *why, size_t whysize)
+{
+	const char *rule = "";
+	char *buf = NULL;
+	size_t len = 0;
+	int err = safefile_read(path, max_size(cfg), &buf, &len, &rule);
+	struct parser p = {buf, buf + len, 0, cfg, why, whysize};
+
+	memset(recs, 0, cfg->nsegments * sizeof(*recs));
+	if (err < 0) {
+		snprintf(why, whysize, "%s: %s", rule, strerror(-err));
+		return err;
+	}
+	err = parse(&p, recs);
+	free(buf);
+	for (uint32_t i = 0; err < 0 && i < cfg->nsegments; i++) {
+		carry_drop(recs[i].carry);
+		carry_drop(recs[i].next);
+		recs[i] = (struct carry_record){0};
+	}
+	return err;
+}
