@@ -6,5 +6,5 @@ dist_check_SCRIPTS += tests/python/pytest.sh
 check_PROGRAMS += tests/python/py_writer
 tests_python_py_writer_SOURCES = tests/python/py_writer.c
 tests_python_py_writer_LDADD = lib/libstatctr.la
-EXTRA_DIST += tests/python/test_statctr.py \
+EXTRA_DIST += tests/python/test_statctr.py tests/python/test_layout.py \
 	python/statctr/__init__.py python/statctr/_clib.py python/statctr/py.typed

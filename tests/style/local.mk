@@ -37,3 +37,7 @@ dist_check_SCRIPTS += tests/style/layers.sh
 # The snapshot loops in compiled code load each cell once (issue 35).
 TESTS += tests/style/once_loads.sh
 dist_check_SCRIPTS += tests/style/once_loads.sh
+
+# No include circle in lib/ (#include and link graphs); agent/'s printed.
+TESTS += tests/style/includes.sh
+dist_check_SCRIPTS += tests/style/includes.sh
