@@ -2,7 +2,7 @@
 # through Debian's prometheus-snmp-generator, prometheus-snmp-exporter
 # scraping the agent, and a Prometheus server scraping the exporter
 # (docs/fleet.md).  Skips loudly without those packages; fails under CI=true.
-FLEET_TESTS = tests/fleet/exporter.sh tests/fleet/ifmib.sh tests/fleet/pollers.sh \
+FLEET_TESTS = tests/fleet/exporter.sh tests/fleet/ifmib.sh tests/fleet/pollers.sh tests/fleet/pollers_restarts.sh \
 	tests/fleet/histogram.sh tests/fleet/naming.sh
 TESTS += $(FLEET_TESTS)
 dist_check_SCRIPTS += $(FLEET_TESTS)
