@@ -601,11 +601,12 @@ static void carry_save(struct aggregator *agg)
 static void carry_restore(struct aggregator *agg, struct seg_watch *st,
                           const struct carry_record *r)
 {
-	if (!st->carry_over || !r->name) { /* never carried: nothing to doubt */
+	if (!st->carry_over || !r->name || r->doubt) { /* none kept */
 		carry_drop(r->carry);
 		carry_drop(r->next);
-		return;
 	}
+	if (!st->carry_over || !r->name) /* never carried: nothing to doubt */
+		return;
 	if (r->doubt) {
 		st->doubt = r->doubt;
 		agg_log(agg, LOG_WARNING, "carry file %s: segment %s: %s: not continued\n",
