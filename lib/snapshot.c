@@ -423,9 +423,11 @@ static bool settle(struct reader *rd, const struct take *t, bool whole)
 	struct statctr_snap *snap = rd->snap;
 	uint64_t *tmp;
 
+	/* A read to the final destination leaves snap->sum without it; a
+	 * pass's first read went to snap->sum itself (read_dest()). */
 	if (whole && t->final && rd->final_dest) {
-		rd->in_final_dest = true; /* and snap->sum lacks this read */
-	} else if (whole && !rd->sum_empty) { /* else it went to snap->sum */
+		rd->in_final_dest = true;
+	} else if (whole && !rd->sum_empty) {
 		tmp = snap->sum;
 		snap->sum = snap->pending;
 		snap->pending = tmp;

@@ -191,9 +191,9 @@ proctype Writer(byte k)
 	:: n < ROUNDS -> /* a transaction (statctr_txn_begin() .. _end()) */
 		lseq = (lseq + 1) % 16;
 		ST(k, SEQ, lseq);
-		l0 = (l0 + 1) % V;
+		l0 = (l0 + 1 + k) % V; /* writer 1 counts by 2: slots differ */
 		ST(k, C0, l0);
-		l1 = (l1 + 1) % V;
+		l1 = (l1 + 1 + k) % V;
 		ST(k, C1, l1);
 		lseq = (lseq + 1) % 16;
 		ST(k, SEQ, lseq);
@@ -244,7 +244,12 @@ out:	skip
 }
 
 #ifdef RESETTER
-/* Up to two acts of a party who may write the control file: a single store
+#ifdef LOCK_ONLY
+#define ACTS 1 /* one store into the lock word */
+#else
+#define ACTS 2
+#endif
+/* Up to ACTS acts of a party who may write the control file: a single store
  * of its choosing, or a whole forged copy for slot 0's request (its cells,
  * buf_slot, buf_ticket, an even buf_seq and done, as a writer stores them,
  * with values of its own). */
@@ -253,19 +258,21 @@ proctype Resetter()
 	byte n;
 
 	do
-	:: n < 2 ->
+	:: n < ACTS ->
 		if
+#ifndef LOCK_ONLY
 		:: atomic {
 			buf0 = 7; buf1 = 3; buf2 = 0; buf_slot = 0; buf_ticket = req[0];
 			buf_seq = (buf_seq | 1) + 1; done[0] = req[0] }
 		:: req[0] = 0
 		:: req[1] = ticket
-		:: buf_lock = 0
-		:: buf_lock = WORD(0, 0)
 		:: buf_seq = buf_seq | 1
+		:: buf_lock = WORD(0, 0)
+#endif
+		:: buf_lock = 0
 		fi;
 		n++
-	:: n == 2 -> break
+	:: n == ACTS -> break
 	od
 }
 #endif

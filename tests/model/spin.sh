@@ -61,4 +61,14 @@ check live-no-cancel "assertion violated" $LIVE -DNO_CANCEL
 RESET="-DR0=1 -DR1=0 -DNAPS=2 -DRESETTER -DNO_TSO"
 check resetter holds $RESET
 check resetter-no-record "sum0==sum1" $RESET -DNO_RECORD
+# Defect 4, the buffer lock's ABA: a party who only clears the lock (a
+# resetter, or a reader whose dead-holder check compared a slot number
+# that a new owner had claimed again) lets a second writer copy into the
+# buffer under the first.  As the code was (a slot-number lock word, no
+# record, requests never withdrawn), a reader takes the mixed buffer.  The
+# lock word alone (-DSLOT_LOCK) holds here (the record rejects the mixed
+# buffer) and no record alone (-DNO_RECORD) is caught: docs/design.md.
+ABA="-DR0=1 -DR1=1 -DNAPS=1 -DRESETTER -DLOCK_ONLY -DNO_TSO"
+check aba holds $ABA
+check aba-as-it-was "assertion violated" $ABA -DSLOT_LOCK -DNO_RECORD -DNO_CANCEL
 test_finish
