@@ -8,7 +8,8 @@
 #   4. the benchmark harness smoke test and `make distcheck`,
 #   5. the Debian packages built, checked with lintian, installed, run
 #      and purged (tests/packaging/debs.sh; root only),
-#   6. with --busy, or under CI=true (.ci/run), the busy lane: `make check` of a default
+#   6. with --busy, or under CI=true (.ci/run), the busy lane (--busy-only: it
+#      alone): `make check` of a default
 #      build from a fresh copy of the tree in a directory only its owner
 #      may enter (build/busy, 0700), beside CPU hogs that keep every CPU
 #      busy (stress-ng --cpu, twice the CPUs), and, as root, in a mount
@@ -24,9 +25,10 @@ busy=no
 [ "${CI:-}" = true ] && busy=yes
 case ${1:-} in
 --busy) busy=yes ;;
+--busy-only) busy=only ;;
 "") ;;
 *)
-	echo "usage: scripts/test.sh [--busy]" >&2
+	echo "usage: scripts/test.sh [--busy | --busy-only]" >&2
 	exit 2
 	;;
 esac
@@ -69,7 +71,7 @@ tally() {
 
 # phase NAME DIR CONFIGURE-ARGS [make check arguments...]
 phase() {
-	name=$1 dir=$2 args=$3
+	name=$1 dir=$2 args=$3 t0=$(date +%s)
 	shift 3
 	echo "=== $name"
 	mkdir -p "$dir"
@@ -83,14 +85,16 @@ phase() {
 	fi
 	(cd "$dir" && make -j"$jobs" check "$@" >check.out 2>&1)
 	tally "$dir"
+	echo "=== $name: $(($(date +%s) - t0)) s"
 }
 
 # step NAME COMMAND...: one pass/fail outside the test harness.
 step() {
-	name=$1
+	name=$1 t0=$(date +%s)
 	shift
 	echo "=== $name"
 	if "$@"; then
+		echo "=== $name: $(($(date +%s) - t0)) s"
 		passed=$((passed + 1))
 	else
 		echo "=== $name: FAILED"
@@ -178,7 +182,9 @@ busy_lane() {
 	hogs=$!
 	trap 'kill $hogs 2>/dev/null' EXIT
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
-	set -- -j"$jobs" check
+	# Twice the jobs: the tests mostly wait (for snmpd, for polls), and the
+	# hogs would otherwise take two thirds of the CPUs.
+	set -- -j"$((2 * jobs))" check
 	[ -z "${BUSY_TESTS:-}" ] || set -- "$@" "TESTS=$BUSY_TESTS"
 	if [ "$(id -u)" -eq 0 ] && [ -d /var/lib/snmp ] && command -v unshare >/dev/null 2>&1; then
 		fresh=yes
@@ -221,6 +227,15 @@ busy_lane() {
 	esac
 }
 
+# --busy-only: the busy lane alone (phase 6), from the tree as it is.
+[ "$busy" = only ] && {
+	busy_lane
+	echo
+	[ -z "$summary" ] || echo "=== failed tests$summary"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
 [ -f config.status ] && make distclean >/dev/null 2>&1
 ./autogen.sh >build-autogen.out 2>&1 || { cat build-autogen.out; exit 2; }
 rm -f build-autogen.out
