@@ -8,9 +8,9 @@
 #   4. the benchmark harness smoke test and `make distcheck`,
 #   5. the Debian packages built, checked with lintian, installed, run
 #      and purged (tests/packaging/debs.sh; root only),
-#   6. with --busy, or under CI=true (.ci/run), the busy lane (--busy-only: it
-#      alone): `make check` of a default
-#      build from a fresh copy of the tree in a directory only its owner
+#   6. with --busy, or under CI=true (.ci/run), the busy lane (--busy-only:
+#      it alone): `make check` of a default build, twice the jobs, from a
+#      fresh copy of the tree in a directory only its owner
 #      may enter (build/busy, 0700), beside CPU hogs that keep every CPU
 #      busy (stress-ng --cpu, twice the CPUs), and, as root, in a mount
 #      namespace whose /var/lib/snmp is empty: the suite must pass on a
