@@ -22,7 +22,7 @@ complete_line() {
 
 check "commands" "check-config diff epoch exporter-config list mib notifications reset show watch" "$(complete_line "")"
 check "command prefix" "exporter-config" "$(complete_line ex)"
-check "show's long options" "--any-owner --buckets --config --epoch --format --help --output --raw --since --slots" "$(complete_line show --)"
+check "show's long options" "--any-owner --buckets --config --epoch --field --format --help --output --raw --since --slots" "$(complete_line show --)"
 check "list's long options" "--any-owner --config --format --help" "$(complete_line list --)"
 check "formats" "json prometheus text" "$(complete_line show -f "")"
 check "exporter-config options" "-o" "$(complete_line exporter-config -o)"
