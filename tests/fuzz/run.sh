@@ -40,7 +40,8 @@ printf '#define _GNU_SOURCE 1\n' >"$work/config.h"
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror $SAN \
-	-I$work -I$top_srcdir/lib -I$top_srcdir/agent -I$top_srcdir/mib $(pkg-config --cflags libconfig)"
+	-I$work -I$top_srcdir/lib -I$top_srcdir/agent -I$top_srcdir/mib -I$top_srcdir/common \
+	$(pkg-config --cflags libconfig)"
 LIBS="$(pkg-config --libs libconfig) $(net-snmp-config --libs) -pthread"
 # sources_of DIR VARIABLE: the .c files (as names) of a library's SOURCES in
 # DIR/local.mk, so that a new source of the library is never missed here.
@@ -50,39 +51,38 @@ sources_of() {
 }
 LIB_SRC=$(sources_of lib lib_libstatctr_core_la_SOURCES)
 MIB_SRC=$(sources_of mib mib_libstatctr_mib_la_SOURCES)
-AGENT_SRC="errmsg oidmap aggregate aggepoch setcheck" # the agent's parts the targets use (not main.c)
+COMMON_SRC=$(sources_of common common_libstatctr_common_la_SOURCES)
+AGENT_SRC="errmsg oidmap aggregate aggepoch carry setcheck" # the agent's parts the targets use (not main.c)
 
 echo "=== building the fuzz targets with $($CC --version | head -1)"
-# compile SOURCE OBJECT-NAME: instrumented for coverage, not yet linked with libFuzzer.
-compile() {
-	# shellcheck disable=SC2086
-	"$CC" $CFLAGS -fsanitize=fuzzer-no-link -c "$1" -o "$work/obj/$2.o"
+# sources DIR NAME...: "SOURCE OBJECT" lines for DIR/NAME.c.
+sources() {
+	local dir=$1 f
+	shift
+	for f in "$@"; do echo "$top_srcdir/$dir/$f.c $work/obj/${dir}_$f.o"; done
 }
-for f in $LIB_SRC; do
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-	compile "$top_srcdir/lib/$f.c" "lib_$f" &
-done
-for f in $AGENT_SRC; do
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-	compile "$top_srcdir/agent/$f.c" "agent_$f" &
-done
-for f in $MIB_SRC; do
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-	compile "$top_srcdir/mib/$f.c" "mib_$f" &
-done
-for _ in $(jobs -p); do wait -n; done # each compile's status: set -e stops on a failure
+# Each compiled, $jobs at a time, instrumented for coverage, not yet linked
+# with libFuzzer; xargs fails (set -e stops) when one does.
+# shellcheck disable=SC2086,SC2016 # word lists; $1, $2 are the inner shell's
+{
+	sources lib $LIB_SRC
+	sources agent $AGENT_SRC
+	sources mib $MIB_SRC
+	sources common $COMMON_SRC
+} | CC=$CC CFLAGS=$CFLAGS xargs -P "$jobs" -n 2 \
+	sh -c '$CC $CFLAGS -fsanitize=fuzzer-no-link -c "$1" -o "$2"' compile
 objs() { for f in "$@"; do printf '%s ' "$work/obj/$f.o"; done; }
 # shellcheck disable=SC2046,SC2086 # word lists on purpose
 lib_objs=$(objs $(printf 'lib_%s ' $LIB_SRC))
 agent_objs_names=$(printf 'agent_%s ' $AGENT_SRC)
 # shellcheck disable=SC2046,SC2086
 mib_objs=$(objs $(printf 'mib_%s ' $MIB_SRC))
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046,SC2086
 for t in $targets; do
 	case $t in
 	config) extra="$(objs agent_errmsg agent_oidmap) $mib_objs" ;;
 	view | mutate) extra="" ;;
-	set) extra="$(objs $agent_objs_names) $mib_objs" ;;
+	set) extra="$(objs $agent_objs_names $(printf 'common_%s ' $COMMON_SRC)) $mib_objs" ;;
 	*) echo "unknown target $t (config, view, set, mutate)" >&2; exit 2 ;;
 	esac
 	# shellcheck disable=SC2086
