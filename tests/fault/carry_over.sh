@@ -28,15 +28,6 @@ fx_wait_pass
 PKT=$DATA.3.1.10.1 PKTDISC=$DATA.3.1.3.1
 poller_start "$PKT" "$PKTDISC"
 
-# The counters of the static tables (ifStats, flowStats, totals), "name value".
-counter_lines() { grep -E '^(ifStats|flowStats|totals)\.' | grep -Ev '\.(queueDepth|speed|inFlight)\.'; }
-# Adds "name value" lines of $2 into $1 (a missing $1 is all zero).
-add_into() {
-	touch "$1"
-	awk 'NR == FNR { s[$1] += $2; next } { s[$1] += $2 } END { for (k in s) print k, s[k] }' \
-		"$1" "$2" | sort >"$1.new"
-	mv "$1.new" "$1"
-}
 
 fx_reader | counter_lines | sort >"$TMP/gen.1"
 : >"$TMP/carried"

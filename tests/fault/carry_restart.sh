@@ -30,15 +30,6 @@ wait_log "$(fx_loaded 5)" "segment dataplane: no carried counts to continue \(no
 PKT=$DATA.3.1.10.1 PKTDISC=$DATA.3.1.3.1
 poller_start "$PKT" "$PKTDISC"
 
-# The counters of the static tables (ifStats, flowStats, totals), "name value".
-counter_lines() { grep -E '^(ifStats|flowStats|totals)\.' | grep -Ev '\.(queueDepth|speed|inFlight)\.'; }
-# Adds "name value" lines of $2 into $1 (a missing $1 is all zero).
-add_into() {
-	touch "$1"
-	awk 'NR == FNR { s[$1] += $2; next } { s[$1] += $2 } END { for (k in s) print k, s[k] }' \
-		"$1" "$2" | sort >"$1.new"
-	mv "$1.new" "$1"
-}
 : >"$TMP/carried"
 
 # served_is_sum WHAT [dead]: every served counter = what the dead

@@ -132,3 +132,63 @@ agent_exit_clean() {
 	fx_untrack "$AGENT_PID"
 	[ "$rc" = 0 ] || fail "the agent exited with status $rc after SIGTERM (sanitizer report in agent.log?)"
 }
+
+# The counters of the static tables (ifStats, flowStats, totals), "name
+# value" (carry_over.sh, carry_restart.sh).
+counter_lines() { grep -E '^(ifStats|flowStats|totals)\.' | grep -Ev '\.(queueDepth|speed|inFlight)\.'; }
+# add_into SUM LINES: adds the "name value" lines of LINES into SUM (a
+# missing SUM is all zero).
+add_into() {
+	touch "$1"
+	awk 'NR == FNR { s[$1] += $2; next } { s[$1] += $2 } END { for (k in s) print k, s[k] }' \
+		"$1" "$2" | sort >"$1.new"
+	mv "$1.new" "$1"
+}
+
+# collectd_start INSTANCE OID ADDRESS: Debian's collectd polling OID at
+# ADDRESS every second, as a DERIVE (types.db's "derive", min 0) and a
+# COUNTER named INSTANCE, rates in $TMP/csv (csv_lines, csv_has).
+collectd_start() {
+	COLLECTD_INSTANCE=$1
+	cat >"$TMP/collectd.conf" <<EOF
+Interval 1
+BaseDir "$TMP/collectd"
+PIDFile "$TMP/collectd.pid"
+TypesDB "/usr/share/collectd/types.db"
+LoadPlugin snmp
+LoadPlugin csv
+<Plugin csv>
+  DataDir "$TMP/csv"
+  StoreRates true
+</Plugin>
+<Plugin snmp>
+  <Data "statctr_derive">
+    Type "derive"
+    Table false
+    TypeInstance "$1"
+    Values "$2"
+  </Data>
+  <Data "statctr_counter">
+    Type "counter"
+    Table false
+    TypeInstance "$1"
+    Values "$2"
+  </Data>
+  <Host "statctr">
+    Address "$3"
+    Version 2
+    Community "$COMMUNITY"
+    Collect "statctr_derive" "statctr_counter"
+    Interval 1
+  </Host>
+</Plugin>
+EOF
+	mkdir -p "$TMP/collectd" "$TMP/csv"
+	collectd -t -C "$TMP/collectd.conf" >"$TMP/collectd.log" 2>&1 || fail "collectd -t: $(cat "$TMP/collectd.log")"
+	collectd -f -C "$TMP/collectd.conf" >>"$TMP/collectd.log" 2>&1 &
+	fx_track $!
+}
+# csv_lines derive|counter: the data lines (epoch,rate) collectd wrote.
+csv_lines() { cat "$TMP"/csv/statctr/snmp/"$1-$COLLECTD_INSTANCE"-* 2>/dev/null | grep -v '^epoch' || true; }
+# csv_has derive|counter N: collectd wrote N lines or more.
+csv_has() { [ "$(csv_lines "$1" | wc -l)" -ge "$2" ]; }

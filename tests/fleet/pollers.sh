@@ -107,46 +107,7 @@ expect 3 -o "$BYNAME.10$key" -l rxPackets -w 40:50 -c 1: # absent: UNKNOWN, no n
 
 # ------------------------------------------------------------------------
 log "collectd: DERIVE (min 0) and COUNTER across a reset"
-cat >"$TMP/collectd.conf" <<EOF
-Interval 1
-BaseDir "$TMP/collectd"
-PIDFile "$TMP/collectd.pid"
-TypesDB "/usr/share/collectd/types.db"
-LoadPlugin snmp
-LoadPlugin csv
-<Plugin csv>
-  DataDir "$TMP/csv"
-  StoreRates true
-</Plugin>
-<Plugin snmp>
-  <Data "statctr_derive">
-    Type "derive"
-    Table false
-    TypeInstance "eth0_rxOctets"
-    Values "$ETH0_RXOCTETS"
-  </Data>
-  <Data "statctr_counter">
-    Type "counter"
-    Table false
-    TypeInstance "eth0_rxOctets"
-    Values "$ETH0_RXOCTETS"
-  </Data>
-  <Host "statctr">
-    Address "$HOST"
-    Version 2
-    Community "$COMMUNITY"
-    Collect "statctr_derive" "statctr_counter"
-    Interval 1
-  </Host>
-</Plugin>
-EOF
-mkdir -p "$TMP/collectd" "$TMP/csv"
-collectd -t -C "$TMP/collectd.conf" >"$TMP/collectd.log" 2>&1 || fail "collectd -t: $(cat "$TMP/collectd.log")"
-collectd -f -C "$TMP/collectd.conf" >>"$TMP/collectd.log" 2>&1 &
-fx_track $!
-# csv FILE-GLOB: the data lines (epoch,value) of collectd's CSV files.
-csv_lines() { cat "$TMP"/csv/statctr/snmp/"$1"-eth0_rxOctets-* 2>/dev/null | grep -v '^epoch' || true; }
-csv_has() { [ "$(csv_lines "$1" | wc -l)" -ge "$2" ]; }
+collectd_start eth0_rxOctets "$ETH0_RXOCTETS" "$HOST"
 fx_wait 20 csv_has derive 2 || fail "collectd wrote no rates: $(tail -n 5 "$TMP/collectd.log")"
 n=$(csv_lines derive | wc -l)
 fx_expect_set ok "$DATA.1.1.4.1" i 2 # reset row dp0

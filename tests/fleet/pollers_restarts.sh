@@ -38,44 +38,7 @@ mrtg_run() {
 		--logging "$TMP/mrtg.log" "$TMP/mrtg.cfg" || fail "mrtg failed: $(tail -n 5 "$TMP/mrtg.log")"
 }
 
-cat >"$TMP/collectd.conf" <<EOF
-Interval 1
-BaseDir "$TMP/collectd"
-PIDFile "$TMP/collectd.pid"
-TypesDB "/usr/share/collectd/types.db"
-LoadPlugin snmp
-LoadPlugin csv
-<Plugin csv>
-  DataDir "$TMP/csv"
-  StoreRates true
-</Plugin>
-<Plugin snmp>
-  <Data "statctr_derive">
-    Type "derive"
-    Table false
-    TypeInstance "packets"
-    Values "$PKT"
-  </Data>
-  <Data "statctr_counter">
-    Type "counter"
-    Table false
-    TypeInstance "packets"
-    Values "$PKT"
-  </Data>
-  <Host "statctr">
-    Address "127.0.0.1:$PORT"
-    Version 2
-    Community "$COMMUNITY"
-    Collect "statctr_derive" "statctr_counter"
-    Interval 1
-  </Host>
-</Plugin>
-EOF
-collectd -t -C "$TMP/collectd.conf" >"$TMP/collectd.log" 2>&1 || fail "collectd -t: $(cat "$TMP/collectd.log")"
-collectd -f -C "$TMP/collectd.conf" >>"$TMP/collectd.log" 2>&1 &
-fx_track $!
-csv_lines() { cat "$TMP"/csv/statctr/snmp/"$1"-packets-* 2>/dev/null | grep -v '^epoch' || true; }
-csv_has() { [ "$(csv_lines "$1" | wc -l)" -ge "$2" ]; }
+collectd_start packets "$PKT" "127.0.0.1:$PORT"
 fx_wait "$(fx_loaded 20)" csv_has derive 2 || fail "collectd wrote no rates: $(tail -n 5 "$TMP/collectd.log")"
 
 # MRTG's log: line 1 "TIME COUNTER COUNTER", line 2 "TIME RATE RATE MAX MAX".
