@@ -58,6 +58,8 @@ one /sysusers.d/statctr.conf >/dev/null
 one /systemd/system/statctr-agentx.service >/dev/null
 one /man3/statctr.3 >/dev/null
 grep -q '^u statctr ' "$(one /sysusers.d/statctr.conf)" || fail "sysusers.d/statctr.conf declares no user statctr"
+pymod=$(one /python3/dist-packages/statctr/__init__.py)
+one /python3/dist-packages/statctr/_clib.py >/dev/null
 
 # The writer, built as the README says, with the DESTDIR as sysroot.
 export PKG_CONFIG_PATH=${pc%/statctr.pc} PKG_CONFIG_SYSROOT_DIR=$D
@@ -92,5 +94,17 @@ for _ in $(seq 200); do
 done
 [ -n "$got" ] && [ "$got" != null ] && [ "$got" -gt 0 ] ||
 	fail "the installed statctl read no packets of the writer (got '$got')"
+
+# The installed Python module, on PYTHONPATH as README.md says, reads the
+# same writer through the installed library.
+if command -v python3 >/dev/null && [ "${SANITIZER:-none}" = none ]; then
+	pyread=$(PYTHONPATH=${pymod%/statctr/__init__.py} python3 -c '
+import sys, statctr
+assert statctr.__file__.startswith(sys.argv[2]), statctr.__file__
+with statctr.View(sys.argv[1]) as v, v.snapshot() as s:
+    print(s.counter("ifStats", "rxPackets", 0))' "$TMP/dataplane" "$D" 2>&1) ||
+		fail "the installed Python module does not read the writer: $pyread"
+	[ "$pyread" -gt 0 ] 2>/dev/null || fail "the installed Python module read '$pyread' rxPackets"
+fi
 echo "PASS: $NAME: make install DESTDIR, a writer built with pkg-config statctr against it" \
-	"ran; the installed statctl read $got packets"
+	"ran; the installed statctl read $got packets, the installed Python module ${pyread:-(no python3)}"
