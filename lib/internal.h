@@ -260,7 +260,7 @@ static inline struct statctr_slot *seg_slot_header(struct statctr_seg *seg, uint
  * statctr_seg_health()'s part.
  */
 uint32_t cpu_possible(void);
-/* NUMA: the node of a CPU (-1: unknown), the nodes with CPUs, and the
+/* numa.c: the node of a CPU (-1: unknown), the nodes with CPUs, and the
  * placement of a range's whole pages on a node (best effort, -errno). */
 int cpu_node(uint32_t cpu);
 uint32_t numa_nodes(void);
@@ -335,13 +335,13 @@ int snap_retake_sums_into(struct statctr_view *view, struct statctr_snap **snapp
                           const _Atomic uint64_t *add, bool *in_destp);
 
 /*
- * view.c, for epoch.c: the open-time checks every shared file passes
+ * mapfile.c, for view.c and epoch.c: the open-time checks every shared file passes
  * (docs/segment-format.md, "Opening").
  */
 int view_open_nofollow(const char *path, int flags, int *fdp);
 int view_check_stat(const struct statctr_view *v, const char *path, int fd, struct stat *st);
 
-/* segment.c, for epoch.c: a new moded, fully allocated, mapped temporary file. */
+/* mapfile.c, for segment.c and epoch.c: a new moded, fully allocated, mapped temporary file. */
 int create_mapped(const char *path, uint64_t size, mode_t mode, const char *group, char **tmp_path,
                   uint8_t **basep);
 
