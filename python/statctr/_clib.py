@@ -162,11 +162,28 @@ _PROTOTYPES = [
 ]
 
 
+def _open() -> ctypes.CDLL:
+    """STATCTR_LIBRARY, else the SONAME where the dynamic linker looks, else
+    the library `make install` put beside this module: PREFIX/lib for
+    PREFIX/lib/python3/dist-packages/statctr (a prefix the linker does not
+    search, README.md "Into another prefix")."""
+    if os.environ.get("STATCTR_LIBRARY"):
+        return ctypes.CDLL(os.environ["STATCTR_LIBRARY"])
+    try:
+        return ctypes.CDLL(SONAME)
+    except OSError:
+        here = os.path.dirname(os.path.abspath(__file__))
+        beside = os.path.normpath(os.path.join(here, "..", "..", "..", SONAME))
+        if not os.path.isfile(beside):
+            raise
+        return ctypes.CDLL(beside)
+
+
 def load() -> ctypes.CDLL:
-    """Load libstatctr (STATCTR_LIBRARY, else the SONAME) and declare its
-    reader functions.  Raises OSError when the library cannot be loaded and
-    AttributeError when it lacks one of them (an older libstatctr1)."""
-    lib = ctypes.CDLL(os.environ.get("STATCTR_LIBRARY") or SONAME)
+    """Load libstatctr (_open()) and declare its reader functions.  Raises
+    OSError when the library cannot be loaded and AttributeError when it
+    lacks one of them (an older libstatctr1)."""
+    lib = _open()
     for name, restype, argtypes in _PROTOTYPES:
         fn = getattr(lib, name)
         fn.restype = restype
