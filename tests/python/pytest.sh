@@ -36,8 +36,10 @@ asan)
 tsan) skip "a TSan build's library does not load into python (checked in plain and ASan builds)" ;;
 esac
 
-"$py" -m pytest -q -p no:cacheprovider -rs "$top_srcdir/tests/python"
+# Bounded: a writer a failed test left running must fail the run, not hang it.
+timeout -k 10 600 "$py" -m pytest -q -p no:cacheprovider -rs "$top_srcdir/tests/python"
 rc=$?
+[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || echo "FAIL: python: pytest did not end within 600 s" >&2
 [ "$rc" -ne 5 ] || echo "FAIL: python: pytest collected no tests" >&2
 [ "$rc" -ne 5 ] || exit 1
 exit "$rc"

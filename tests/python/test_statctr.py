@@ -306,17 +306,17 @@ def test_stopped_writer_is_busy_not_a_hang(tmp_path: Path) -> None:
     conf = _dataplane_conf(tmp_path)
     w = Writer([str(BUILD / "tests/fault/txn_writer"), "-c", str(conf), "-s", "dataplane",
                 "-n", "1000"], b"in-transaction")
+    done = threading.Event()
     try:
         os.kill(w.proc.pid, signal.SIGSTOP)
         ticks = [0]
-        done = threading.Event()
 
         def tick() -> None:
             while not done.is_set():
                 ticks[0] += 1
                 time.sleep(0.001)
 
-        ticker = threading.Thread(target=tick)
+        ticker = threading.Thread(target=tick, daemon=True)  # a failure must not keep it
         with statctr.View(str(tmp_path / "dataplane")) as v:
             ticker.start()
             wall, cpu = time.monotonic(), time.process_time()
@@ -345,6 +345,7 @@ def test_stopped_writer_is_busy_not_a_hang(tmp_path: Path) -> None:
                 assert time.monotonic() < deadline, f"dead writer not seen: {st}"
                 time.sleep(0.05)
     finally:
+        done.set()
         w.stop()
 
 
@@ -414,25 +415,29 @@ def test_snap_values_range_is_checked(seg: Path) -> None:
 def test_refresh_follows_a_restarted_writer(tmp_path: Path) -> None:
     gen = _py_writer(tmp_path, txn=False)
     path = next(gen)
-    with statctr.View(str(path)) as v:
-        old = v.snapshot()
-        first = v.info().generation
-        with pytest.raises(StopIteration):
-            next(gen)  # SIGTERM: the writer destroys its segment
-        assert v.info().status == statctr.Status.CLOSED
-        with pytest.raises(statctr.Error) as e:
-            v.refresh()
-        assert e.value.errno == errno.ENOENT
-        gen = _py_writer(tmp_path, txn=False)
-        next(gen)
-        try:
-            assert v.refresh() is True and v.info().generation != first
-            assert v.info().status == statctr.Status.ACTIVE
-            s = v.snapshot()
-            assert s.stats.generation != old.stats.generation
-            assert s.counter("ports", "rxPackets", "dp1") == 2000
-            assert old.counter("ports", "rxPackets", "dp1") == 2000  # the old generation's
-            assert v.refresh() is False
-        finally:
+    writer1 = gen  # a failure below must stop this writer now, not at exit
+    try:
+        with statctr.View(str(path)) as v:
+            old = v.snapshot()
+            first = v.info().generation
             with pytest.raises(StopIteration):
-                next(gen)
+                next(gen)  # SIGTERM: the writer destroys its segment
+            assert v.info().status == statctr.Status.CLOSED
+            with pytest.raises(statctr.Error) as e:
+                v.refresh()
+            assert e.value.errno == errno.ENOENT
+            gen = _py_writer(tmp_path, txn=False)
+            next(gen)
+            try:
+                assert v.refresh() is True and v.info().generation != first
+                assert v.info().status == statctr.Status.ACTIVE
+                s = v.snapshot()
+                assert s.stats.generation != old.stats.generation
+                assert s.counter("ports", "rxPackets", "dp1") == 2000
+                assert old.counter("ports", "rxPackets", "dp1") == 2000  # the old generation's
+                assert v.refresh() is False
+            finally:
+                with pytest.raises(StopIteration):
+                    next(gen)
+    finally:
+        writer1.close()
