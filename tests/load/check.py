@@ -15,7 +15,9 @@ TimeStamp changed:
   its discontinuity's, so walk k-1 may show the value before a reset and
   the discontinuity after it: only walk k-2 shows the discontinuity before
   the reset for sure, and a decrease from the first walk is not judged
-  (counted as "unjudged").
+  (counted as "unjudged").  Nor is one in the last walk: a walk of
+  statctrData reads the row's discontinuity (column 3) before its counters
+  (columns 10 and up), so a reset between the two shows in walk k+1.
 The discontinuity of statctrData R.3.s.t.1.(10+c).r is R.3.s.t.1.3.r (the
 row's); of statctrCellCounter R.1.3.1.8.s.c it is R.1.3.1.11.s.c.
 Prints what it checked.
@@ -66,8 +68,8 @@ def check(root, path):
             if int(value) >= int(prev[oid][1]):
                 continue
             drops += 1
-            if k - 1 - window[0] < 0:
-                unjudged += 1
+            if k - 1 - window[0] < 0 or k + window[1] > len(polls) - 1:
+                unjudged += 1  # its window runs past the first or last poll
                 continue
             lo, hi = k - 1 - window[0], min(len(polls) - 1, k + window[1])
             seen = {polls[i][d][1] for i in range(lo, hi + 1) if d in polls[i]}
