@@ -150,12 +150,13 @@ build_debs() {
 	done
 }
 
-# As nobody: lintian advises against running as root.
+# As nobody: lintian advises against running as root.  From $work: nobody
+# may not enter the tree's own directory (a clone under a 0700 one).
 lint() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$work" \
+	(cd "$work" && setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$work" \
 		lintian --fail-on error,warning --display-info --display-experimental \
 		--pedantic --show-overrides \
-		"$work/statctr_${version}_"*.changes >"$work/lintian.log" 2>&1
+		"$work/statctr_${version}_"*.changes >"$work/lintian.log" 2>&1)
 }
 
 start=$(date +%s)
