@@ -9,7 +9,7 @@
 #   5. the Debian packages built, checked with lintian, installed, run
 #      and purged (tests/packaging/debs.sh; root only),
 #   6. with --busy, or under CI=true (.ci/run), the busy lane (--busy-only:
-#      it alone): `make check` of a default build, twice the jobs, from a
+#      it alone): `make check` of a default build, from a
 #      fresh copy of the tree in a directory only its owner
 #      may enter (build/busy, 0700), beside CPU hogs that keep every CPU
 #      busy (stress-ng --cpu, twice the CPUs), and, as root, in a mount
@@ -182,9 +182,7 @@ busy_lane() {
 	hogs=$!
 	trap 'kill $hogs 2>/dev/null' EXIT
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
-	# Twice the jobs: the tests mostly wait (for snmpd, for polls), and the
-	# hogs would otherwise take two thirds of the CPUs.
-	set -- -j"$((2 * jobs))" check
+	set -- -j"$jobs" check
 	[ -z "${BUSY_TESTS:-}" ] || set -- "$@" "TESTS=$BUSY_TESTS"
 	if [ "$(id -u)" -eq 0 ] && [ -d /var/lib/snmp ] && command -v unshare >/dev/null 2>&1; then
 		fresh=yes
