@@ -512,9 +512,18 @@ FX_REGIONS=8
 # Its IF-MIB tables add one range region per served column: 25 of ifStats
 # and 20 of vfStats, registered, refused and retried as every region is.
 FX_IF_RANGES=45
+# nsModuleTable is indexed by (context, registration point, priority), each
+# length-prefixed, and snmpd answers each GETNEXT by scanning all its
+# registrations (7,000 here: 5 s for a walk of the whole column, and minutes
+# on a loaded machine).  So the walk is one subtree per OID length under
+# $ROOT, in the default context: a few requests each.
 fx_registrations() {
-	snmpwalk -v2c -c "$COMMUNITY" -On -t 2 -r 1 "127.0.0.1:$PORT" .1.3.6.1.4.1.8072.1.2.1.1.4 |
-		grep -cF ".${ROOT#.}." || true
+	local root=${ROOT#.} depth len
+	depth=$(($(tr -cd . <<<"$root" | wc -c) + 1))
+	for len in $(seq $((depth + 1)) $((depth + 8))); do
+		snmpbulkwalk -v2c -c "$COMMUNITY" -On -t 2 -r 1 -Cr20 "127.0.0.1:$PORT" \
+			".1.3.6.1.4.1.8072.1.2.1.1.4.0.$len.$root"
+	done | grep -cF " = STRING: " || true
 }
 
 # Kills process $1 with signal $2 and reaps it (it must be a child).
