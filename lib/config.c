@@ -612,7 +612,7 @@ static int fail_at(const char *path, const char *text, size_t off, const char *w
 	unsigned line, col;
 
 	locate(text, off, &line, &col);
-	return set_error(EINVAL, "%s:%u:%u: %s", path, line, col, what);
+	return errmsg_set(EINVAL, "%s:%u:%u: %s", path, line, col, what);
 }
 
 /* '@' starts a directive, and the only one libconfig has is @include. */
@@ -621,7 +621,7 @@ static int refuse_directive(const char *path, const char *text, size_t off)
 	unsigned line, col;
 
 	locate(text, off, &line, &col);
-	return set_error(EINVAL, "%s:%u: @include is not supported (column %u)", path, line, col);
+	return errmsg_set(EINVAL, "%s:%u: @include is not supported (column %u)", path, line, col);
 }
 
 /*
@@ -772,23 +772,23 @@ static int read_text(const char *path, char **textp, size_t *lenp)
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
-		return set_error(err, "%s: %s", path,
-		                 err == ELOOP ? "a symbolic link (refused)" : strerror(err));
+		return errmsg_set(err, "%s: %s", path,
+		                  err == ELOOP ? "a symbolic link (refused)" : strerror(err));
 	}
 	if (fstat(fd, &st) != 0) {
 		err = errno;
 		close(fd);
-		return set_error(err, "%s: %s", path, strerror(err));
+		return errmsg_set(err, "%s: %s", path, strerror(err));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return set_error(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "%s: not a regular file",
-		                 path);
+		return errmsg_set(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "%s: not a regular file",
+		                  path);
 	}
 	if (st.st_size > MAX_CONFIG_BYTES) {
 		close(fd);
-		return set_error(EFBIG, "%s: %lld bytes, at most %d", path, (long long)st.st_size,
-		                 MAX_CONFIG_BYTES);
+		return errmsg_set(EFBIG, "%s: %lld bytes, at most %d", path, (long long)st.st_size,
+		                  MAX_CONFIG_BYTES);
 	}
 	text = malloc(MAX_CONFIG_BYTES + 1);
 	if (!text) {
@@ -800,8 +800,8 @@ static int read_text(const char *path, char **textp, size_t *lenp)
 	close(fd);
 	if (n < 0 || n > MAX_CONFIG_BYTES) {
 		free(text);
-		return set_error(n < 0 ? err : EFBIG, "%s: %s", path,
-		                 n < 0 ? strerror(err) : "grew past the size limit while read");
+		return errmsg_set(n < 0 ? err : EFBIG, "%s: %s", path,
+		                  n < 0 ? strerror(err) : "grew past the size limit while read");
 	}
 	text[n] = '\0';
 	*textp = text;
@@ -834,8 +834,8 @@ static int read_file(const char *path, config_t *lc)
 	if (!err) {
 		config_set_include_dir(lc, "/dev/null");
 		if (!config_read_string(lc, wide))
-			err = set_error(EINVAL, "%s:%d: %s", path, config_error_line(lc),
-			                config_error_text(lc));
+			err = errmsg_set(EINVAL, "%s:%d: %s", path, config_error_line(lc),
+			                 config_error_text(lc));
 	}
 	free(wide);
 	return err;
@@ -928,12 +928,12 @@ static int list_fragments(const char *dir, char ***namesp, uint32_t *np)
 	DIR *d;
 
 	if (fd < 0)
-		return set_error(errno, "%s: %s", dir,
-		                 errno == ELOOP ? "a symbolic link (refused)" : strerror(errno));
+		return errmsg_set(errno, "%s: %s", dir,
+		                  errno == ELOOP ? "a symbolic link (refused)" : strerror(errno));
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return set_error(errno, "%s: %s", dir, strerror(errno));
+		return errmsg_set(errno, "%s: %s", dir, strerror(errno));
 	}
 	names = calloc(MAX_FRAGMENTS, sizeof(*names));
 	while (names && (e = readdir(d)) != NULL) {
@@ -945,7 +945,7 @@ static int list_fragments(const char *dir, char ***namesp, uint32_t *np)
 			closedir(d);
 			*namesp = names;
 			*np = n;
-			return set_error(EFBIG, "%s: more than %d fragments", dir, MAX_FRAGMENTS);
+			return errmsg_set(EFBIG, "%s: more than %d fragments", dir, MAX_FRAGMENTS);
 		}
 		if (!(names[n++] = strdup(e->d_name))) {
 			closedir(d);
@@ -1104,7 +1104,7 @@ int statctr_config_error(const struct statctr_config *cfg, const void *setting, 
 		err = conf_vfail(err, cfg->file, setting, NULL, fmt, ap);
 	} else {
 		vsnprintf(what, sizeof(what), fmt, ap);
-		err = set_error(err, "%s: %s", cfg->file, what);
+		err = errmsg_set(err, "%s: %s", cfg->file, what);
 	}
 	va_end(ap);
 	return err;
@@ -1162,6 +1162,6 @@ const struct statctr_segment_decl *statctr_config_find(const struct statctr_conf
 	for (i = 0; i < cfg->nsegments; i++)
 		if (strcmp(cfg->segments[i].name, name) == 0)
 			return &cfg->segments[i];
-	set_error(ENOENT, "%s: no segment named \"%s\"", cfg->file, name);
+	errmsg_set(ENOENT, "%s: no segment named \"%s\"", cfg->file, name);
 	return NULL;
 }

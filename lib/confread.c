@@ -65,7 +65,7 @@ int conf_vfail(int err, const char *path, const config_setting_t *group, const c
 	if (name)
 		snprintf(where + len, sizeof(where) - len, "%s%s", len ? "." : "", name);
 	vsnprintf(what, sizeof(what), fmt, ap);
-	return set_error(err, "%s:%u: %s: %s", file ? file : path, line ? line : 1, where, what);
+	return errmsg_set(err, "%s:%u: %s: %s", file ? file : path, line ? line : 1, where, what);
 }
 
 int conf_fail(const char *path, const config_setting_t *group, const char *name, const char *fmt,
@@ -82,7 +82,7 @@ int conf_fail(const char *path, const config_setting_t *group, const char *name,
 
 int conf_no_memory(void)
 {
-	return set_error(ENOMEM, "out of memory reading the configuration");
+	return errmsg_set(ENOMEM, "out of memory reading the configuration");
 }
 
 const char *conf_type_name(int type)

@@ -92,7 +92,7 @@ int cpu_slots_init(struct statctr_seg *seg)
 		return 0;
 	slot_of = malloc(h->ncpus * sizeof(*slot_of));
 	if (!slot_of)
-		return set_error(ENOMEM, "out of memory for %u CPU slots", h->ncpuslots);
+		return errmsg_set(ENOMEM, "out of memory for %u CPU slots", h->ncpuslots);
 	for (c = 0; c < h->ncpus; c++)
 		slot_of[c] = (uint16_t)(c / h->cpu_collapse);
 	cs->slot_of = slot_of;
@@ -114,9 +114,9 @@ void cpu_slots_fini(struct statctr_seg *seg)
 int statctr_cpu_mode(const struct statctr_seg *seg)
 {
 	if (seg->cpu.mode < 0)
-		return set_error(ENOTSUP,
-		                 "segment %s has no CPU slots (cpu_slots in its declaration)",
-		                 seg->path);
+		return errmsg_set(ENOTSUP,
+		                  "segment %s has no CPU slots (cpu_slots in its declaration)",
+		                  seg->path);
 	return seg->cpu.mode;
 }
 
@@ -170,8 +170,8 @@ int cpu_slots_check(const struct statctr_seg *seg)
 
 	if (misuse == 0)
 		return 0;
-	return set_error(ENOTSUP,
-	                 "statctr_cpu_add() on segment %s, which has no CPU slots: %llu adds "
-	                 "went to the shared slot instead",
-	                 seg->path, (unsigned long long)misuse);
+	return errmsg_set(ENOTSUP,
+	                  "statctr_cpu_add() on segment %s, which has no CPU slots: %llu adds "
+	                  "went to the shared slot instead",
+	                  seg->path, (unsigned long long)misuse);
 }

@@ -136,20 +136,22 @@ static int check_header(const struct epochs *e, const struct epoch_header *h, co
 
 	if (memcmp(h->magic, EPOCH_MAGIC, 8) != 0 || h->version != EPOCH_VERSION ||
 	    h->header_size != HEADER_SIZE)
-		return set_error(EPROTO, "%s: not a version-%u epoch file", e->path, EPOCH_VERSION);
+		return errmsg_set(EPROTO, "%s: not a version-%u epoch file", e->path,
+		                  EPOCH_VERSION);
 	if (h->keep < 1 || h->keep > STATCTR_MAX_EPOCHS)
-		return set_error(EPROTO, "%s: keep is %u, not 1..%u", e->path, h->keep,
-		                 STATCTR_MAX_EPOCHS);
+		return errmsg_set(EPROTO, "%s: keep is %u, not 1..%u", e->path, h->keep,
+		                  STATCTR_MAX_EPOCHS);
 	if (h->ncells != m->hdr->ncells)
-		return set_error(EPROTO, "%s: %u cells, the segment has %u", e->path, h->ncells,
-		                 m->hdr->ncells);
+		return errmsg_set(EPROTO, "%s: %u cells, the segment has %u", e->path, h->ncells,
+		                  m->hdr->ncells);
 	if (h->layout_hash != layout_hash(m))
-		return set_error(EPROTO, "%s: was made for another layout of the segment", e->path);
+		return errmsg_set(EPROTO, "%s: was made for another layout of the segment",
+		                  e->path);
 	l = epoch_layout_for(h->keep, h->ncells);
 	if (h->file_size != l.size || size != l.size)
-		return set_error(EPROTO, "%s: %llu bytes (file_size %llu), the layout says %llu",
-		                 e->path, (unsigned long long)size,
-		                 (unsigned long long)h->file_size, (unsigned long long)l.size);
+		return errmsg_set(EPROTO, "%s: %llu bytes (file_size %llu), the layout says %llu",
+		                  e->path, (unsigned long long)size,
+		                  (unsigned long long)h->file_size, (unsigned long long)l.size);
 	return 0;
 }
 
@@ -183,12 +185,12 @@ int epochs_open(struct statctr_view *v)
 	epochs_unref(v->epochs);
 	v->epochs = NULL;
 	if (!e)
-		return set_error(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	e->fd = -1;
 	atomic_init(&e->refs, 1);
 	if (asprintf(&e->path, "%s.epochs", v->path) < 0) {
 		free(e);
-		return set_error(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	}
 	err = open_file(v, e, &h);
 	if (!err) {
@@ -200,12 +202,12 @@ int epochs_open(struct statctr_view *v)
 		base = mmap(NULL, e->layout.size, e->writable ? PROT_READ | PROT_WRITE : PROT_READ,
 		            MAP_SHARED, e->fd, 0);
 		if (base == MAP_FAILED)
-			err = set_error(errno, "cannot map %s: %s", e->path, strerror(errno));
+			err = errmsg_set(errno, "cannot map %s: %s", e->path, strerror(errno));
 		else
 			e->base = base;
 	}
 	if (err == -ENOENT)
-		err = set_error(ENOENT, "segment %s declares no epochs (no %s)", v->path, e->path);
+		err = errmsg_set(ENOENT, "segment %s declares no epochs (no %s)", v->path, e->path);
 	if (err) {
 		epochs_unref(e);
 		return err;
@@ -361,15 +363,15 @@ static int read_stable(const struct epochs *e,
 			atomic_store_explicit(busy, mono_ns() + EPOCH_BUSY_HOLD_MS * NS_PER_MS,
 			                      memory_order_relaxed);
 		if (a.stuck_odd)
-			return set_error(EBUSY,
-			                 "%s: seq stayed odd for %u ms: a starter died mid-way or "
-			                 "the file was written by hand (the next epoch start or "
-			                 "writer start repairs it)",
-			                 e->path, EPOCH_READ_BUDGET_MS);
-		return set_error(EBUSY, "%s: epoch starts kept it changing", e->path);
+			return errmsg_set(EBUSY,
+			                  "%s: seq stayed odd for %u ms: a starter died mid-way or "
+			                  "the file was written by hand (the next epoch start or "
+			                  "writer start repairs it)",
+			                  e->path, EPOCH_READ_BUDGET_MS);
+		return errmsg_set(EBUSY, "%s: epoch starts kept it changing", e->path);
 	}
 	if (rc == -EPROTO)
-		return set_error(EPROTO, "%s: corrupt header or epoch record", e->path);
+		return errmsg_set(EPROTO, "%s: corrupt header or epoch record", e->path);
 	return rc;
 }
 
@@ -532,17 +534,17 @@ static int cell_delta(const struct statctr_snap *snap, statctr_id cell, uint32_t
 	int rc;
 
 	if (!e)
-		return set_error(ENOENT, "the snapshot's segment has no usable epoch file");
+		return errmsg_set(ENOENT, "the snapshot's segment has no usable epoch file");
 	statctr_snap_stats(snap, &st);
 	a.generation = st.generation;
 	rc = read_stable(e, read_delta, &a);
 	if (rc == -ENOENT)
-		return set_error(ENOENT, "%s: epoch %u or %u is not kept", e->path, from, to);
+		return errmsg_set(ENOENT, "%s: epoch %u or %u is not kept", e->path, from, to);
 	if (rc == -EXDEV)
-		return set_error(ESTALE,
-		                 "%s: epochs %u..%u span a writer restart whose final counts were "
-		                 "not captured",
-		                 e->path, from, to);
+		return errmsg_set(ESTALE,
+		                  "%s: epochs %u..%u span a writer restart whose final counts were "
+		                  "not captured",
+		                  e->path, from, to);
 	if (!rc)
 		*delta = a.delta;
 	return rc;
@@ -554,8 +556,8 @@ int statctr_snap_epoch_delta(const struct statctr_snap *snap, statctr_id id, uin
 	const struct meta *m = snap_meta(snap);
 
 	if (id >= m->hdr->ncells || m->cell_kind[id] == STATCTR_GAUGE)
-		return set_error(EINVAL, "cell %u: not a counter of the segment (%u cells)", id,
-		                 m->hdr->ncells);
+		return errmsg_set(EINVAL, "cell %u: not a counter of the segment (%u cells)", id,
+		                  m->hdr->ncells);
 	return cell_delta(snap, meta_value_cell(m, id), from, to, delta);
 }
 
@@ -568,7 +570,7 @@ int statctr_snap_epoch_bucket(const struct statctr_snap *snap, statctr_id id, ui
 	    id < m->hdr->ncells ? meta_hist_of(m, id, &block) : NULL; /* NULL: not one */
 
 	if (!col || b > col->nbuckets)
-		return set_error(EINVAL, "cell %u bucket %u: not a histogram's bucket", id, b);
+		return errmsg_set(EINVAL, "cell %u bucket %u: not a histogram's bucket", id, b);
 	return cell_delta(snap, block + 1 + b, from, to, delta);
 }
 
@@ -586,10 +588,10 @@ static int lock_file(const struct epochs *e, unsigned wait_ms)
 	unsigned waited = 0;
 
 	if (!e->writable)
-		return set_error(EACCES, "%s is not writable by this process", e->path);
+		return errmsg_set(EACCES, "%s is not writable by this process", e->path);
 	while (flock(e->fd, LOCK_EX | LOCK_NB) != 0) {
 		if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= wait_ms)
-			return set_error(EBUSY, "%s: held by another epoch start", e->path);
+			return errmsg_set(EBUSY, "%s: held by another epoch start", e->path);
 		pause_ms(1);
 		waited++;
 	}
@@ -628,11 +630,11 @@ static int lock_and_rename(const char *tmp, const char *path, int *fdp)
 	if (err)
 		return err;
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &a) != 0)
-		err = set_error(EBUSY, "%s: cannot lock the copy: %s", tmp, strerror(errno));
+		err = errmsg_set(EBUSY, "%s: cannot lock the copy: %s", tmp, strerror(errno));
 	else if (rename(tmp, path) != 0)
-		err = set_error(errno, "cannot rename %s into place: %s", path, strerror(errno));
+		err = errmsg_set(errno, "cannot rename %s into place: %s", path, strerror(errno));
 	else if (lstat(path, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
-		err = set_error(ESTALE, "%s was replaced under the writer", path);
+		err = errmsg_set(ESTALE, "%s was replaced under the writer", path);
 	if (err)
 		close(fd);
 	else
@@ -662,12 +664,12 @@ static int writer_lock(struct statctr_view *v)
 	if (err != -EBUSY)
 		return err;
 	if (fstat(e->fd, &st) != 0)
-		return set_error(errno, "%s: %s", e->path, strerror(errno));
+		return errmsg_set(errno, "%s: %s", e->path, strerror(errno));
 	err = create_mapped(e->path, e->layout.size, st.st_mode & 07777, NULL, &tmp, &c.to);
 	if (err)
 		return err;
 	if (lchown(tmp, (uid_t)-1, st.st_gid) != 0)
-		err = set_error(errno, "cannot set the group of %s: %s", tmp, strerror(errno));
+		err = errmsg_set(errno, "cannot set the group of %s: %s", tmp, strerror(errno));
 	if (!err)
 		err = guard_run(copy_file, &c, e->path);
 	munmap(c.to, e->layout.size);
@@ -679,7 +681,7 @@ static int writer_lock(struct statctr_view *v)
 	if (!err)
 		err = epochs_open(v);
 	if (!err && dup2(fd, v->epochs->fd) < 0) /* the locked description */
-		err = set_error(errno, "%s: %s", e->path, strerror(errno));
+		err = errmsg_set(errno, "%s: %s", e->path, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	if (!err)
@@ -852,12 +854,12 @@ static int check_name(const char *name)
 	size_t len = name ? strnlen(name, STATCTR_MAX_EPOCH_NAME + 1) : 0;
 
 	if (len == 0 || len > STATCTR_MAX_EPOCH_NAME)
-		return set_error(EINVAL, "an epoch name is 1..%u bytes", STATCTR_MAX_EPOCH_NAME);
+		return errmsg_set(EINVAL, "an epoch name is 1..%u bytes", STATCTR_MAX_EPOCH_NAME);
 	for (size_t c = 0; c < len; c++)
 		if (!text_byte_ok((unsigned char)name[c]))
-			return set_error(EINVAL,
-			                 "epoch name: byte %zu (0x%02x) is not printable ASCII", c,
-			                 (unsigned char)name[c]);
+			return errmsg_set(EINVAL,
+			                  "epoch name: byte %zu (0x%02x) is not printable ASCII", c,
+			                  (unsigned char)name[c]);
 	return 0;
 }
 
@@ -872,14 +874,14 @@ static bool file_shrank(const struct epochs *e)
 static int start_outcome(int rc, const struct epochs *e, const struct store_args *a)
 {
 	if (rc == -EXDEV)
-		return set_error(ESTALE,
-		                 "%s follows another generation of the segment than this view "
-		                 "(%016llx): refresh it",
-		                 e->path, (unsigned long long)a->generation);
+		return errmsg_set(ESTALE,
+		                  "%s follows another generation of the segment than this view "
+		                  "(%016llx): refresh it",
+		                  e->path, (unsigned long long)a->generation);
 	if (rc == -EPROTO)
-		return set_error(EPROTO, "%s: corrupt header", e->path);
+		return errmsg_set(EPROTO, "%s: corrupt header", e->path);
 	if (rc == -EOVERFLOW)
-		return set_error(EOVERFLOW, "%s: epoch numbers exhausted", e->path);
+		return errmsg_set(EOVERFLOW, "%s: epoch numbers exhausted", e->path);
 	return rc;
 }
 
@@ -900,10 +902,10 @@ int statctr_epoch_start(struct statctr_view *view, const char *name, uint32_t *n
 	if (!err)
 		err = view_epochs_of(view, &a.e);
 	if (!err && (!view->ctl || !view->ctl_writable))
-		err = set_error(EACCES,
-		                "cannot start an epoch of %s: %s is not writable by this "
-		                "process",
-		                view->path, view->ctl_path);
+		err = errmsg_set(EACCES,
+		                 "cannot start an epoch of %s: %s is not writable by this "
+		                 "process",
+		                 view->path, view->ctl_path);
 	if (!err)
 		err = lock_file(a.e, EPOCH_LOCK_START_MS);
 	if (err)
@@ -915,7 +917,7 @@ int statctr_epoch_start(struct statctr_view *view, const char *name, uint32_t *n
 		err = snap_retake_sums_into(view, &view->epoch_snap, a.direct_base, a.direct_add,
 		                            &a.in_base);
 	if (err == -ESTALE && a.direct_base && file_shrank(a.e))
-		err = set_error(ESTALE, "%s changed size under its mapping", a.e->path);
+		err = errmsg_set(ESTALE, "%s changed size under its mapping", a.e->path);
 	if (!err) {
 		statctr_snap_stats(view->epoch_snap, &st);
 		a.snap = view->epoch_snap;
@@ -998,11 +1000,11 @@ int statctr_epoch_capture(struct statctr_view *view)
 		return err;
 	statctr_view_info(view, &info);
 	if (info.status == STATCTR_SEG_ACTIVE)
-		return set_error(EBUSY, "%s: its writer (pid %d) still counts", view->path,
-		                 (int)info.creator_pid);
+		return errmsg_set(EBUSY, "%s: its writer (pid %d) still counts", view->path,
+		                  (int)info.creator_pid);
 	if (!view->ctl_writable)
-		return set_error(EACCES, "cannot capture %s: %s is not writable by this process",
-		                 view->path, view->ctl_path);
+		return errmsg_set(EACCES, "cannot capture %s: %s is not writable by this process",
+		                  view->path, view->ctl_path);
 	return capture_view(view, false);
 }
 
@@ -1161,7 +1163,7 @@ static int create_file(struct statctr_view *v, const struct statctr_segment_decl
 	int err;
 
 	if (asprintf(&epath, "%s.epochs", v->path) < 0)
-		return set_error(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	err = create_mapped(epath, l.size, d->ctl_mode, d->group, &tmp, &base);
 	if (!err) {
 		h = (struct epoch_header *)base;
@@ -1176,8 +1178,8 @@ static int create_file(struct statctr_view *v, const struct statctr_segment_decl
 		                      memory_order_relaxed);
 		munmap(base, l.size);
 		if (rename(tmp, epath) != 0)
-			err = set_error(errno, "cannot rename %s into place: %s", epath,
-			                strerror(errno));
+			err = errmsg_set(errno, "cannot rename %s into place: %s", epath,
+			                 strerror(errno));
 	}
 	if (err && tmp)
 		unlink(tmp);

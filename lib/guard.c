@@ -185,7 +185,7 @@ int guard_run(int (*fn)(void *), void *arg, const char *path)
 	pthread_once(&installed, install);
 	if (sigsetjmp(here, 0)) { /* no mask saved: on_sigbus() restores it */
 		active_guard = outer;
-		return set_error(ESTALE, "%s was truncated while mapped", path);
+		return errmsg_set(ESTALE, "%s was truncated while mapped", path);
 	}
 	active_guard = &here;
 	rc = fn(arg);
@@ -229,8 +229,8 @@ int guard_register(struct statctr_seg *seg, void *base, uint64_t size, enum writ
 		note_used(i + 1);
 		return 0;
 	}
-	return set_error(EMFILE, "more than %u writer mappings in this process (%u segments)",
-	                 MAX_MAPPINGS, MAX_MAPPINGS / 2);
+	return errmsg_set(EMFILE, "more than %u writer mappings in this process (%u segments)",
+	                  MAX_MAPPINGS, MAX_MAPPINGS / 2);
 }
 
 void guard_unregister(const struct statctr_seg *seg)

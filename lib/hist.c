@@ -140,7 +140,7 @@ static int pool_take(struct statctr_seg *seg)
 		n = range_of(col->nbuckets);
 		at = pool_find(half_of(col->nbuckets));
 		if (at == NO_HIST)
-			return set_error(
+			return errmsg_set(
 			    ENOSPC,
 			    "segment %s: column %s: no room for its %u padded bounds in "
 			    "the histogram bounds pool (room for %u columns of that size "
@@ -196,8 +196,8 @@ int hist_claim(struct statctr_seg *seg)
 		return 0;
 	seg->hist_pool = malloc(ncolumns * sizeof(*seg->hist_pool));
 	if (!seg->hist_pool)
-		return set_error(ENOMEM, "out of memory for the histograms of segment %s",
-		                 meta_string(&seg->meta, seg->meta.hdr->name));
+		return errmsg_set(ENOMEM, "out of memory for the histograms of segment %s",
+		                  meta_string(&seg->meta, seg->meta.hdr->name));
 	memset(seg->hist_pool, 0xff, ncolumns * sizeof(*seg->hist_pool)); /* NO_HIST */
 	pthread_mutex_lock(&pool_lock); /* released below, on both paths */
 	err = pool_take(seg);

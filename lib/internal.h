@@ -6,6 +6,7 @@
 
 #include "config.h" /* _GNU_SOURCE and friends: must come before system headers */
 
+#include "errmsg.h" /* errmsg_set(): the thread's message, returns -err (common/) */
 #include "layout.h"
 #include "statctr.h"
 
@@ -62,9 +63,6 @@ static inline cells2 load_once_pair(const uint64_t *p)
 {
 	return *(const volatile cells2_u8 *)p;
 }
-
-/* error.c: set the thread's message and return -err (err > 0). */
-int set_error(int err, const char *fmt, ...) STATCTR_PRINTF(2, 3);
 
 /*
  * guard.c: runs fn(arg); a SIGBUS from a shrunk mapping during it makes it

@@ -4,7 +4,7 @@
 noinst_LTLIBRARIES += lib/libstatctr_core.la
 lib_libstatctr_core_la_SOURCES = \
 	lib/statctr.h lib/layout.h lib/internal.h \
-	lib/error.c lib/guard.c lib/confread.h lib/confread.c lib/config.c lib/proc.c lib/meta.c \
+	common/errmsg.h common/errmsg.c lib/error.c lib/guard.c lib/confread.h lib/confread.c lib/config.c lib/proc.c lib/meta.c \
 	lib/confhist.c lib/hist.c lib/segment.c lib/slot.c lib/cpuslot.c lib/numa.c lib/mapfile.c lib/rows.c lib/view.c lib/snapshot.c lib/reset.c lib/epoch.c
 lib_libstatctr_core_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 lib_libstatctr_core_la_LIBADD = $(LIBCONFIG_LIBS)
@@ -25,7 +25,7 @@ EXTRA_DIST += lib/libstatctr.map
 
 # -export-symbols-regex shapes only the shared object: libtool puts the
 # convenience library's objects into lib/.libs/libstatctr.a as they are,
-# with every internal helper global (set_error, meta_init, ...), free to
+# with every internal helper global (errmsg_set, meta_init, ...), free to
 # collide with a static user's own names.  So, once libstatctr.la is built,
 # its archive becomes one object, partially linked (ld -r) from all of them
 # and with every global but statctr_* made local; `make install` copies

@@ -32,10 +32,10 @@ int view_open_nofollow(const char *path, int flags, int *fdp)
 		return 0;
 	}
 	if (errno == ENOENT)
-		return set_error(ENOENT, "no file %s", path);
+		return errmsg_set(ENOENT, "no file %s", path);
 	if (errno == ELOOP)
-		return set_error(ELOOP, "%s is a symbolic link: refused", path);
-	return set_error(errno, "cannot open %s: %s", path, strerror(errno));
+		return errmsg_set(ELOOP, "%s is a symbolic link: refused", path);
+	return errmsg_set(errno, "cannot open %s: %s", path, strerror(errno));
 }
 
 /* A reader that names the expected owner refuses files planted by others. */
@@ -43,8 +43,8 @@ static int check_owner(const struct statctr_view *v, const char *path, uid_t uid
 {
 	if (v->owner == (uid_t)-1 || uid == v->owner)
 		return 0;
-	return set_error(EPERM, "%s is owned by uid %u, not the expected uid %u", path,
-	                 (unsigned)uid, (unsigned)v->owner);
+	return errmsg_set(EPERM, "%s is owned by uid %u, not the expected uid %u", path,
+	                  (unsigned)uid, (unsigned)v->owner);
 }
 
 /*
@@ -58,24 +58,24 @@ int view_check_stat(const struct statctr_view *v, const char *path, int fd, stru
 	int err;
 
 	if (fstat(fd, st) != 0)
-		return set_error(errno, "cannot stat %s: %s", path, strerror(errno));
+		return errmsg_set(errno, "cannot stat %s: %s", path, strerror(errno));
 	if (!S_ISREG(st->st_mode))
-		return set_error(EPROTO, "%s is not a regular file (mode 0%o)", path,
-		                 (unsigned)st->st_mode);
+		return errmsg_set(EPROTO, "%s is not a regular file (mode 0%o)", path,
+		                  (unsigned)st->st_mode);
 	err = check_owner(v, path, st->st_uid);
 	if (err)
 		return err;
 	/* The configuration refuses such modes too (docs/config.md). */
 	if (st->st_mode & S_IWOTH)
-		return set_error(EPERM, "%s is writable by every user (mode 0%o): refused", path,
-		                 (unsigned)(st->st_mode & 07777));
+		return errmsg_set(EPERM, "%s is writable by every user (mode 0%o): refused", path,
+		                  (unsigned)(st->st_mode & 07777));
 	if (st->st_size < (off_t)HEADER_SIZE)
-		return set_error(EPROTO, "%s: %lld bytes, shorter than a %u-byte header", path,
-		                 (long long)st->st_size, HEADER_SIZE);
+		return errmsg_set(EPROTO, "%s: %lld bytes, shorter than a %u-byte header", path,
+		                  (long long)st->st_size, HEADER_SIZE);
 	if ((uint64_t)st->st_blocks * 512 < (uint64_t)st->st_size)
-		return set_error(EPROTO, "%s is sparse (%llu of %lld bytes allocated): refused",
-		                 path, (unsigned long long)st->st_blocks * 512,
-		                 (long long)st->st_size);
+		return errmsg_set(EPROTO, "%s is sparse (%llu of %lld bytes allocated): refused",
+		                  path, (unsigned long long)st->st_blocks * 512,
+		                  (long long)st->st_size);
 	return 0;
 }
 
@@ -95,7 +95,7 @@ static int group_id(const char *group, gid_t *gidp)
 	char buf[4096];
 
 	if (getgrnam_r(group, &gr, buf, sizeof(buf), &found) != 0 || !found)
-		return set_error(EINVAL, "unknown group %s", group);
+		return errmsg_set(EINVAL, "unknown group %s", group);
 	*gidp = found->gr_gid;
 	return 0;
 }
@@ -118,23 +118,23 @@ int create_mapped(const char *path, uint64_t size, mode_t mode, const char *grou
 	if (group && (err = group_id(group, &gid)) != 0)
 		return err;
 	if (asprintf(&tmp, "%s.tmp%016llx", path, (unsigned long long)rnd) < 0)
-		return set_error(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		err = set_error(errno, "cannot create %s: %s", tmp, strerror(errno));
+		err = errmsg_set(errno, "cannot create %s: %s", tmp, strerror(errno));
 		free(tmp);
 		return err;
 	}
 	if (fchmod(fd, mode) != 0 || (group && fchown(fd, (uid_t)-1, gid) != 0))
-		err = set_error(errno, "cannot set mode/group of %s: %s", tmp, strerror(errno));
+		err = errmsg_set(errno, "cannot set mode/group of %s: %s", tmp, strerror(errno));
 	else if ((err = posix_fallocate(fd, 0, (off_t)size)) != 0)
-		err = set_error(err, "cannot allocate %llu bytes for %s: %s",
-		                (unsigned long long)size, tmp, strerror(err));
+		err = errmsg_set(err, "cannot allocate %llu bytes for %s: %s",
+		                 (unsigned long long)size, tmp, strerror(err));
 	if (!err) {
 		void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
 		if (base == MAP_FAILED)
-			err = set_error(errno, "cannot map %s: %s", tmp, strerror(errno));
+			err = errmsg_set(errno, "cannot map %s: %s", tmp, strerror(errno));
 		else
 			*basep = base;
 	}

@@ -45,12 +45,12 @@ int meta_pread(int fd, void *dst, uint64_t n, uint64_t off, const char *path)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
-			return set_error(errno, "%s: cannot read %llu bytes at %llu: %s", path,
-			                 (unsigned long long)n, (unsigned long long)off,
-			                 strerror(errno));
+			return errmsg_set(errno, "%s: cannot read %llu bytes at %llu: %s", path,
+			                  (unsigned long long)n, (unsigned long long)off,
+			                  strerror(errno));
 		if (got == 0)
-			return set_error(EPROTO, "%s: file shrank while read (no data at %llu)",
-			                 path, (unsigned long long)off);
+			return errmsg_set(EPROTO, "%s: file shrank while read (no data at %llu)",
+			                  path, (unsigned long long)off);
 		p += got;
 		off += (uint64_t)got;
 		n -= (uint64_t)got;
@@ -80,24 +80,24 @@ static uint64_t strings_bound(const struct seg_header *h)
 static int check_identity(const struct seg_header *h, uint64_t size, const char *path)
 {
 	if (memcmp(h->magic, SEG_MAGIC, 8) != 0)
-		return set_error(EPROTO, "%s: not a statctr segment (bad magic)", path);
+		return errmsg_set(EPROTO, "%s: not a statctr segment (bad magic)", path);
 	if (h->version != LAYOUT_VERSION)
-		return set_error(EINVAL, "%s: segment version %u, this library reads %u", path,
-		                 h->version, LAYOUT_VERSION);
+		return errmsg_set(EINVAL, "%s: segment version %u, this library reads %u", path,
+		                  h->version, LAYOUT_VERSION);
 	if (h->header_size != HEADER_SIZE)
-		return set_error(EPROTO, "%s: header_size %u, expected %u", path, h->header_size,
-		                 HEADER_SIZE);
+		return errmsg_set(EPROTO, "%s: header_size %u, expected %u", path, h->header_size,
+		                  HEADER_SIZE);
 	if (h->file_size != size)
-		return set_error(EPROTO, "%s: file_size field %llu but the file has %llu bytes",
-		                 path, (unsigned long long)h->file_size, (unsigned long long)size);
+		return errmsg_set(EPROTO, "%s: file_size field %llu but the file has %llu bytes",
+		                  path, (unsigned long long)h->file_size, (unsigned long long)size);
 	if (h->generation == 0)
-		return set_error(EPROTO, "%s: generation is 0", path);
+		return errmsg_set(EPROTO, "%s: generation is 0", path);
 	if ((int32_t)h->creator_pid <= 0)
-		return set_error(EPROTO, "%s: creator_pid %u is not a process id", path,
-		                 h->creator_pid);
+		return errmsg_set(EPROTO, "%s: creator_pid %u is not a process id", path,
+		                  h->creator_pid);
 	if (!meta_state_ok(atomic_load_explicit(&h->state, memory_order_relaxed)))
-		return set_error(EPROTO, "%s: state %u, expected 1 (active) or 2 (closed)", path,
-		                 atomic_load_explicit(&h->state, memory_order_relaxed));
+		return errmsg_set(EPROTO, "%s: state %u, expected 1 (active) or 2 (closed)", path,
+		                  atomic_load_explicit(&h->state, memory_order_relaxed));
 	return 0;
 }
 
@@ -112,15 +112,15 @@ static int check_cpu_slots(const struct seg_header *h, const char *path)
 	if (h->cpu_collapse == 0 && h->ncpus == 0 && h->ncpuslots == 0)
 		return 0;
 	if (h->ncpus < 1 || h->ncpus > STATCTR_MAX_CPUS)
-		return set_error(EPROTO, "%s: ncpus %u out of range 1..%u", path, h->ncpus,
-		                 STATCTR_MAX_CPUS);
+		return errmsg_set(EPROTO, "%s: ncpus %u out of range 1..%u", path, h->ncpus,
+		                  STATCTR_MAX_CPUS);
 	if (h->cpu_collapse < 1 || h->cpu_collapse > h->ncpus)
-		return set_error(EPROTO, "%s: cpu_collapse %u out of range 1..ncpus (%u)", path,
-		                 h->cpu_collapse, h->ncpus);
+		return errmsg_set(EPROTO, "%s: cpu_collapse %u out of range 1..ncpus (%u)", path,
+		                  h->cpu_collapse, h->ncpus);
 	if (h->ncpuslots != cpu_slots_for(h->ncpus, h->cpu_collapse))
-		return set_error(EPROTO, "%s: ncpuslots %u, but %u CPUs by %u make %u", path,
-		                 h->ncpuslots, h->ncpus, h->cpu_collapse,
-		                 cpu_slots_for(h->ncpus, h->cpu_collapse));
+		return errmsg_set(EPROTO, "%s: ncpuslots %u, but %u CPUs by %u make %u", path,
+		                  h->ncpuslots, h->ncpus, h->cpu_collapse,
+		                  cpu_slots_for(h->ncpus, h->cpu_collapse));
 	return 0;
 }
 
@@ -131,30 +131,30 @@ static int check_counts(const struct seg_header *h, const char *path)
 	if (err)
 		return err;
 	if (h->nslots > STATCTR_MAX_SLOTS || (h->nslots == 0 && h->ncpuslots == 0))
-		return set_error(EPROTO, "%s: nslots %u out of range %u..%u", path, h->nslots,
-		                 h->ncpuslots > 0 ? 0 : 1, STATCTR_MAX_SLOTS);
+		return errmsg_set(EPROTO, "%s: nslots %u out of range %u..%u", path, h->nslots,
+		                  h->ncpuslots > 0 ? 0 : 1, STATCTR_MAX_SLOTS);
 	if (h->ncells < 1 || h->ncells > STATCTR_MAX_CELLS)
-		return set_error(EPROTO, "%s: ncells %u out of range 1..%u", path, h->ncells,
-		                 STATCTR_MAX_CELLS);
+		return errmsg_set(EPROTO, "%s: ncells %u out of range 1..%u", path, h->ncells,
+		                  STATCTR_MAX_CELLS);
 	if (h->ntables < 1 || h->ntables > h->ncells)
-		return set_error(EPROTO, "%s: ntables %u out of range 1..ncells (%u)", path,
-		                 h->ntables, h->ncells);
+		return errmsg_set(EPROTO, "%s: ntables %u out of range 1..ncells (%u)", path,
+		                  h->ntables, h->ncells);
 	if (h->ncolumns < 1 || h->ncolumns > h->ncells)
-		return set_error(EPROTO, "%s: ncolumns %u out of range 1..ncells (%u)", path,
-		                 h->ncolumns, h->ncells);
+		return errmsg_set(EPROTO, "%s: ncolumns %u out of range 1..ncells (%u)", path,
+		                  h->ncolumns, h->ncells);
 	if (h->nrownames > h->ncells)
-		return set_error(EPROTO, "%s: nrownames %u exceeds ncells (%u)", path, h->nrownames,
-		                 h->ncells);
+		return errmsg_set(EPROTO, "%s: nrownames %u exceeds ncells (%u)", path,
+		                  h->nrownames, h->ncells);
 	if (h->nrowdir > h->ncells)
-		return set_error(EPROTO, "%s: nrowdir %u exceeds ncells (%u)", path, h->nrowdir,
-		                 h->ncells);
+		return errmsg_set(EPROTO, "%s: nrowdir %u exceeds ncells (%u)", path, h->nrowdir,
+		                  h->ncells);
 	if (h->nbounds > (uint64_t)STATCTR_MAX_BUCKETS * h->ncolumns)
-		return set_error(EPROTO, "%s: nbounds %u exceeds %u per column record (%u)", path,
-		                 h->nbounds, STATCTR_MAX_BUCKETS, h->ncolumns);
+		return errmsg_set(EPROTO, "%s: nbounds %u exceeds %u per column record (%u)", path,
+		                  h->nbounds, STATCTR_MAX_BUCKETS, h->ncolumns);
 	if (h->strings_size < 1 || h->strings_size > strings_bound(h))
-		return set_error(EPROTO, "%s: strings_size %llu out of range 1..%llu", path,
-		                 (unsigned long long)h->strings_size,
-		                 (unsigned long long)strings_bound(h));
+		return errmsg_set(EPROTO, "%s: strings_size %llu out of range 1..%llu", path,
+		                  (unsigned long long)h->strings_size,
+		                  (unsigned long long)strings_bound(h));
 	return 0;
 }
 
@@ -183,9 +183,9 @@ static int check_layout(const struct seg_header *h, const char *path)
 
 	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
 		if (field[i].stored != field[i].expected)
-			return set_error(EPROTO, "%s: %s is %llu, the canonical layout says %llu",
-			                 path, field[i].name, (unsigned long long)field[i].stored,
-			                 (unsigned long long)field[i].expected);
+			return errmsg_set(EPROTO, "%s: %s is %llu, the canonical layout says %llu",
+			                  path, field[i].name, (unsigned long long)field[i].stored,
+			                  (unsigned long long)field[i].expected);
 	return 0;
 }
 
@@ -227,11 +227,11 @@ static bool string_ok(const struct meta *m, uint32_t off, size_t min_len, size_t
 static int check_strings(const struct meta *m, const char *path)
 {
 	if (m->strings[0] != '\0')
-		return set_error(EPROTO, "%s: string region does not start with a NUL", path);
+		return errmsg_set(EPROTO, "%s: string region does not start with a NUL", path);
 	if (!string_ok(m, m->hdr->name, 1, STATCTR_MAX_NAME))
-		return set_error(EPROTO,
-		                 "%s: segment name (string %u) is not 1..%u printable bytes", path,
-		                 m->hdr->name, STATCTR_MAX_NAME);
+		return errmsg_set(EPROTO,
+		                  "%s: segment name (string %u) is not 1..%u printable bytes", path,
+		                  m->hdr->name, STATCTR_MAX_NAME);
 	return 0;
 }
 
@@ -246,11 +246,11 @@ static int check_buckets(const struct meta *m, uint32_t c, uint64_t bound, const
 	uint32_t b;
 
 	if (col->reserved != 0)
-		return set_error(EPROTO, "%s: column record %u: reserved 0x%x not 0", path, c,
-		                 col->reserved);
+		return errmsg_set(EPROTO, "%s: column record %u: reserved 0x%x not 0", path, c,
+		                  col->reserved);
 	if (col->kind != STATCTR_KIND_HISTOGRAM) {
 		if (col->nbuckets != 0 || col->first_bound != 0 || col->first_block != 0)
-			return set_error(
+			return errmsg_set(
 			    EPROTO,
 			    "%s: column record %u of kind %u: nbuckets %u, first_bound "
 			    "%u, first_block %u, expected 0",
@@ -258,21 +258,22 @@ static int check_buckets(const struct meta *m, uint32_t c, uint64_t bound, const
 		return 0;
 	}
 	if (col->nbuckets < 1 || col->nbuckets > STATCTR_MAX_BUCKETS)
-		return set_error(EPROTO, "%s: column record %u: nbuckets %u out of range 1..%u",
-		                 path, c, col->nbuckets, STATCTR_MAX_BUCKETS);
+		return errmsg_set(EPROTO, "%s: column record %u: nbuckets %u out of range 1..%u",
+		                  path, c, col->nbuckets, STATCTR_MAX_BUCKETS);
 	if (col->first_bound != bound || bound + col->nbuckets > m->hdr->nbounds)
-		return set_error(EPROTO,
-		                 "%s: column record %u: first_bound %u..+%u, expected %llu within "
-		                 "nbounds %u",
-		                 path, c, col->first_bound, col->nbuckets,
-		                 (unsigned long long)bound, m->hdr->nbounds);
+		return errmsg_set(EPROTO,
+		                  "%s: column record %u: first_bound %u..+%u, expected %llu within "
+		                  "nbounds %u",
+		                  path, c, col->first_bound, col->nbuckets,
+		                  (unsigned long long)bound, m->hdr->nbounds);
 	for (b = 1; b < col->nbuckets; b++)
 		if (m->bounds[bound + b] <= m->bounds[bound + b - 1])
-			return set_error(EPROTO,
-			                 "%s: column record %u: bound %u (%llu) is not above bound "
-			                 "%u (%llu)",
-			                 path, c, b, (unsigned long long)m->bounds[bound + b],
-			                 b - 1, (unsigned long long)m->bounds[bound + b - 1]);
+			return errmsg_set(
+			    EPROTO,
+			    "%s: column record %u: bound %u (%llu) is not above bound "
+			    "%u (%llu)",
+			    path, c, b, (unsigned long long)m->bounds[bound + b], b - 1,
+			    (unsigned long long)m->bounds[bound + b - 1]);
 	return 0;
 }
 
@@ -286,25 +287,25 @@ static int check_columns(const struct meta *m, const char *path)
 		const struct seg_column *col = &m->columns[c];
 
 		if (!string_ok(m, col->name, 1, STATCTR_MAX_NAME))
-			return set_error(EPROTO,
-			                 "%s: column record %u: name is not 1..%u printable bytes",
-			                 path, c, STATCTR_MAX_NAME);
+			return errmsg_set(EPROTO,
+			                  "%s: column record %u: name is not 1..%u printable bytes",
+			                  path, c, STATCTR_MAX_NAME);
 		if (!string_ok(m, col->description, 0, STATCTR_MAX_TEXT) ||
 		    !string_ok(m, col->units, 0, STATCTR_MAX_TEXT))
-			return set_error(EPROTO, "%s: column record %u: bad description or units",
-			                 path, c);
+			return errmsg_set(EPROTO, "%s: column record %u: bad description or units",
+			                  path, c);
 		if (col->kind != STATCTR_KIND_COUNTER && col->kind != STATCTR_KIND_GAUGE &&
 		    col->kind != STATCTR_KIND_HISTOGRAM)
-			return set_error(EPROTO, "%s: column record %u has kind %u", path, c,
-			                 col->kind);
+			return errmsg_set(EPROTO, "%s: column record %u has kind %u", path, c,
+			                  col->kind);
 		err = check_buckets(m, c, bound, path);
 		if (err)
 			return err;
 		bound += col->nbuckets;
 	}
 	if (bound != m->hdr->nbounds)
-		return set_error(EPROTO, "%s: nbounds %u, but the histograms have %llu buckets",
-		                 path, m->hdr->nbounds, (unsigned long long)bound);
+		return errmsg_set(EPROTO, "%s: nbounds %u, but the histograms have %llu buckets",
+		                  path, m->hdr->nbounds, (unsigned long long)bound);
 	return 0;
 }
 
@@ -314,9 +315,9 @@ static int check_rownames(const struct meta *m, const char *path)
 
 	for (r = 0; r < m->hdr->nrownames; r++)
 		if (!string_ok(m, m->rownames[r], 1, STATCTR_MAX_ROWNAME))
-			return set_error(EPROTO,
-			                 "%s: row-name record %u is not 1..%u printable bytes",
-			                 path, r, STATCTR_MAX_ROWNAME);
+			return errmsg_set(EPROTO,
+			                  "%s: row-name record %u is not 1..%u printable bytes",
+			                  path, r, STATCTR_MAX_ROWNAME);
 	return 0;
 }
 
@@ -328,19 +329,19 @@ static int check_table_ranges(const struct meta *m, uint32_t t, const char *path
 	const char *name = m->strings + tb->name;
 
 	if (tb->nrows < 1 || tb->ncolumns < 1)
-		return set_error(EPROTO, "%s: table %s has %u rows and %u columns", path, name,
-		                 tb->nrows, tb->ncolumns);
+		return errmsg_set(EPROTO, "%s: table %s has %u rows and %u columns", path, name,
+		                  tb->nrows, tb->ncolumns);
 	if ((uint64_t)tb->first_column + tb->ncolumns > h->ncolumns)
-		return set_error(EPROTO, "%s: table %s: columns %u..+%u beyond %u column records",
-		                 path, name, tb->first_column, tb->ncolumns, h->ncolumns);
+		return errmsg_set(EPROTO, "%s: table %s: columns %u..+%u beyond %u column records",
+		                  path, name, tb->first_column, tb->ncolumns, h->ncolumns);
 	if (tb->first_rowname != NO_ROWNAMES &&
 	    (uint64_t)tb->first_rowname + tb->nrows > h->nrownames)
-		return set_error(EPROTO, "%s: table %s: row names %u..+%u beyond %u records", path,
-		                 name, tb->first_rowname, tb->nrows, h->nrownames);
+		return errmsg_set(EPROTO, "%s: table %s: row names %u..+%u beyond %u records", path,
+		                  name, tb->first_rowname, tb->nrows, h->nrownames);
 	if ((uint64_t)tb->first_cell + (uint64_t)tb->nrows * tb->ncolumns > h->ncells)
-		return set_error(EPROTO, "%s: table %s: cells %u..+%llu beyond %u cells", path,
-		                 name, tb->first_cell, (unsigned long long)tb->nrows * tb->ncolumns,
-		                 h->ncells);
+		return errmsg_set(EPROTO, "%s: table %s: cells %u..+%llu beyond %u cells", path,
+		                  name, tb->first_cell,
+		                  (unsigned long long)tb->nrows * tb->ncolumns, h->ncells);
 	return 0;
 }
 
@@ -355,22 +356,24 @@ static int check_table_rows(const struct meta *m, uint32_t t, uint64_t rowdir, c
 	const char *name = m->strings + tb->name;
 
 	if ((tb->flags & ~TABLE_DYNAMIC) != 0 || tb->reserved != 0)
-		return set_error(EPROTO, "%s: table %s: flags 0x%x or reserved 0x%llx not 0", path,
-		                 name, tb->flags, (unsigned long long)tb->reserved);
+		return errmsg_set(EPROTO, "%s: table %s: flags 0x%x or reserved 0x%llx not 0", path,
+		                  name, tb->flags, (unsigned long long)tb->reserved);
 	if (!(tb->flags & TABLE_DYNAMIC)) {
 		if (tb->first_rowdir != NO_ROWDIR)
-			return set_error(EPROTO, "%s: static table %s: first_rowdir %u, not 0x%x",
-			                 path, name, tb->first_rowdir, NO_ROWDIR);
+			return errmsg_set(EPROTO, "%s: static table %s: first_rowdir %u, not 0x%x",
+			                  path, name, tb->first_rowdir, NO_ROWDIR);
 		return 0;
 	}
 	if (tb->first_rowname != NO_ROWNAMES)
-		return set_error(EPROTO, "%s: dynamic table %s has declared row names", path, name);
+		return errmsg_set(EPROTO, "%s: dynamic table %s has declared row names", path,
+		                  name);
 	if (tb->first_rowdir != rowdir || rowdir + tb->nrows > m->hdr->nrowdir)
-		return set_error(EPROTO,
-		                 "%s: dynamic table %s: first_rowdir %u..+%u, expected %llu within "
-		                 "nrowdir %u",
-		                 path, name, tb->first_rowdir, tb->nrows,
-		                 (unsigned long long)rowdir, m->hdr->nrowdir);
+		return errmsg_set(
+		    EPROTO,
+		    "%s: dynamic table %s: first_rowdir %u..+%u, expected %llu within "
+		    "nrowdir %u",
+		    path, name, tb->first_rowdir, tb->nrows, (unsigned long long)rowdir,
+		    m->hdr->nrowdir);
 	return 0;
 }
 
@@ -384,9 +387,9 @@ static int mark_cells(struct meta *m, uint32_t t, const char *path)
 	for (r = 0; r < tb->nrows; r++)
 		for (c = 0; c < tb->ncolumns; c++, cell++) {
 			if (m->cell_kind[cell] != 0)
-				return set_error(EPROTO,
-				                 "%s: table %s overlaps another at cell %llu", path,
-				                 m->strings + tb->name, (unsigned long long)cell);
+				return errmsg_set(
+				    EPROTO, "%s: table %s overlaps another at cell %llu", path,
+				    m->strings + tb->name, (unsigned long long)cell);
 			m->cell_kind[cell] = (uint8_t)m->columns[tb->first_column + c].kind;
 		}
 	return 0;
@@ -406,15 +409,15 @@ static int check_unique_tables(struct meta *m, const char *path)
 	uint32_t n = m->hdr->ntables, t, *order = malloc((size_t)n * sizeof(*order));
 
 	if (!order)
-		return set_error(ENOMEM, "%s: out of memory for %u tables", path, n);
+		return errmsg_set(ENOMEM, "%s: out of memory for %u tables", path, n);
 	m->table_order = order;
 	for (t = 0; t < n; t++)
 		order[t] = t;
 	qsort_r(order, n, sizeof(*order), compare_names, (void *)m);
 	for (t = 1; t < n; t++)
 		if (compare_names(&order[t - 1], &order[t], (void *)m) == 0)
-			return set_error(EPROTO, "%s: duplicate table name %s", path,
-			                 m->strings + m->tables[order[t]].name);
+			return errmsg_set(EPROTO, "%s: duplicate table name %s", path,
+			                  m->strings + m->tables[order[t]].name);
 	return 0;
 }
 
@@ -430,16 +433,16 @@ static int map_blocks(struct meta *m, const struct seg_table *tb, uint32_t c, ui
 	uint64_t size = hist_block_cells(col->nbuckets), end = *next + tb->nrows * size;
 
 	if (col->first_block != *next || end > m->hdr->ncells)
-		return set_error(EPROTO,
-		                 "%s: table %s column %s: first_block %u, expected %llu with %llu "
-		                 "bucket cells within ncells %u",
-		                 path, m->strings + tb->name, m->strings + col->name,
-		                 col->first_block, (unsigned long long)*next,
-		                 (unsigned long long)(end - *next), m->hdr->ncells);
+		return errmsg_set(EPROTO,
+		                  "%s: table %s column %s: first_block %u, expected %llu with %llu "
+		                  "bucket cells within ncells %u",
+		                  path, m->strings + tb->name, m->strings + col->name,
+		                  col->first_block, (unsigned long long)*next,
+		                  (unsigned long long)(end - *next), m->hdr->ncells);
 	for (i = (uint32_t)*next; i < end; i++)
 		if (m->cell_kind[i] != 0)
-			return set_error(EPROTO, "%s: bucket cell %u overlaps a table's cell", path,
-			                 i);
+			return errmsg_set(EPROTO, "%s: bucket cell %u overlaps a table's cell",
+			                  path, i);
 	for (r = 0; r < tb->nrows; r++) {
 		statctr_id id = tb->first_cell + r * tb->ncolumns + c;
 
@@ -463,7 +466,7 @@ static int map_histograms(struct meta *m, const char *path)
 
 	m->hist = malloc((size_t)m->hdr->ncells * sizeof(*m->hist));
 	if (!m->hist)
-		return set_error(ENOMEM, "%s: out of memory for %u cells", path, m->hdr->ncells);
+		return errmsg_set(ENOMEM, "%s: out of memory for %u cells", path, m->hdr->ncells);
 	memset(m->hist, 0xff, (size_t)m->hdr->ncells * sizeof(*m->hist));
 	for (t = 0; t < m->hdr->ntables; t++)
 		next += (uint64_t)m->tables[t].nrows * m->tables[t].ncolumns;
@@ -477,8 +480,8 @@ static int map_histograms(struct meta *m, const char *path)
 				return err;
 		}
 	if (next != m->hdr->ncells)
-		return set_error(EPROTO, "%s: ncells %u, but the tables and buckets have %llu",
-		                 path, m->hdr->ncells, (unsigned long long)next);
+		return errmsg_set(EPROTO, "%s: ncells %u, but the tables and buckets have %llu",
+		                  path, m->hdr->ncells, (unsigned long long)next);
 	return 0;
 }
 
@@ -499,7 +502,7 @@ static int map_dynamic_cells(struct meta *m, const char *path)
 
 	m->cell_rowdir = malloc((size_t)m->hdr->ncells * sizeof(*m->cell_rowdir));
 	if (!m->cell_rowdir)
-		return set_error(ENOMEM, "%s: out of memory for %u cells", path, m->hdr->ncells);
+		return errmsg_set(ENOMEM, "%s: out of memory for %u cells", path, m->hdr->ncells);
 	memset(m->cell_rowdir, 0xff, (size_t)m->hdr->ncells * sizeof(*m->cell_rowdir));
 	for (t = 0; t < m->hdr->ntables; t++) {
 		const struct seg_table *tb = &m->tables[t];
@@ -526,8 +529,8 @@ static int check_tables(struct meta *m, const char *path)
 
 		if (!string_ok(m, tb->name, 1, STATCTR_MAX_NAME) ||
 		    !string_ok(m, tb->description, 0, STATCTR_MAX_TEXT))
-			return set_error(EPROTO, "%s: table record %u: bad name or description",
-			                 path, t);
+			return errmsg_set(EPROTO, "%s: table record %u: bad name or description",
+			                  path, t);
 		err = check_table_ranges(m, t, path);
 		if (!err)
 			err = check_table_rows(m, t, rowdir, path);
@@ -538,8 +541,8 @@ static int check_tables(struct meta *m, const char *path)
 		rowdir += (tb->flags & TABLE_DYNAMIC) ? tb->nrows : 0;
 	}
 	if (rowdir != m->hdr->nrowdir)
-		return set_error(EPROTO, "%s: nrowdir %u, but the dynamic tables have %llu rows",
-		                 path, m->hdr->nrowdir, (unsigned long long)rowdir);
+		return errmsg_set(EPROTO, "%s: nrowdir %u, but the dynamic tables have %llu rows",
+		                  path, m->hdr->nrowdir, (unsigned long long)rowdir);
 	err = check_unique_tables(m, path);
 	if (!err && m->hdr->nbounds > 0)
 		err = map_histograms(m, path);
@@ -561,7 +564,7 @@ static int check_metadata(struct meta *m, const char *path)
 	m->strings = (const char *)(m->copy + h->strings_off);
 	m->cell_kind = calloc(h->ncells, 1);
 	if (!m->cell_kind)
-		return set_error(ENOMEM, "%s: out of memory for %u cells", path, h->ncells);
+		return errmsg_set(ENOMEM, "%s: out of memory for %u cells", path, h->ncells);
 	err = check_strings(m, path);
 	if (!err)
 		err = check_columns(m, path);
@@ -585,8 +588,8 @@ static int meta_load(struct meta *m, const struct source *src, uint64_t size)
 	memset(m, 0, sizeof(*m));
 	m->size = size;
 	if (size < HEADER_SIZE)
-		return set_error(EPROTO, "%s: %llu bytes, too short for a segment", src->path,
-		                 (unsigned long long)size);
+		return errmsg_set(EPROTO, "%s: %llu bytes, too short for a segment", src->path,
+		                  (unsigned long long)size);
 	err = fetch(src, &h, sizeof(h));
 	if (!err)
 		err = check_header(&h, size, src->path);
@@ -594,8 +597,8 @@ static int meta_load(struct meta *m, const struct source *src, uint64_t size)
 		return err;
 	m->copy = malloc(h.rowdir_off);
 	if (!m->copy)
-		return set_error(ENOMEM, "%s: out of memory for %llu bytes of metadata", src->path,
-		                 (unsigned long long)h.rowdir_off);
+		return errmsg_set(ENOMEM, "%s: out of memory for %llu bytes of metadata", src->path,
+		                  (unsigned long long)h.rowdir_off);
 	m->hdr = (const void *)m->copy;
 	err = fetch(src, m->copy, h.rowdir_off);
 	/* The file may have changed since: the records are checked against the
@@ -625,7 +628,7 @@ int meta_read(struct meta **mp, int fd, uint64_t size, const char *path)
 	int err;
 
 	if (!m)
-		return set_error(ENOMEM, "%s: out of memory", path);
+		return errmsg_set(ENOMEM, "%s: out of memory", path);
 	err = meta_load(m, &src, size);
 	if (err) {
 		free(m);
@@ -737,7 +740,7 @@ int meta_table_index(const struct meta *m, const char *name, uint32_t *tp)
 		else
 			lo = mid + 1;
 	}
-	return set_error(ENOENT, "segment %s has no table %s", meta_string(m, m->hdr->name), name);
+	return errmsg_set(ENOENT, "segment %s has no table %s", meta_string(m, m->hdr->name), name);
 }
 
 int meta_lookup(const struct meta *m, const char *table, const char *column, uint32_t row,
@@ -751,13 +754,13 @@ int meta_lookup(const struct meta *m, const char *table, const char *column, uin
 		return err;
 	tb = &m->tables[t];
 	if (row >= tb->nrows)
-		return set_error(ENOENT, "table %s has %u rows; row %u is out of range", table,
-		                 tb->nrows, row);
+		return errmsg_set(ENOENT, "table %s has %u rows; row %u is out of range", table,
+		                  tb->nrows, row);
 	for (c = 0; c < tb->ncolumns; c++) {
 		if (strcmp(meta_string(m, m->columns[tb->first_column + c].name), column) == 0) {
 			*idp = tb->first_cell + row * tb->ncolumns + c;
 			return 0;
 		}
 	}
-	return set_error(ENOENT, "table %s has no column %s", table, column);
+	return errmsg_set(ENOENT, "table %s has no column %s", table, column);
 }

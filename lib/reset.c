@@ -116,16 +116,16 @@ static int check_ranges(const struct statctr_view *view, const struct statctr_ra
 	uint32_t ncells = view->meta->hdr->ncells;
 
 	if (n == 0)
-		return set_error(EINVAL, "no range to reset");
+		return errmsg_set(EINVAL, "no range to reset");
 	for (uint32_t r = 0; r < n; r++)
 		if (ranges[r].count == 0 || ranges[r].first >= ncells ||
 		    ranges[r].count > ncells - ranges[r].first)
-			return set_error(
+			return errmsg_set(
 			    EINVAL, "cells %u..%llu out of range (segment has %u)", ranges[r].first,
 			    (unsigned long long)ranges[r].first + ranges[r].count - 1, ncells);
 	if (!view->ctl || !view->ctl_writable)
-		return set_error(EACCES, "cannot reset %s: %s is not writable by this process",
-		                 view->path, view->ctl_path);
+		return errmsg_set(EACCES, "cannot reset %s: %s is not writable by this process",
+		                  view->path, view->ctl_path);
 	return 0;
 }
 

@@ -133,7 +133,7 @@ int rows_init(struct statctr_seg *seg)
 
 	seg->rows = calloc(m->hdr->ntables, sizeof(*seg->rows));
 	if (!seg->rows)
-		return set_error(ENOMEM, "out of memory for %u tables", m->hdr->ntables);
+		return errmsg_set(ENOMEM, "out of memory for %u tables", m->hdr->ntables);
 	for (t = 0; t < m->hdr->ntables; t++) {
 		struct rows *rt;
 
@@ -141,8 +141,8 @@ int rows_init(struct statctr_seg *seg)
 			continue;
 		rt = seg->rows[t] = rows_new(&m->tables[t]);
 		if (!rt || !rt->free_fifo || !rt->names || !rt->gen || !rt->buckets)
-			return set_error(ENOMEM, "out of memory for the %u rows of table %s",
-			                 m->tables[t].nrows, meta_string(m, m->tables[t].name));
+			return errmsg_set(ENOMEM, "out of memory for the %u rows of table %s",
+			                  m->tables[t].nrows, meta_string(m, m->tables[t].name));
 	}
 	return 0;
 }
@@ -166,7 +166,7 @@ static int dynamic_table(const struct statctr_seg *seg, const char *table, struc
 	if (err)
 		return err;
 	if (!seg->rows[t])
-		return set_error(EINVAL, "table %s is static: its rows are declared", table);
+		return errmsg_set(EINVAL, "table %s is static: its rows are declared", table);
 	*rtp = seg->rows[t];
 	return 0;
 }
@@ -246,14 +246,14 @@ static int add_locked(struct statctr_seg *seg, struct rows *rt, const char *tabl
 	char *copy;
 
 	if (*bucket != 0)
-		return set_error(EEXIST, "table %s already has a row %s (row %u)", table, name,
-		                 *bucket - 1);
+		return errmsg_set(EEXIST, "table %s already has a row %s (row %u)", table, name,
+		                  *bucket - 1);
 	if (rt->free_count == 0)
-		return set_error(ENOSPC, "table %s is full: all %u rows are present", table,
-		                 rt->nrows);
+		return errmsg_set(ENOSPC, "table %s is full: all %u rows are present", table,
+		                  rt->nrows);
 	copy = strdup(name);
 	if (!copy)
-		return set_error(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	r = rt->free_fifo[rt->free_head];
 	rt->free_head = (rt->free_head + 1) % rt->nrows;
 	rt->free_count--;
@@ -272,10 +272,10 @@ int statctr_row_add(struct statctr_seg *seg, const char *table, const char *name
 	if (err)
 		return err;
 	if (!row_name_ok(name, STATCTR_MAX_ROWNAME + 1))
-		return set_error(EINVAL,
-		                 "table %s: a row name is 1..%u bytes of printable ASCII "
-		                 "(0x20..0x7e)",
-		                 table, STATCTR_MAX_ROWNAME);
+		return errmsg_set(EINVAL,
+		                  "table %s: a row name is 1..%u bytes of printable ASCII "
+		                  "(0x20..0x7e)",
+		                  table, STATCTR_MAX_ROWNAME);
 	pthread_mutex_lock(&rt->lock);
 	err = add_locked(seg, rt, table, name, rowp);
 	pthread_mutex_unlock(&rt->lock);
@@ -285,7 +285,7 @@ int statctr_row_add(struct statctr_seg *seg, const char *table, const char *name
 static int remove_locked(struct statctr_seg *seg, struct rows *rt, const char *table, uint32_t r)
 {
 	if (r >= rt->nrows || !rt->names[r])
-		return set_error(ENOENT, "table %s has no present row %u", table, r);
+		return errmsg_set(ENOENT, "table %s has no present row %u", table, r);
 	rt->gen[r]++;
 	/* Pairs with the acquire load of gen in read_entry() and the acquire
 	 * fence before check_rowdir()'s reload of it (snapshot.c): the row is
@@ -325,7 +325,7 @@ int statctr_row_find(const struct statctr_seg *seg, const char *table, const cha
 	found = *bucket_of(rt, name);
 	pthread_mutex_unlock(&rt->lock);
 	if (found == 0)
-		return set_error(ENOENT, "table %s has no row %s", table, name);
+		return errmsg_set(ENOENT, "table %s has no row %s", table, name);
 	*rowp = found - 1;
 	return 0;
 }

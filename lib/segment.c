@@ -216,18 +216,18 @@ static int check_replaceable(const char *path)
 	int err;
 
 	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? 0 : set_error(errno, "%s: %s", path, strerror(errno));
+		return errno == ENOENT ? 0 : errmsg_set(errno, "%s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return set_error(EEXIST, "%s exists and is not a regular file", path);
+		return errmsg_set(EEXIST, "%s exists and is not a regular file", path);
 	err = statctr_view_open(path, &old);
 	if (err)
-		return set_error(EEXIST, "%s exists and is not a usable segment (%s); remove it",
-		                 path, statctr_errmsg());
+		return errmsg_set(EEXIST, "%s exists and is not a usable segment (%s); remove it",
+		                  path, statctr_errmsg());
 	statctr_view_info(old, &info);
 	statctr_view_close(old);
 	if (info.status == STATCTR_SEG_ACTIVE)
-		return set_error(EEXIST, "segment %s is in use by pid %d", path,
-		                 (int)info.creator_pid);
+		return errmsg_set(EEXIST, "segment %s is in use by pid %d", path,
+		                  (int)info.creator_pid);
 	return 0;
 }
 
@@ -236,7 +236,7 @@ static int file_id_of(const char *path, struct file_id *id)
 	struct stat st;
 
 	if (lstat(path, &st) != 0)
-		return set_error(errno, "%s: %s", path, strerror(errno));
+		return errmsg_set(errno, "%s: %s", path, strerror(errno));
 	id->ino = st.st_ino;
 	id->dev = st.st_dev;
 	return 0;
@@ -259,7 +259,7 @@ static int keep_layout(struct statctr_seg *seg, const struct statctr_segment_dec
 	seg->ctl_layout = p->ctl;
 	seg->budget = aligned_alloc(_Alignof(struct copy_budget), budget_bytes);
 	if (!seg->budget)
-		return set_error(ENOMEM, "out of memory for %u slots", d->nslots);
+		return errmsg_set(ENOMEM, "out of memory for %u slots", d->nslots);
 	memset(seg->budget, 0, budget_bytes);
 	return 0;
 }
@@ -311,7 +311,7 @@ static int build(struct statctr_seg *seg, const struct statctr_segment_decl *d)
 	if (err)
 		goto fail;
 	if (rename(ctl_tmp, seg->ctl_path) != 0 || rename(tmp, seg->path) != 0) {
-		err = set_error(errno, "cannot rename into %s: %s", seg->path, strerror(errno));
+		err = errmsg_set(errno, "cannot rename into %s: %s", seg->path, strerror(errno));
 		goto fail;
 	}
 	free(tmp);
@@ -340,11 +340,11 @@ static int lock_segment(struct statctr_seg *seg)
 	int fd;
 
 	if (asprintf(&lock_path, "%s.lock", seg->path) < 0)
-		return set_error(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	/* Owner-only: a reader able to flock() it could stop the writer's restarts. */
 	fd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		int err = set_error(errno, "cannot open %s: %s", lock_path, strerror(errno));
+		int err = errmsg_set(errno, "cannot open %s: %s", lock_path, strerror(errno));
 
 		free(lock_path);
 		return err;
@@ -355,7 +355,7 @@ static int lock_segment(struct statctr_seg *seg)
 		/* Name the live writer when its segment is already there. */
 		if (check_replaceable(seg->path) == -EEXIST)
 			return -EEXIST;
-		return set_error(EEXIST, "segment %s is in use by another writer", seg->path);
+		return errmsg_set(EEXIST, "segment %s is in use by another writer", seg->path);
 	}
 	seg->lock_fd = fd;
 	seg->lock_id.ino = st.st_ino;
@@ -415,7 +415,7 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 		return err;
 	d = statctr_config_find(cfg, segment);
 	if (!d) {
-		err = set_error(ENOENT, "%s declares no segment %s", config_path, segment);
+		err = errmsg_set(ENOENT, "%s declares no segment %s", config_path, segment);
 		goto out;
 	}
 	seg = calloc(1, sizeof(*seg));
@@ -426,7 +426,7 @@ int statctr_seg_create(const char *config_path, const char *segment, struct stat
 	if (seg && seg->path && asprintf(&seg->ctl_path, "%s.ctl", d->path) < 0)
 		seg->ctl_path = NULL;
 	if (!seg || !seg->ctl_path) {
-		err = set_error(ENOMEM, "out of memory");
+		err = errmsg_set(ENOMEM, "out of memory");
 		goto fail;
 	}
 	err = lock_segment(seg);
@@ -493,13 +493,13 @@ static int check_file(const char *what, const char *path, const struct file_id *
 	struct stat st;
 
 	if (lstat(path, &st) != 0)
-		return set_error(ESTALE, "%s %s was removed: %s", what, path, strerror(errno));
+		return errmsg_set(ESTALE, "%s %s was removed: %s", what, path, strerror(errno));
 	if (st.st_ino != id->ino || st.st_dev != id->dev)
-		return set_error(ESTALE, "%s %s was replaced by another file", what, path);
+		return errmsg_set(ESTALE, "%s %s was replaced by another file", what, path);
 	if (size != UINT64_MAX && (uint64_t)st.st_size != size)
-		return set_error(ESTALE, "%s %s is %llu bytes, not the %llu it was created with",
-		                 what, path, (unsigned long long)st.st_size,
-		                 (unsigned long long)size);
+		return errmsg_set(ESTALE, "%s %s is %llu bytes, not the %llu it was created with",
+		                  what, path, (unsigned long long)st.st_size,
+		                  (unsigned long long)size);
 	return 0;
 }
 
@@ -513,7 +513,7 @@ static int check_lost(const struct statctr_seg *seg)
 	if (lost & WRITER_SEG_LOST) {
 		format_utc(when, sizeof(when),
 		           atomic_load_explicit(&seg->seg_lost_ns, memory_order_relaxed));
-		return set_error(
+		return errmsg_set(
 		    ESTALE,
 		    "segment %s was truncated under its writer at %s: the writer counts "
 		    "into private memory readers do not see",
@@ -522,10 +522,10 @@ static int check_lost(const struct statctr_seg *seg)
 	if (lost & WRITER_CTL_LOST) {
 		format_utc(when, sizeof(when),
 		           atomic_load_explicit(&seg->ctl_lost_ns, memory_order_relaxed));
-		return set_error(ESTALE,
-		                 "control file %s was truncated under its writer at %s: no copy "
-		                 "assistance or resets for this generation",
-		                 seg->ctl_path, when);
+		return errmsg_set(ESTALE,
+		                  "control file %s was truncated under its writer at %s: no copy "
+		                  "assistance or resets for this generation",
+		                  seg->ctl_path, when);
 	}
 	return 0;
 }
@@ -544,7 +544,7 @@ int statctr_seg_health(const struct statctr_seg *seg)
 	if (err)
 		return err;
 	if (asprintf(&lock_path, "%s.lock", seg->path) < 0)
-		return set_error(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	err = check_file("lock file", lock_path, &seg->lock_id, UINT64_MAX);
 	free(lock_path);
 	return err;

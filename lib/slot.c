@@ -150,8 +150,8 @@ int statctr_slot_acquire(struct statctr_seg *seg, struct statctr_slot **slotp)
 		*slotp = slot;
 		return 0;
 	}
-	return set_error(EBUSY, "all %u slots of segment %s are owned by live threads", seg->nslots,
-	                 meta_string(&seg->meta, seg->meta.hdr->name));
+	return errmsg_set(EBUSY, "all %u slots of segment %s are owned by live threads",
+	                  seg->nslots, meta_string(&seg->meta, seg->meta.hdr->name));
 }
 
 void statctr_slot_release(struct statctr_slot *slot)

@@ -931,7 +931,7 @@ static int snap_shape(struct statctr_snap *snap, const struct statctr_view *v)
 	if ((snap->slot_values || v->sums_only) && snap->pending && snap->sum && snap->baseline &&
 	    snap->disc && rowdir_buffers(snap))
 		return 0;
-	return set_error(ENOMEM, "out of memory for a snapshot of %s", v->path);
+	return errmsg_set(ENOMEM, "out of memory for a snapshot of %s", v->path);
 }
 
 /*
@@ -956,9 +956,9 @@ static int check_sizes(struct statctr_view *v)
 	if (tick == v->sizes_checked_tick)
 		return 0;
 	if (fstat(v->fd, &st) != 0 || (uint64_t)st.st_size != v->size)
-		return set_error(ESTALE, "%s changed size under its mapping", v->path);
+		return errmsg_set(ESTALE, "%s changed size under its mapping", v->path);
 	if (v->ctl && (fstat(v->ctl_fd, &st) != 0 || (uint64_t)st.st_size != v->ctl_size))
-		return set_error(ESTALE, "%s changed size under its mapping", v->ctl_path);
+		return errmsg_set(ESTALE, "%s changed size under its mapping", v->ctl_path);
 	v->sizes_checked_tick = tick;
 	return 0;
 }
@@ -1071,8 +1071,8 @@ static int read_consistently(void *arg)
 	int tries;
 
 	if (!meta_state_ok(state))
-		return set_error(EPROTO, "%s: state %u, expected 1 (active) or 2 (closed)",
-		                 rd->view->path, state);
+		return errmsg_set(EPROTO, "%s: state %u, expected 1 (active) or 2 (closed)",
+		                  rd->view->path, state);
 	if (rd->snap->nrowdir > 0)
 		read_rowdir(rd);
 	for (tries = 0; tries < RESET_TRIES; tries++) {
@@ -1095,7 +1095,7 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap, uint6
 	int err;
 
 	if (!rd)
-		return set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
+		return errmsg_set(ENOMEM, "out of memory for a snapshot of %s", view->path);
 	rd->view = view;
 	rd->snap = snap;
 	rd->final_dest = snap->slot_values ? NULL : final_dest;
@@ -1125,7 +1125,7 @@ static int retake(struct statctr_view *view, struct statctr_snap **snapp, uint64
 	int err = check_sizes(view);
 
 	if (!err && !snap && !(snap = calloc(1, sizeof(*snap))))
-		err = set_error(ENOMEM, "out of memory for a snapshot of %s", view->path);
+		err = errmsg_set(ENOMEM, "out of memory for a snapshot of %s", view->path);
 	if (!err)
 		err = snap_shape(snap, view);
 	if (!err)
@@ -1161,8 +1161,8 @@ int snap_retake_sums_into(struct statctr_view *view, struct statctr_snap **snapp
 int statctr_view_set_sums_only(struct statctr_view *view, int on)
 {
 	if (!view || (on != 0 && on != 1))
-		return set_error(EINVAL, "statctr_view_set_sums_only: %s",
-		                 view ? "on must be 0 or 1" : "no view");
+		return errmsg_set(EINVAL, "statctr_view_set_sums_only: %s",
+		                  view ? "on must be 0 or 1" : "no view");
 	view->sums_only = on;
 	return 0;
 }
@@ -1301,8 +1301,8 @@ int statctr_snap_values(const struct statctr_snap *snap, statctr_id first, uint3
                         uint64_t *out)
 {
 	if (first > snap->ncells || count > snap->ncells - first)
-		return set_error(EINVAL, "%u cells from cell %u: the snapshot has %u cells", count,
-		                 first, snap->ncells);
+		return errmsg_set(EINVAL, "%u cells from cell %u: the snapshot has %u cells", count,
+		                  first, snap->ncells);
 	for (uint32_t i = 0; i < count; i++)
 		out[i] = value_bits(snap, first + i);
 	return 0;
@@ -1370,8 +1370,8 @@ int statctr_snap_slot_name(const struct statctr_snap *snap, uint32_t s, char *bu
 	if (s == snap->nslots)
 		return snprintf(buf, size, "shared");
 	if (s > snap->nslots + snap->ncpuslots)
-		return set_error(EINVAL, "no slot %u (%u writer slots, %u CPU slots)", s,
-		                 snap->nslots, snap->ncpuslots);
+		return errmsg_set(EINVAL, "no slot %u (%u writer slots, %u CPU slots)", s,
+		                  snap->nslots, snap->ncpuslots);
 	/* The range comes from the validated header, never from the slot. */
 	first = (s - snap->nslots - 1) * h->cpu_collapse;
 	last = first + h->cpu_collapse - 1 < h->ncpus ? first + h->cpu_collapse - 1 : h->ncpus - 1;

@@ -64,10 +64,10 @@ static int check_ctl_layout(const struct statctr_view *v, const struct ctl_heade
 
 	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
 		if (field[i].stored != field[i].expected)
-			return set_error(EPROTO, "%s: %s is %llu, the layout for %s says %llu",
-			                 v->ctl_path, field[i].name,
-			                 (unsigned long long)field[i].stored, v->path,
-			                 (unsigned long long)field[i].expected);
+			return errmsg_set(EPROTO, "%s: %s is %llu, the layout for %s says %llu",
+			                  v->ctl_path, field[i].name,
+			                  (unsigned long long)field[i].stored, v->path,
+			                  (unsigned long long)field[i].expected);
 	return 0;
 }
 
@@ -77,14 +77,14 @@ static int check_ctl(const struct statctr_view *v, const struct ctl_header *c, u
 
 	if (memcmp(c->magic, CTL_MAGIC, 8) != 0 || c->version != CTL_VERSION ||
 	    c->header_size != HEADER_SIZE || c->file_size != size)
-		return set_error(EPROTO, "%s: not a version-%u control file of %llu bytes",
-		                 v->ctl_path, CTL_VERSION, (unsigned long long)size);
+		return errmsg_set(EPROTO, "%s: not a version-%u control file of %llu bytes",
+		                  v->ctl_path, CTL_VERSION, (unsigned long long)size);
 	if (c->generation != h->generation)
-		return set_error(EAGAIN, "%s: belongs to another generation of %s", v->ctl_path,
-		                 v->path);
+		return errmsg_set(EAGAIN, "%s: belongs to another generation of %s", v->ctl_path,
+		                  v->path);
 	if (c->nslots != h->nslots || c->ncells != h->ncells)
-		return set_error(EPROTO, "%s: %u slots and %u cells, %s has %u and %u", v->ctl_path,
-		                 c->nslots, c->ncells, v->path, h->nslots, h->ncells);
+		return errmsg_set(EPROTO, "%s: %u slots and %u cells, %s has %u and %u",
+		                  v->ctl_path, c->nslots, c->ncells, v->path, h->nslots, h->ncells);
 	return check_ctl_layout(v, c);
 }
 
@@ -136,7 +136,7 @@ static int map_ctl_checked(struct statctr_view *v)
 	base = mmap(NULL, v->ctl_size, v->ctl_writable ? PROT_READ | PROT_WRITE : PROT_READ,
 	            MAP_SHARED, v->ctl_fd, 0);
 	if (base == MAP_FAILED)
-		return set_error(errno, "cannot map %s: %s", v->ctl_path, strerror(errno));
+		return errmsg_set(errno, "cannot map %s: %s", v->ctl_path, strerror(errno));
 	v->ctl = base;
 	v->ctl_serial = atomic_fetch_add_explicit(&ctl_serials, 1, memory_order_relaxed) + 1;
 	return 0;
@@ -162,7 +162,7 @@ static int open_segment(struct statctr_view *v)
 	int err = view_open_nofollow(v->path, O_RDONLY, &v->fd);
 
 	if (err == -ENOENT)
-		return set_error(ENOENT, "no segment %s", v->path);
+		return errmsg_set(ENOENT, "no segment %s", v->path);
 	if (!err)
 		err = view_check_stat(v, v->path, v->fd, &st);
 	if (!err)
@@ -175,10 +175,10 @@ static int open_segment(struct statctr_view *v)
 	v->read_seq = calloc(v->meta->hdr->nslots, sizeof(*v->read_seq));
 	v->copy_first = calloc(v->meta->hdr->nslots, sizeof(*v->copy_first));
 	if (!v->stuck_seq || !v->read_seq || !v->copy_first)
-		return set_error(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	base = mmap(NULL, v->size, PROT_READ, MAP_SHARED, v->fd, 0);
 	if (base == MAP_FAILED)
-		return set_error(errno, "cannot map %s: %s", v->path, strerror(errno));
+		return errmsg_set(errno, "cannot map %s: %s", v->path, strerror(errno));
 	v->base = base;
 	meta_attach(v->meta, base);
 	return 0;
@@ -242,17 +242,17 @@ int statctr_view_open_owned(const char *segment, uid_t owner, struct statctr_vie
 	int err = 0, tries;
 
 	if (!segment || !*segment)
-		return set_error(EINVAL, "no segment name or path given");
+		return errmsg_set(EINVAL, "no segment name or path given");
 	v = calloc(1, sizeof(*v));
 	if (!v)
-		return set_error(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	v->fd = v->ctl_fd = -1;
 	v->owner = owner;
 	v->path = segment_path(segment);
 	if (!v->path || asprintf(&v->ctl_path, "%s.ctl", v->path) < 0) {
 		v->ctl_path = NULL;
 		view_free(v);
-		return set_error(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	}
 	for (tries = 0; tries < CTL_OPEN_TRIES; tries++) {
 		err = open_once(v);
@@ -346,10 +346,10 @@ static int follow_in_place(struct statctr_view *view, uint64_t size)
 		return err;
 	snprintf(why, sizeof(why), "%s", statctr_errmsg());
 	if (size != old_size)
-		return set_error(
+		return errmsg_set(
 		    ESTALE, "segment %s changed size under its mapping (%llu -> %llu bytes): %s",
 		    view->path, (unsigned long long)old_size, (unsigned long long)size, why);
-	return set_error(EPROTO, "segment %s was rewritten in place: %s", view->path, why);
+	return errmsg_set(EPROTO, "segment %s was rewritten in place: %s", view->path, why);
 }
 
 int statctr_view_refresh(struct statctr_view *view)
@@ -357,7 +357,7 @@ int statctr_view_refresh(struct statctr_view *view)
 	struct stat st;
 
 	if (lstat(view->path, &st) != 0)
-		return set_error(errno, "segment %s: %s", view->path, strerror(errno));
+		return errmsg_set(errno, "segment %s: %s", view->path, strerror(errno));
 	if (st.st_ino != view->id.ino || st.st_dev != view->id.dev)
 		return reopen(view);
 	if ((uint64_t)st.st_size != view->size || !header_intact(view))
@@ -431,7 +431,7 @@ int statctr_view_table(const struct statctr_view *view, uint32_t t, struct statc
 	const struct seg_table *tb;
 
 	if (t >= m->hdr->ntables)
-		return set_error(ENOENT, "table %u out of range (%u tables)", t, m->hdr->ntables);
+		return errmsg_set(ENOENT, "table %u out of range (%u tables)", t, m->hdr->ntables);
 	tb = &m->tables[t];
 	info->name = meta_string(m, tb->name);
 	info->description = meta_string(m, tb->description);
@@ -450,7 +450,7 @@ int statctr_view_column(const struct statctr_view *view, uint32_t t, uint32_t c,
 	const struct seg_column *col;
 
 	if (t >= m->hdr->ntables || c >= m->tables[t].ncolumns)
-		return set_error(ENOENT, "column %u of table %u out of range", c, t);
+		return errmsg_set(ENOENT, "column %u of table %u out of range", c, t);
 	col = &m->columns[m->tables[t].first_column + c];
 	info->name = meta_string(m, col->name);
 	info->description = meta_string(m, col->description);
@@ -535,11 +535,11 @@ int view_ctl_lock(struct statctr_view *view, int byte, unsigned wait_ms)
 	unsigned waited = 0;
 
 	if (!view->ctl_writable)
-		return set_error(EACCES, "%s is not writable by this process", view->ctl_path);
+		return errmsg_set(EACCES, "%s is not writable by this process", view->ctl_path);
 	while (fcntl(view->ctl_fd, F_OFD_SETLK, &fl) != 0) {
 		if ((errno != EAGAIN && errno != EACCES) || waited >= wait_ms)
-			return set_error(EBUSY, "%s: lock %d held by another reader",
-			                 view->ctl_path, byte);
+			return errmsg_set(EBUSY, "%s: lock %d held by another reader",
+			                  view->ctl_path, byte);
 		pause_ms(1);
 		waited++;
 	}

@@ -43,50 +43,41 @@ CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror $SAN \
 	-I$work -I$top_srcdir/lib -I$top_srcdir/agent -I$top_srcdir/mib -I$top_srcdir/common \
 	$(pkg-config --cflags libconfig)"
 LIBS="$(pkg-config --libs libconfig) $(net-snmp-config --libs) -pthread"
-# sources_of DIR VARIABLE: the .c files (as names) of a library's SOURCES in
-# DIR/local.mk, so that a new source of the library is never missed here.
+# sources_of DIR VARIABLE: the .c files (as DIR/NAME) of a library's SOURCES
+# in DIR/local.mk, so that a new source of the library is never missed here
+# (the library's include common/errmsg).
 sources_of() {
-	sed -n "/^$2 = /,/[^\\]\$/p" "$top_srcdir/$1/local.mk" | grep -o "$1/[a-z_]*\.c" |
-		sed "s|^$1/||; s|\.c\$||" | tr '\n' ' '
+	sed -n "/^$2 = /,/[^\\]\$/p" "$top_srcdir/$1/local.mk" | grep -o "[a-z]*/[a-z_]*\.c" |
+		sed 's|\.c$||' | tr '\n' ' '
 }
 LIB_SRC=$(sources_of lib lib_libstatctr_core_la_SOURCES)
 MIB_SRC=$(sources_of mib mib_libstatctr_mib_la_SOURCES)
 COMMON_SRC=$(sources_of common common_libstatctr_common_la_SOURCES)
-AGENT_SRC="errmsg oidmap aggregate aggepoch carry setcheck" # the agent's parts the targets use (not main.c)
+# the agent's parts the targets use (not main.c)
+AGENT_SRC="agent/errmsg agent/oidmap agent/aggregate agent/aggepoch agent/carry agent/setcheck"
 
 echo "=== building the fuzz targets with $($CC --version | head -1)"
-# sources DIR NAME...: "SOURCE OBJECT" lines for DIR/NAME.c.
-sources() {
-	local dir=$1 f
-	shift
-	for f in "$@"; do echo "$top_srcdir/$dir/$f.c $work/obj/${dir}_$f.o"; done
-}
-# Each compiled, $jobs at a time, instrumented for coverage, not yet linked
-# with libFuzzer; xargs fails (set -e stops) when one does.
+# obj DIR/NAME: its object file.
+obj() { echo "$work/obj/${1/\//_}.o"; }
+# objs DIR/NAME...: their objects, each once.
+objs() { printf '%s\n' "$@" | sort -u | while read -r f; do printf '%s ' "$(obj "$f")"; done; }
+# Each source compiled once, $jobs at a time, instrumented for coverage, not
+# yet linked with libFuzzer; xargs fails (set -e stops) when one does.
 # shellcheck disable=SC2086,SC2016 # word lists; $1, $2 are the inner shell's
-{
-	sources lib $LIB_SRC
-	sources agent $AGENT_SRC
-	sources mib $MIB_SRC
-	sources common $COMMON_SRC
-} | CC=$CC CFLAGS=$CFLAGS xargs -P "$jobs" -n 2 \
-	sh -c '$CC $CFLAGS -fsanitize=fuzzer-no-link -c "$1" -o "$2"' compile
-objs() { for f in "$@"; do printf '%s ' "$work/obj/$f.o"; done; }
+printf '%s\n' $LIB_SRC $AGENT_SRC $MIB_SRC $COMMON_SRC | sort -u |
+	while read -r f; do echo "$top_srcdir/$f.c $(obj "$f")"; done |
+	CC=$CC CFLAGS=$CFLAGS xargs -P "$jobs" -n 2 \
+		sh -c '$CC $CFLAGS -fsanitize=fuzzer-no-link -c "$1" -o "$2"' compile
 # shellcheck disable=SC2046,SC2086 # word lists on purpose
-lib_objs=$(objs $(printf 'lib_%s ' $LIB_SRC))
-agent_objs_names=$(printf 'agent_%s ' $AGENT_SRC)
-# shellcheck disable=SC2046,SC2086
-mib_objs=$(objs $(printf 'mib_%s ' $MIB_SRC))
-# shellcheck disable=SC2046,SC2086
 for t in $targets; do
 	case $t in
-	config) extra="$(objs agent_errmsg agent_oidmap) $mib_objs" ;;
-	view | mutate) extra="" ;;
-	set) extra="$(objs $agent_objs_names $(printf 'common_%s ' $COMMON_SRC)) $mib_objs" ;;
+	config) srcs="$LIB_SRC agent/errmsg agent/oidmap $MIB_SRC" ;;
+	view | mutate) srcs="$LIB_SRC" ;;
+	set) srcs="$LIB_SRC $AGENT_SRC $COMMON_SRC $MIB_SRC" ;;
 	*) echo "unknown target $t (config, view, set, mutate)" >&2; exit 2 ;;
 	esac
 	# shellcheck disable=SC2086
-	"$CC" $CFLAGS -fsanitize=fuzzer "$top_srcdir/tests/fuzz/fuzz_$t.c" $extra $lib_objs $LIBS \
+	"$CC" $CFLAGS -fsanitize=fuzzer "$top_srcdir/tests/fuzz/fuzz_$t.c" $(objs $srcs) $LIBS \
 		-o "$work/bin/fuzz_$t"
 done
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Includes across folders follow the layers (docs/design.md, "Layers"):
-#   lib <- mib <- {agent, tools}, and common (code both programs share)
-#   below agent and tools; exporter (statctr-exporter) above tools, whose
+#   common <- lib <- mib <- {agent, tools}: common (the error channel, safe
+#   files, readiness: libc alone) below everything; exporter (statctr-exporter) above tools, whose
 #   walk and Prometheus renderer it links (tools/walk.h).
 # Each folder may include its own headers and those of the folders below
 # it, never one above or beside it.  A quoted include is resolved as the
@@ -14,9 +14,9 @@ STYLE_NAME=layers
 . "$top_srcdir/tests/style/lib.sh"
 
 declare -A below=(
-	[lib]="lib"
-	[mib]="lib mib"
-	[common]="lib common"
+	[common]="common"
+	[lib]="common lib"
+	[mib]="common lib mib"
 	[agent]="lib mib common agent"
 	[tools]="lib mib common tools"
 	[exporter]="lib mib common tools exporter"
