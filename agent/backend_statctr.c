@@ -14,7 +14,7 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
-#include "handlers.h"
+#include "backend_statctr.h"
 #include "agent.h"
 #include "encode.h"
 #include "setcheck.h"

@@ -21,11 +21,11 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
-#include "byname.h"
+#include "backend_byname.h"
 #include "agent.h"
+#include "backend_statctr.h"
 #include "bisect.h"
 #include "encode.h"
-#include "handlers.h"
 #include "oids.h"
 
 #include <errno.h>

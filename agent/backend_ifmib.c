@@ -20,12 +20,12 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
-#include "ifmib.h"
-#include "bisect.h"
-#include "../mib/ifmib.h"
+#include "backend_ifmib.h"
 #include "agent.h"
+#include "bisect.h"
 #include "encode.h"
 #include "ifindex.h"
+#include "ifmib.h"
 #include "traps.h"
 
 #include <errno.h>
