@@ -1,5 +1,5 @@
 /*
- * ifmib.c - the IF-MIB backend of the engine (see ifmib.h).
+ * backend_ifmib.c - the IF-MIB backend of the engine (see backend_ifmib.h).
  *
  * Owns the IF-MIB regions, the present interfaces of each table per
  * result, and what the agent saw of each interface's operational state

@@ -1,5 +1,5 @@
 /*
- * handlers.c - the STATCTR-MIB backend of the engine (engine.h): the
+ * backend_statctr.c - the STATCTR-MIB backend of the engine (engine.h): the
  * regions of the oidmap (statctrObjects, each declared table, each
  * histogram), their instances (oidmap.c's O(log n) search) and their
  * values, and which SET resets what or starts an epoch (setcheck.c checks
