@@ -6,8 +6,8 @@
  * (RFC 2578 7.1.7: it sticks at its bounds instead of wrapping), TimeStamp
  * (a CLOCK_REALTIME event as the master's sysUpTime, timebase.h),
  * DateAndTime (RFC 2579, UTC), TruthValue, INTEGER and OCTET STRING.
- * Never decides which value an object has: the backends (handlers.c,
- * ifmib.c) do.
+ * Never decides which value an object has: the backends (backend_*.c)
+ * do.
  */
 #ifndef STATCTR_AGENT_ENCODE_H
 #define STATCTR_AGENT_ENCODE_H

@@ -4,15 +4,21 @@
  * ifXTable columns) is registered by register.c and answered by the one
  * handler here, through the same GET, GETNEXT and SET path.
  *
- * A backend (one file per MIB: handlers.c for STATCTR-MIB, ifmib.c for
- * IF-MIB) describes its regions and, for each, how to find an instance
- * (O(log n), by bisection: oidmap.c, ifmib.c, both with bisect.h's one
- * loop) and what its value is.  The engine owns what is common: the
- * published result every varbind of a PDU answers from (one aggregation
- * per PDU, across regions and backends), the SET phases (RESERVE1 checks
- * and the reset rate limit; the first COMMIT hands every reset of the PDU
- * to the aggregation thread in one agg_reset()), and keeping regions
- * served across a reload (engine_adopt()).  SNMP thread only.
+ * A backend is one file per MIB area, named for what it serves:
+ * backend_statctr.c (STATCTR-MIB), backend_byname.c (its by-name tables,
+ * statctrRowsByName) and backend_ifmib.c (IF-MIB).  Its interface with the
+ * engine is this header: engine_add() per region, with a struct
+ * engine_backend (how to find an instance, O(log n) by bisection with
+ * bisect.h's one loop; what its value is; which SETs it accepts) and the
+ * backend's data for that region.  A backend answers one varbind at a
+ * time: it never registers and never sees a PDU.
+ *
+ * The engine owns what is common: the published result every varbind of a
+ * PDU answers from (one aggregation per PDU, across regions and backends),
+ * the SET phases (RESERVE1 checks and the reset rate limit; the first
+ * COMMIT hands every reset of the PDU to the aggregation thread in one
+ * agg_reset()), and keeping regions served across a reload
+ * (engine_adopt()).  SNMP thread only.
  */
 #ifndef STATCTR_AGENT_ENGINE_H
 #define STATCTR_AGENT_ENGINE_H

@@ -25,7 +25,7 @@
 #include <net-snmp/net-snmp-includes.h>
 
 #include "ifindex.h"
-#include "../mib/ifmib.h"
+#include "ifmib.h"
 #include "safefile.h"
 
 #include <errno.h>

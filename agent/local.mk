@@ -10,9 +10,9 @@ agent_statctr_agentx_SOURCES = \
 	agent/bisect.h agent/encode.h agent/encode.c \
 	agent/register.h agent/register.c \
 	agent/engine.h agent/engine.c \
-	agent/handlers.h agent/handlers.c agent/byname.h agent/byname.c \
+	agent/backend_statctr.h agent/backend_statctr.c agent/backend_byname.h agent/backend_byname.c \
 	agent/ifindex.h agent/ifindex.c \
-	agent/ifmib.h agent/ifmib.c \
+	agent/backend_ifmib.h agent/backend_ifmib.c \
 	agent/traps.h agent/traps.c \
 	agent/notify.h agent/notify.c \
 	agent/privileges.h agent/privileges.c \

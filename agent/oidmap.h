@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 /*
- * What a column holds; handlers.c turns it into a value: one of
+ * What a column holds; backend_statctr.c turns it into a value: one of
  * mib/objects.h's enum mib_object_id for the fixed objects, else one of
  * these, the data and histogram columns.
  */

@@ -3,8 +3,8 @@
  *
  * A pure function of the OID map, the published aggregation, the
  * allow_reset setting and the varbind's name, type and value bytes: no
- * Net-SNMP agent calls, no I/O, no state.  handlers.c calls it in RESERVE1;
- * tests/fuzz/fuzz_set.c calls it on arbitrary bytes.
+ * Net-SNMP agent calls, no I/O, no state.  backend_statctr.c calls it in
+ * RESERVE1; tests/fuzz/fuzz_set.c calls it on arbitrary bytes.
  */
 #ifndef STATCTR_AGENT_SETCHECK_H
 #define STATCTR_AGENT_SETCHECK_H

@@ -23,10 +23,10 @@
 
 #include "traps.h"
 #include "agent.h"
+#include "backend_statctr.h"
 #include "bisect.h"
-#include "../mib/ifmib.h"
 #include "encode.h"
-#include "handlers.h"
+#include "ifmib.h"
 #include "objects.h"
 #include "safefile.h"
 #include "sinks.h"

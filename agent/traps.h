@@ -15,7 +15,7 @@
 #define STATCTR_AGENT_TRAPS_H
 
 #include "aggregate.h"
-#include "ifmib.h"
+#include "backend_ifmib.h"
 #include "settings.h"
 
 #include <stdbool.h>

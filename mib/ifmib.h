@@ -5,9 +5,9 @@
  * which 32-bit object each mapped counter also feeds, the ifIndex range a
  * table reserves, and the IF-MIB settings of a configuration (struct
  * ifmib_config, parsed by ifmibconf.c from the groups libstatctr leaves
- * unread).  The one place of that knowledge: the agent (agent/ifmib.c)
- * serves from it, check-config validates with it (ifmib_config_load(),
- * from settings_load()).  No Net-SNMP.
+ * unread).  The one place of that knowledge: the agent
+ * (agent/backend_ifmib.c) serves from it, check-config validates with it
+ * (ifmib_config_load(), from settings_load()).  No Net-SNMP.
  */
 #ifndef STATCTR_MIB_IFMIB_H
 #define STATCTR_MIB_IFMIB_H

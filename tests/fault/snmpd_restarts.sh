@@ -57,7 +57,7 @@ sleep 1
 [ "$(polls_ok_since "$t")" -ge 3 ] || fail "the poller is not answered after the last restart"
 poller_stop
 [ "$(fx_fd_count "$AGENT_PID")" = "$fds0" ] || fail "descriptors $fds0 -> $(fx_fd_count "$AGENT_PID")"
-# The IF-MIB ranges came back once each (ifmib.c: one Register PDU per range).
+# The IF-MIB ranges came back once each (backend_ifmib.c: one Register PDU per range).
 [ "$(snmp_value .1.3.6.1.2.1.31.1.1.1.1.1000)" = dp0 ] || fail "ifName.1000 not served after the restarts"
 no_log "cannot register|registering pdu failed|duplicate" "a registration failed"
 # snmpd's side: every subtree registered exactly once per session.

@@ -46,6 +46,9 @@ out=$(python3 - "$top_srcdir" "$TMP/link" "$KNOWN" <<'EOF'
 import os, re, sys
 
 top, link, known = sys.argv[1], sys.argv[2], set(k for k in sys.argv[3].split('\n') if k)
+# make check's top_srcdir is abs_top_srcdir: BUILD/.. in a build folder; the
+# include paths below are normalized, so the top must be too.
+top = os.path.normpath(top)
 inc = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 def include_edges(folder):
@@ -109,7 +112,10 @@ def path_round(edges, scc):
                 prev[w] = v; todo.append(w)
     return ''
 
-graphs = [('#include', include_edges('lib')), ('#include', include_edges('agent'))]
+graphs = [('#include', include_edges(d)) for d in ('lib', 'agent')]
+for d, (_, edges) in zip(('lib', 'agent'), graphs):
+    if not any(edges.values()):
+        print('EMPTY %s/ has no #include edge' % d)
 le = {}
 for line in open(link):
     a, b = line.split()
@@ -134,6 +140,7 @@ edges=$(echo "$out" | sed -n 's/^edges //p')
 while IFS= read -r line; do
 	case $line in
 	NEW*) fail "an include circle: ${line#NEW }" ;;
+	EMPTY*) fail "${line#EMPTY } (wrong top_srcdir?)" ;;
 	GONE*) fail "${line#GONE } is gone: take it off KNOWN in $0" ;;
 	esac
 done <<<"$out"

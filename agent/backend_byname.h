@@ -1,11 +1,11 @@
 /*
- * byname.h - the by-name tables of dynamic tables (statctrRowsByName.S.T):
+ * backend_byname.h - the by-name tables of dynamic tables (statctrRowsByName.S.T):
  * an engine backend (engine.h) serving each present row of a dynamic table
  * at an index made of its name, so that a manager that knows a row by its
  * name needs no index that changes when the row is added again.
  */
-#ifndef STATCTR_AGENT_BYNAME_H
-#define STATCTR_AGENT_BYNAME_H
+#ifndef STATCTR_AGENT_BACKEND_BYNAME_H
+#define STATCTR_AGENT_BACKEND_BYNAME_H
 
 #include "engine.h"
 #include "settings.h"
@@ -22,4 +22,4 @@ int byname_add(struct engine *e, const struct agent_settings *set, struct byname
 /* Frees (NULL: nothing); the engine's regions must be gone first. */
 void byname_free(struct byname *b);
 
-#endif /* STATCTR_AGENT_BYNAME_H */
+#endif /* STATCTR_AGENT_BACKEND_BYNAME_H */

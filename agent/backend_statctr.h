@@ -1,11 +1,11 @@
 /*
- * handlers.h - the STATCTR-MIB backend of the engine (engine.h): one region
+ * backend_statctr.h - the STATCTR-MIB backend of the engine (engine.h): one region
  * per oidmap region (statctrObjects, each declared table, each histogram),
  * each answering GET, GETNEXT and the reset SETs for its whole subtree,
  * never one registration per cell.
  */
-#ifndef STATCTR_AGENT_HANDLERS_H
-#define STATCTR_AGENT_HANDLERS_H
+#ifndef STATCTR_AGENT_BACKEND_STATCTR_H
+#define STATCTR_AGENT_BACKEND_STATCTR_H
 
 #include "aggregate.h"
 #include "engine.h"
@@ -34,7 +34,7 @@ void handlers_segment_value(const struct agg_segment *as, enum mib_object_id wha
  * handlers_row_value(), handlers_row_discontinuity() - what a GET of
  * declared column @c, or of the discontinuity column, of row @row of table
  * @t of @as reads (@as has a snapshot and the row is present): the values
- * of the by-name tables (byname.c).
+ * of the by-name tables (backend_byname.c).
  */
 void handlers_row_value(const struct agg_segment *as, uint32_t t, uint32_t row, uint32_t c,
                         netsnmp_variable_list *vb);
@@ -44,4 +44,4 @@ void handlers_row_discontinuity(const struct agg_segment *as, uint32_t t, uint32
 /* Frees (NULL: nothing); the engine's regions must be gone first. */
 void handlers_free(struct handlers *h);
 
-#endif /* STATCTR_AGENT_HANDLERS_H */
+#endif /* STATCTR_AGENT_BACKEND_STATCTR_H */

@@ -1,5 +1,5 @@
 /*
- * handlers.c - the STATCTR-MIB backend of the engine (engine.h): the
+ * backend_statctr.c - the STATCTR-MIB backend of the engine (engine.h): the
  * regions of the oidmap (statctrObjects, each declared table, each
  * histogram), their instances (oidmap.c's O(log n) search) and their
  * values, and which SET resets what or starts an epoch (setcheck.c checks
@@ -14,7 +14,7 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
-#include "handlers.h"
+#include "backend_statctr.h"
 #include "agent.h"
 #include "encode.h"
 #include "setcheck.h"

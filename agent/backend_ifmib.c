@@ -1,5 +1,5 @@
 /*
- * ifmib.c - the IF-MIB backend of the engine (see ifmib.h).
+ * backend_ifmib.c - the IF-MIB backend of the engine (see backend_ifmib.h).
  *
  * Owns the IF-MIB regions, the present interfaces of each table per
  * result, and what the agent saw of each interface's operational state
@@ -20,12 +20,12 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
-#include "ifmib.h"
-#include "bisect.h"
-#include "../mib/ifmib.h"
+#include "backend_ifmib.h"
 #include "agent.h"
+#include "bisect.h"
 #include "encode.h"
 #include "ifindex.h"
+#include "ifmib.h"
 #include "traps.h"
 
 #include <errno.h>

@@ -1,12 +1,12 @@
 /*
- * byname.c - the by-name tables of dynamic tables (statctrRowsByName.S.T,
+ * backend_byname.c - the by-name tables of dynamic tables (statctrRowsByName.S.T,
  * mib/oids.h): a backend of the engine (engine.h), one region per dynamic
  * table.
  *
  * Owns the index of a table's present rows by name, built from a
  * published result at its first lookup (O(n log n), once per pass at
  * most; then O(log n) per varbind), and the decoding of the IMPLIED name
- * index.  Never decides a value (handlers.c does), never registers
+ * index.  Never decides a value (backend_statctr.c does), never registers
  * (register.c), never reads a segment.
  *
  * An instance is R.6.S.T.1.COLUMN.NAME: the name's bytes one
@@ -21,11 +21,11 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
-#include "byname.h"
+#include "backend_byname.h"
 #include "agent.h"
+#include "backend_statctr.h"
 #include "bisect.h"
 #include "encode.h"
-#include "handlers.h"
 #include "oids.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * ifmib.h - a table with an `ifmib` group served as interfaces:
+ * backend_ifmib.h - a table with an `ifmib` group served as interfaces:
  * the ifTable and ifXTable columns mib/ifmib.h lists, for the table's
  * ifIndex range only (docs/agent.md, "Show up in your NMS as interfaces").
  *
@@ -11,8 +11,8 @@
  * per-result array of the present rows sorted by ifIndex.  SNMP thread
  * only.
  */
-#ifndef STATCTR_AGENT_IFMIB_H
-#define STATCTR_AGENT_IFMIB_H
+#ifndef STATCTR_AGENT_BACKEND_IFMIB_H
+#define STATCTR_AGENT_BACKEND_IFMIB_H
 
 #include "aggregate.h"
 #include "engine.h"
@@ -85,4 +85,4 @@ int ifmib_store_start(void);
 /* At exit: writes the ifIndex names not in the file yet, and frees the store. */
 void ifmib_store_close(void);
 
-#endif /* STATCTR_AGENT_IFMIB_H */
+#endif /* STATCTR_AGENT_BACKEND_IFMIB_H */
