@@ -328,28 +328,16 @@ static bool layout_matches(const struct statctr_view *view, const struct statctr
  * carry_over: the counts of earlier generations, per cell.
  */
 
-/*
- * Calls @fn for each cell carried over: the counters of the static tables
- * (@counts true), and their gauges, whose discontinuity time a restart
- * does not move either (@counts false).  Histograms start again.
- */
-static void each_carried(const struct statctr_segment_decl *d,
-                         void (*fn)(statctr_id id, bool counts, void *arg), void *arg)
+/* What @snap's generation counted of @cv (which counts). */
+static uint64_t snap_count(const struct statctr_snap *snap, const struct carry_cell *cv)
 {
-	for (uint32_t t = 0; t < d->ntables; t++) {
-		const struct statctr_table_decl *td = &d->tables[t];
-
-		if (td->dynamic) /* a row name's counts may land in another row next generation */
-			continue;
-		for (uint32_t c = 0; c < td->ncolumns; c++) {
-			enum statctr_kind k = td->columns[c].kind;
-
-			if (k != STATCTR_KIND_COUNTER && k != STATCTR_KIND_GAUGE)
-				continue;
-			for (uint32_t r = 0; r < td->nrows; r++)
-				fn(td->first_cell + (statctr_id)r * td->ncolumns + c,
-				   k == STATCTR_KIND_COUNTER, arg);
-		}
+	switch (cv->what) {
+	case CARRY_HIST_SUM:
+		return statctr_snap_hist_sum(snap, cv->hist);
+	case CARRY_HIST_BUCKET:
+		return statctr_snap_hist_bucket(snap, cv->hist, cv->bucket);
+	default:
+		return statctr_snap_counter(snap, cv->id);
 	}
 }
 
@@ -368,15 +356,17 @@ static uint64_t served_disc(const struct agg_carry *c, const struct statctr_snap
 	return c && id < c->ncells && c->disc[id] && d <= created_ns ? c->disc[id] : d;
 }
 
-static void add_served(statctr_id id, bool counts, void *arg)
+static void add_served(const struct carry_cell *cv, void *arg)
 {
 	struct carry_from *f = arg;
+	statctr_id id = cv->id;
 
 	if (id >= f->to->ncells)
 		return;
-	if (counts)
-		f->to->v[id] = (f->carry ? f->carry->v[id] : 0) + statctr_snap_counter(f->snap, id);
-	f->to->disc[id] = served_disc(f->carry, f->snap, f->created_ns, id);
+	if (carry_counts(cv))
+		f->to->v[id] = (f->carry ? f->carry->v[id] : 0) + snap_count(f->snap, cv);
+	if (carry_has_disc(cv))
+		f->to->disc[id] = served_disc(f->carry, f->snap, f->created_ns, id);
 }
 
 /* The next generation's carry: every count @snap's generation served. */
@@ -385,7 +375,7 @@ static struct agg_carry *carry_after(const struct seg_watch *st, const struct st
 	struct carry_from f = {carry_new(st->decl->ncells), st->carry, snap, st->created_ns};
 
 	if (f.to)
-		each_carried(st->decl, add_served, &f);
+		carry_each(st->decl, false, add_served, &f);
 	return f.to;
 }
 
@@ -421,13 +411,12 @@ struct doubt_of {
 	uint64_t now;
 };
 
-static void doubt_cell(statctr_id id, bool counts, void *arg)
+static void doubt_cell(const struct carry_cell *cv, void *arg)
 {
 	const struct doubt_of *d = arg;
 
-	(void)counts;
-	if (id < d->c->ncells)
-		d->c->disc[id] = d->now;
+	if (cv->id < d->c->ncells && carry_has_disc(cv))
+		d->c->disc[cv->id] = d->now;
 }
 
 /*
@@ -442,7 +431,7 @@ static struct agg_carry *carry_doubted(const struct seg_watch *st, const struct 
 	                     realtime_now()};
 
 	if (d.c)
-		each_carried(st->decl, doubt_cell, &d);
+		carry_each(st->decl, false, doubt_cell, &d);
 	return d.c;
 }
 
@@ -530,25 +519,55 @@ static void carry_on(struct aggregator *agg, struct seg_watch *st)
 	carry_set(agg, st, c);
 }
 
+/* A reset's ranges, and the new carry they make (copied at the first cell that carried). */
+struct reset_of {
+	const struct agg_carry *from;
+	struct agg_carry *to;
+	bool nomem;
+	const struct statctr_range *r;
+	uint32_t n;
+};
+
+static void zero_carried(struct reset_of *z, uint64_t id)
+{
+	if (z->nomem || id >= z->from->ncells || (!z->from->v[id] && !z->from->disc[id]))
+		return;
+	if (!z->to && !(z->to = carry_copy(z->from))) {
+		z->nomem = true;
+		return;
+	}
+	z->to->v[id] = 0;
+	z->to->disc[id] = 0;
+}
+
+/* A histogram's sum and buckets are reset with it (its id in a range). */
+static void zero_block(const struct carry_cell *cv, void *arg)
+{
+	struct reset_of *z = arg;
+
+	for (uint32_t i = 0; !carry_has_disc(cv) && i < z->n; i++)
+		if (cv->hist >= z->r[i].first && cv->hist - z->r[i].first < z->r[i].count) {
+			zero_carried(z, cv->id);
+			return;
+		}
+}
+
 /* Resets zero what the reset cells carried, in a new carry (results hold the old). */
 static void carry_reset(struct aggregator *agg, struct seg_watch *st, const struct statctr_range *r,
                         uint32_t n)
 {
-	struct agg_carry *c = NULL;
+	struct reset_of z = {st->carry, NULL, false, r, n};
 
-	for (uint32_t i = 0; st->carry && i < n; i++)
-		for (uint64_t id = r[i].first; id < (uint64_t)r[i].first + r[i].count; id++) {
-			if (id >= st->carry->ncells || (!st->carry->v[id] && !st->carry->disc[id]))
-				continue;
-			if (!c)
-				c = carry_copy(st->carry);
-			if (!c)
-				return; /* out of memory: the carry stays */
-			c->v[id] = 0;
-			c->disc[id] = 0;
-		}
-	if (c)
-		carry_set(agg, st, c);
+	if (!st->carry)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint64_t id = r[i].first; id < (uint64_t)r[i].first + r[i].count; id++)
+			zero_carried(&z, id);
+	carry_each(st->decl, true, zero_block, &z);
+	if (z.nomem)
+		carry_drop(z.to); /* out of memory: the carry stays */
+	else if (z.to)
+		carry_set(agg, st, z.to);
 }
 
 /* ------------------------------------------------------------------------
@@ -1691,6 +1710,45 @@ uint64_t agg_counter(const struct agg_segment *as, statctr_id id)
 	const struct agg_carry *c = as->carry;
 
 	return statctr_snap_counter(as->snap, id) + (c && id < c->ncells ? c->v[id] : 0);
+}
+
+/* Histogram @id's carried sum and buckets (nbuckets + 2 values), or NULL; *@nb its buckets. */
+static const uint64_t *hist_carried(const struct agg_segment *as, statctr_id id, uint32_t *nb)
+{
+	const struct agg_carry *c = as->carry;
+	statctr_id b = c ? carry_hist_block(as->decl, id, nb) : 0;
+
+	return b && b + *nb + 2 <= c->ncells ? &c->v[b] : NULL;
+}
+
+uint64_t agg_hist_cumulative(const struct agg_segment *as, statctr_id id, uint32_t b)
+{
+	uint32_t nb = 0;
+	const uint64_t *c = hist_carried(as, id, &nb);
+	uint64_t total = 0;
+
+	for (uint32_t k = 0; k <= b; k++)
+		total += statctr_snap_hist_bucket(as->snap, id, k) + (c && k <= nb ? c[1 + k] : 0);
+	return total;
+}
+
+uint64_t agg_hist_count(const struct agg_segment *as, statctr_id id)
+{
+	uint32_t nb = 0;
+	const uint64_t *c = hist_carried(as, id, &nb);
+	uint64_t total = statctr_snap_hist_count(as->snap, id);
+
+	for (uint32_t k = 0; c && k <= nb; k++)
+		total += c[1 + k];
+	return total;
+}
+
+uint64_t agg_hist_sum(const struct agg_segment *as, statctr_id id)
+{
+	uint32_t nb = 0;
+	const uint64_t *c = hist_carried(as, id, &nb);
+
+	return statctr_snap_hist_sum(as->snap, id) + (c ? c[0] : 0);
 }
 
 uint64_t agg_discontinuity(const struct agg_segment *as, statctr_id id)

@@ -39,7 +39,9 @@ struct agg_carry {
 	unsigned refs;
 	uint32_t ncells;
 	uint64_t *disc; /* per cell: the discontinuity served before, 0: the library's */
-	uint64_t v[];   /* per cell: the earlier generations' counts (counters of static tables) */
+	/* per cell: the earlier generations' counts (counters of static tables, and the
+	 * sum and buckets of their histograms in the cells of their bucket blocks) */
+	uint64_t v[];
 };
 
 /* One kept epoch of a segment, as a pass read it (docs/agent.md, "Epochs"). */
@@ -224,6 +226,18 @@ uint64_t agg_row_discontinuity(const struct agg_segment *as, statctr_id first, u
  */
 uint64_t agg_counter(const struct agg_segment *as, statctr_id id);
 uint64_t agg_discontinuity(const struct agg_segment *as, statctr_id id);
+
+/*
+ * Histogram @id of @as as served, each value with what the segment's
+ * earlier generations recorded (carry_over), as agg_counter():
+ * agg_hist_cumulative() - the values at most bucket @b's bound (0..nbuckets;
+ * nbuckets: +Inf, the count); agg_hist_count() - the values recorded;
+ * agg_hist_sum() - their sum, mod 2^64.  Its discontinuity time is
+ * agg_discontinuity() of @id.
+ */
+uint64_t agg_hist_cumulative(const struct agg_segment *as, statctr_id id, uint32_t b);
+uint64_t agg_hist_count(const struct agg_segment *as, statctr_id id);
+uint64_t agg_hist_sum(const struct agg_segment *as, statctr_id id);
 
 /*
  * agg_set_max_age() - agent.max_age_ms (0: off), before agg_start().

@@ -215,11 +215,10 @@ static void set_slot_delta(const struct statctr_snap *snap, uint32_t slot, statc
 	encode_string(vb, num);
 }
 
-/* A Counter64 cell's value: a counter's (with what it carried over), or a histogram's count. */
+/* A Counter64 cell's value: a counter's or a histogram's count, with what it carried over. */
 static uint64_t counted(const struct agg_segment *as, enum statctr_kind kind, statctr_id id)
 {
-	return kind == STATCTR_KIND_HISTOGRAM ? statctr_snap_hist_count(as->snap, id)
-	                                      : agg_counter(as, id);
+	return kind == STATCTR_KIND_HISTOGRAM ? agg_hist_count(as, id) : agg_counter(as, id);
 }
 
 static void set_cell_value(const struct handlers *h, const struct agg_segment *as,
@@ -324,19 +323,6 @@ void handlers_row_discontinuity(const struct agg_segment *as, uint32_t t, uint32
 	    vb, agg_row_discontinuity(as, td->first_cell + row * td->ncolumns, td->ncolumns));
 }
 
-/*
- * Bucket @b's count, cumulative (Prometheus `le`): values <= its bound.
- * At most STATCTR_MAX_BUCKETS + 1 additions, whatever the table's size.
- */
-static uint64_t cumulative(const struct statctr_snap *snap, statctr_id id, uint32_t b)
-{
-	uint64_t total = 0;
-
-	for (uint32_t k = 0; k <= b; k++)
-		total += statctr_snap_hist_bucket(snap, id, k);
-	return total;
-}
-
 /* A histogram's bucket and summary tables (statctrHistograms). */
 static void set_hist_value(const struct agg_segment *as, const struct oidmap_region *region,
                            const struct oidmap_instance *inst, netsnmp_variable_list *vb)
@@ -355,13 +341,14 @@ static void set_hist_value(const struct agg_segment *as, const struct oidmap_reg
 		encode_string(vb, bound);
 		break;
 	case W_HIST_BUCKET_COUNT:
-		encode_counter64(vb, cumulative(as->snap, id, inst->bucket));
+		/* cumulative (Prometheus `le`): values <= its bound */
+		encode_counter64(vb, agg_hist_cumulative(as, id, inst->bucket));
 		break;
 	case W_HIST_COUNT:
-		encode_counter64(vb, statctr_snap_hist_count(as->snap, id));
+		encode_counter64(vb, agg_hist_count(as, id));
 		break;
 	default: /* W_HIST_SUM */
-		encode_counter64(vb, statctr_snap_hist_sum(as->snap, id));
+		encode_counter64(vb, agg_hist_sum(as, id));
 		break;
 	}
 }

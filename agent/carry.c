@@ -2,18 +2,26 @@
  * carry.c - carry_over's counts and their state file (see carry.h).
  *
  * Owns struct agg_carry's memory (reference counted by the aggregation
- * thread alone), the declaration hash, and the text of STATE_FILE.carry:
+ * thread alone), the declaration hash, which cells carry over and where
+ * (carry_each(), carry_hist_block()), and the text of STATE_FILE.carry:
  *
- *   statctr-agentx carry 1
+ *   statctr-agentx carry 2
  *   segment NAME HASH GENERATION CREATED_NS   (HASH: 16 hex digits)
  *   carry N | carry none                      (N lines "ID VALUE DISC" follow)
  *   next N | next none                        (idem)
  *   ...                                       (one group per segment)
  *   end RECORDS
  *
- * Only cells with a value or a discontinuity are written.  Never decides
- * what a record means (aggregate.c does) and never logs: a read's failure
- * is returned with the line it names.
+ * Only cells with a value or a discontinuity are written: a counter's, a
+ * gauge's (its discontinuity), a histogram's (its discontinuity) and the
+ * cells of a histogram's bucket block (its sum, its buckets' counts).
+ * Version 1 (magic "statctr-agentx carry 1", the same lines) was written
+ * before histograms were carried: it is still read, its histograms
+ * carrying nothing, as its agent served them.  Version 2 has its own magic
+ * so that such an older agent refuses it (and moves its discontinuity
+ * times) rather than serve a histogram's carried discontinuity time with
+ * counts that start again.  Never decides what a record means (aggregate.c
+ * does) and never logs: a read's failure is returned with the line it names.
  */
 #include "config.h"
 
@@ -26,7 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAGIC        "statctr-agentx carry 1"
+#define MAGIC        "statctr-agentx carry 2"
+#define MAGIC_V1     "statctr-agentx carry 1" /* read only: no histogram carried */
 #define LINE_MAX_SZ  64 /* "ID VALUE DISC": 10 + 20 + 20 digits and two spaces */
 #define HEADER_BYTES 4096
 
@@ -130,6 +139,107 @@ uint64_t carry_decl_hash(const struct statctr_segment_decl *d)
 	for (uint32_t t = 0; t < d->ntables; t++)
 		h = hash_table(h, &d->tables[t]);
 	return h;
+}
+
+/* ------------------------------------------------------------------------
+ * What a declaration carries, cell by cell (canonical numbering,
+ * docs/segment-format.md "Histogram cells": the tables' grids, then the
+ * bucket blocks, tables and histogram columns in order, nrows blocks each).
+ */
+
+/* The cells of @d's tables, before the bucket blocks (docs/segment-format.md). */
+static statctr_id grid_cells(const struct statctr_segment_decl *d)
+{
+	statctr_id n = 0;
+
+	for (uint32_t t = 0; t < d->ntables; t++)
+		n += d->tables[t].nrows * d->tables[t].ncolumns;
+	return n;
+}
+
+/* The cells of the bucket blocks of column @c of @td: one block per row. */
+static statctr_id block_cells(const struct statctr_table_decl *td, uint32_t c)
+{
+	const struct statctr_column_decl *cd = &td->columns[c];
+
+	return cd->kind == STATCTR_KIND_HISTOGRAM ? td->nrows * (cd->nbuckets + 2) : 0;
+}
+
+/* Histogram column @c of @td, its blocks from @block: each row's id, sum and buckets. */
+static void each_hist_value(const struct statctr_table_decl *td, uint32_t c, statctr_id block,
+                            void (*fn)(const struct carry_cell *cv, void *arg), void *arg)
+{
+	uint32_t nb = td->columns[c].nbuckets;
+
+	for (uint32_t r = 0; r < td->nrows; r++) {
+		statctr_id h = td->first_cell + (statctr_id)r * td->ncolumns + c;
+		statctr_id b = block + (statctr_id)r * (nb + 2);
+		struct carry_cell cv = {CARRY_HIST, h, h, 0};
+
+		fn(&cv, arg);
+		cv = (struct carry_cell){CARRY_HIST_SUM, b, h, 0};
+		fn(&cv, arg);
+		for (uint32_t k = 0; k <= nb; k++) {
+			cv = (struct carry_cell){CARRY_HIST_BUCKET, b + 1 + k, h, k};
+			fn(&cv, arg);
+		}
+	}
+}
+
+/* Column @c of the static table @td (its blocks from @block): its values carried. */
+static void each_column_value(const struct statctr_table_decl *td, uint32_t c, statctr_id block,
+                              void (*fn)(const struct carry_cell *cv, void *arg), void *arg)
+{
+	enum statctr_kind k = td->columns[c].kind;
+	struct carry_cell cv = {k == STATCTR_KIND_COUNTER ? CARRY_COUNTER : CARRY_GAUGE, 0, 0, 0};
+
+	if (k == STATCTR_KIND_HISTOGRAM) {
+		each_hist_value(td, c, block, fn, arg);
+		return;
+	}
+	if (k != STATCTR_KIND_COUNTER && k != STATCTR_KIND_GAUGE)
+		return;
+	for (uint32_t r = 0; r < td->nrows; r++) {
+		cv.id = td->first_cell + (statctr_id)r * td->ncolumns + c;
+		fn(&cv, arg);
+	}
+}
+
+statctr_id carry_hist_block(const struct statctr_segment_decl *d, statctr_id id, uint32_t *nb)
+{
+	statctr_id block = grid_cells(d);
+
+	for (uint32_t t = 0; t < d->ntables; t++) {
+		const struct statctr_table_decl *td = &d->tables[t];
+		bool in = id >= td->first_cell && id - td->first_cell < td->nrows * td->ncolumns;
+
+		for (uint32_t c = 0; c < td->ncolumns; c++) {
+			if (in && !td->dynamic && block_cells(td, c) &&
+			    (id - td->first_cell) % td->ncolumns == c) {
+				*nb = td->columns[c].nbuckets;
+				return block + (id - td->first_cell) / td->ncolumns * (*nb + 2);
+			}
+			block += block_cells(td, c);
+		}
+	}
+	return 0;
+}
+
+void carry_each(const struct statctr_segment_decl *d, bool hist_only,
+                void (*fn)(const struct carry_cell *cv, void *arg), void *arg)
+{
+	statctr_id block = grid_cells(d);
+
+	for (uint32_t t = 0; t < d->ntables; t++) {
+		const struct statctr_table_decl *td = &d->tables[t];
+
+		for (uint32_t c = 0; c < td->ncolumns; c++) {
+			/* A dynamic row name's counts may land in another row next generation. */
+			if (!td->dynamic && (!hist_only || block_cells(td, c)))
+				each_column_value(td, c, block, fn, arg);
+			block += block_cells(td, c);
+		}
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -353,7 +463,7 @@ static int parse(struct parser *p, struct carry_record *recs)
 	uint64_t end;
 	int err = 0;
 
-	if (!line || strcmp(line, MAGIC) != 0)
+	if (!line || (strcmp(line, MAGIC) != 0 && strcmp(line, MAGIC_V1) != 0))
 		return bad(p, "not \"" MAGIC "\"");
 	while (!err && (line = next_line(p)) != NULL && strncmp(line, "end ", 4) != 0) {
 		if (strncmp(line, "segment ", 8) != 0)

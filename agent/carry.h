@@ -18,6 +18,7 @@
 
 #include "aggregate.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,50 @@ struct agg_carry *carry_copy(const struct agg_carry *from);
 
 /* The hash of what @d's cells mean: tables, rows, columns, kinds, buckets. */
 uint64_t carry_decl_hash(const struct statctr_segment_decl *d);
+
+/*
+ * One value carried over, and how a snapshot gives it.  A counter's or a
+ * gauge's cell, a histogram's own cell (its discontinuity time) and the
+ * cells of its bucket block: its sum and each bucket (id: the block's
+ * cell, where the carry keeps them; hist: the histogram's id).
+ */
+enum carry_what { CARRY_COUNTER, CARRY_GAUGE, CARRY_HIST, CARRY_HIST_SUM, CARRY_HIST_BUCKET };
+
+struct carry_cell {
+	enum carry_what what;
+	statctr_id id, hist;
+	uint32_t bucket;
+};
+
+/* Whether @cv counts (its carry adds up); else only its discontinuity time is carried. */
+static inline bool carry_counts(const struct carry_cell *cv)
+{
+	return cv->what != CARRY_GAUGE && cv->what != CARRY_HIST;
+}
+
+/* Whether @cv's cell has a discontinuity time: a bucket block's cells have none of their own. */
+static inline bool carry_has_disc(const struct carry_cell *cv)
+{
+	return cv->what != CARRY_HIST_SUM && cv->what != CARRY_HIST_BUCKET;
+}
+
+/*
+ * carry_each() - calls @fn for each value @d carries over, those of its
+ * static tables (a dynamic row name's counts may land in another row next
+ * generation): the counters, the histograms (their sums and buckets count;
+ * their own cell keeps their discontinuity time), and the gauges, whose
+ * discontinuity time a restart does not move either.  @hist_only: the
+ * histograms' alone.
+ */
+void carry_each(const struct statctr_segment_decl *d, bool hist_only,
+                void (*fn)(const struct carry_cell *cv, void *arg), void *arg);
+
+/*
+ * carry_hist_block() - where the carry of histogram @id of @d lives: the
+ * first cell of its bucket block (its sum; bucket b at 1 + b), with *@nb
+ * its finite buckets; 0 when @id is no histogram of a static table.
+ */
+statctr_id carry_hist_block(const struct statctr_segment_decl *d, statctr_id id, uint32_t *nb);
 
 /*
  * One segment's record.  generation 0: the carry is doubted (no carry;

@@ -7,6 +7,7 @@ FAULT_TESTS = \
 	tests/fault/writer_torn.sh \
 	tests/fault/writer_restarts.sh \
 	tests/fault/carry_over.sh \
+	tests/fault/carry_hist.sh \
 	tests/fault/carry_restart.sh \
 	tests/fault/daemon_carry_restart.sh \
 	tests/fault/truncate.sh \
