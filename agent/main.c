@@ -103,12 +103,10 @@ static void usage(FILE *out)
 	             "2 bad options.  See statctr-agentx(8).\n");
 }
 
-static int parse_options(int argc, char **argv, struct options *opt)
+/* getopt_long()'s tables, from option_docs. */
+static void getopt_tables(struct option longopts[NOPTIONS + 1], char shortopts[2 * NOPTIONS + 1])
 {
-	struct option longopts[NOPTIONS + 1];
-	char shortopts[2 * NOPTIONS + 1];
 	size_t n = 0;
-	int c;
 
 	for (size_t i = 0; i < NOPTIONS; i++) {
 		const struct option_doc *o = &option_docs[i];
@@ -121,50 +119,13 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	}
 	longopts[NOPTIONS] = (struct option){NULL, 0, NULL, 0};
 	shortopts[n] = '\0';
-	opt->config = STATCTR_DEFAULT_CONFIG;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			opt->config = optarg;
-			break;
-		case 'n':
-			opt->check = true;
-			break;
-		case 'x':
-			opt->master = optarg;
-			break;
-		case 'f':
-			opt->foreground = true;
-			break;
-		case 'L':
-			opt->log = optarg;
-			break;
-		case 'p':
-			opt->pidfile = optarg;
-			break;
-		case 'M':
-			opt->embedded = optarg;
-			break;
-		case 'u':
-			opt->user = optarg;
-			break;
-		case 'g':
-			opt->group = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf(AGENT_NAME " " STATCTR_VERSION "\n");
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
+}
+
+/* What getopt cannot check: no argument left over, a known --log. */
+static int check_options(int argc, char **argv, const struct options *opt)
+{
 	if (optind != argc) {
 		fprintf(stderr, AGENT_NAME ": unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
 		return -1;
 	}
 	if (opt->log && strcmp(opt->log, "stderr") != 0 && strcmp(opt->log, "syslog") != 0 &&
@@ -172,13 +133,73 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		fprintf(stderr,
 		        AGENT_NAME ": --log must be stderr, syslog or file:PATH, not '%s'\n",
 		        opt->log);
-		usage(stderr);
 		return -1;
 	}
 	/* A daemon's stderr is /dev/null: its log would be lost, not kept. */
 	if (opt->log && strcmp(opt->log, "stderr") == 0 && !opt->foreground) {
 		fprintf(stderr, AGENT_NAME ": --log stderr needs --foreground (-f); a daemon "
 		                           "logs to syslog\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* One option getopt_long() returned, into @opt.  Returns 0, or -1 (usage said). */
+static int take_option(int c, struct options *opt)
+{
+	switch (c) {
+	case 'c':
+		opt->config = optarg;
+		break;
+	case 'n':
+		opt->check = true;
+		break;
+	case 'x':
+		opt->master = optarg;
+		break;
+	case 'f':
+		opt->foreground = true;
+		break;
+	case 'L':
+		opt->log = optarg;
+		break;
+	case 'p':
+		opt->pidfile = optarg;
+		break;
+	case 'M':
+		opt->embedded = optarg;
+		break;
+	case 'u':
+		opt->user = optarg;
+		break;
+	case 'g':
+		opt->group = optarg;
+		break;
+	case 'h':
+		usage(stdout);
+		exit(0);
+	case 'V':
+		printf(AGENT_NAME " " STATCTR_VERSION "\n");
+		exit(0);
+	default:
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *opt)
+{
+	struct option longopts[NOPTIONS + 1];
+	char shortopts[2 * NOPTIONS + 1];
+	int c;
+
+	getopt_tables(longopts, shortopts);
+	opt->config = STATCTR_DEFAULT_CONFIG;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+		if (take_option(c, opt) < 0)
+			return -1;
+	if (check_options(argc, argv, opt) < 0) {
 		usage(stderr);
 		return -1;
 	}
