@@ -18,6 +18,9 @@ agent_statctr_agentx_SOURCES = \
 	agent/privileges.h agent/privileges.c \
 	agent/standalone.h agent/standalone.c \
 	agent/sinks.h agent/sinks.c \
+	agent/serve.h agent/serve.c \
+	agent/daemon.h agent/daemon.c \
+	agent/readiness.h agent/readiness.c \
 	agent/main.c
 agent_statctr_agentx_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/mib -I$(srcdir)/common \
 	-DSTATCTR_VERSION='"$(PACKAGE_VERSION)"' \
