@@ -17,8 +17,8 @@
 #include "handlers.h"
 #include "agent.h"
 #include "encode.h"
+#include "notify_state.h"
 #include "setcheck.h"
-#include "traps.h"
 
 #include <errno.h>
 #include <inttypes.h>

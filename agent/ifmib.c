@@ -26,7 +26,7 @@
 #include "agent.h"
 #include "encode.h"
 #include "ifindex.h"
-#include "traps.h"
+#include "notify_state.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -13,7 +13,7 @@ agent_statctr_agentx_SOURCES = \
 	agent/handlers.h agent/handlers.c agent/byname.h agent/byname.c \
 	agent/ifindex.h agent/ifindex.c \
 	agent/ifmib.h agent/ifmib.c \
-	agent/traps.h agent/traps.c \
+	agent/notify_state.h agent/notify_state.c agent/traps.h agent/traps.c \
 	agent/notify.h agent/notify.c \
 	agent/privileges.h agent/privileges.c \
 	agent/standalone.h agent/standalone.c \
