@@ -6,7 +6,7 @@
  * (ifLastChange, and the state last told to traps.c).  The object list,
  * OIDs and mapping rules are mib/ifmib.c's; the ifIndex numbering is
  * ifindex.c's; registering is register.c's, encoding encode.c's, and
- * ifLinkUpDownTrapEnable's store and the notifications traps.c's.  Never
+ * ifLinkUpDownTrapEnable's store notify_state.c's, the notifications traps.c's.  Never
  * reads a segment itself; the one writable object is
  * ifLinkUpDownTrapEnable.
  *
@@ -26,7 +26,7 @@
 #include "encode.h"
 #include "ifindex.h"
 #include "ifmib.h"
-#include "traps.h"
+#include "notify_state.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -438,7 +438,7 @@ static int trap_enable_check(const void *data, const struct agg_result *res,
 	return SNMP_ERR_NOERROR;
 }
 
-/* COMMIT: checked again by the engine; kept in the state file (traps.c). */
+/* COMMIT: checked again by the engine; kept in the state file (notify_state.c). */
 static int trap_enable_commit(const void *data, const netsnmp_variable_list *vb)
 {
 	const struct if_column *col = data;

@@ -17,8 +17,8 @@
 #include "backend_statctr.h"
 #include "agent.h"
 #include "encode.h"
+#include "notify_state.h"
 #include "setcheck.h"
-#include "traps.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -45,7 +45,7 @@ static uint64_t floored(const struct agg_segment *as, uint64_t ns)
 	return ns > as->disc_floor_ns ? ns : as->disc_floor_ns;
 }
 
-/* The notification counters: the agent's, not the result's (traps.c). */
+/* The notification counters: the agent's, not the result's (notify_state.c). */
 static void set_notify_value(uint16_t what, netsnmp_variable_list *vb)
 {
 	struct traps_counts c;

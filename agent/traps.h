@@ -1,15 +1,16 @@
 /*
  * traps.h - the agent's notifications (docs/agent.md, "Notifications"):
- * RFC 2863's linkUp and linkDown for the IF-MIB rows it serves (and
- * ifLinkUpDownTrapEnable), STATCTR-MIB's statctrSegmentStateChange and
- * statctrWriterRestart.
+ * RFC 2863's linkUp and linkDown for the IF-MIB rows it serves,
+ * STATCTR-MIB's statctrSegmentStateChange, statctrWriterRestart and
+ * statctrResetDone.
  *
- * Sent as AgentX Notify PDUs (send_v2trap() in a subagent): snmpd's
- * trap2sink, informsink and notification tables choose versions and
- * targets.  Detection runs in the main loop after each published
- * aggregation (the thread wakes the loop), so a change goes out within one
- * pass.  Process-wide, like the ifIndex store: a SIGHUP keeps the settings
- * of ifLinkUpDownTrapEnable and the counters.  SNMP (main) thread only.
+ * Each built from its row of mib/notifications.h's table and sent as an
+ * AgentX Notify PDU (send_v2trap() in a subagent): snmpd's trap2sink,
+ * informsink and notification tables choose versions and targets.
+ * Detection runs in the main loop after each published aggregation (the
+ * thread wakes the loop), so a change goes out within one pass.
+ * ifLinkUpDownTrapEnable and the counters are notify_state.h's, which a
+ * SIGHUP keeps.  SNMP (main) thread only.
  */
 #ifndef STATCTR_AGENT_TRAPS_H
 #define STATCTR_AGENT_TRAPS_H
@@ -21,33 +22,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct traps_counts {
-	uint64_t sent;       /* notifications handed to the master */
-	uint64_t suppressed; /* oper-state changes a hold-down kept from being sent */
-	uint64_t lost;       /* due while detached from the master: dropped, never queued */
-};
-
 /*
- * traps_open() - ifLinkUpDownTrapEnable as kept in STATE_FILE.linktraps
- * (NULL: not kept; every row enabled(1), RFC 2863's DEFVAL for an
- * interface on top of no other).  Called again with the same path:
- * nothing.  0 or a negative errno (agent_errmsg(); an unreadable file is
- * logged and ignored).
+ * traps_open() - opens the notifications' state (notify_state_open()) for
+ * STATE_FILE (NULL: not kept) and forgets what was last seen of the
+ * segments.  Called again with the same path: nothing.  0 or a negative
+ * errno (agent_errmsg()).
  */
 int traps_open(const char *state_file);
 
-/* At exit: frees the store. */
+/* At exit: frees what traps_open() opened. */
 void traps_close(void);
-
-/* Whether row @ifindex sends linkUp/linkDown: ifLinkUpDownTrapEnable is enabled(1). */
-bool traps_link_enabled(uint32_t ifindex);
-
-/*
- * traps_link_enable() - sets ifLinkUpDownTrapEnable of @ifindex and
- * writes the state file (safefile_write()).  0, or a negative errno
- * (agent_errmsg()): the value is set but not kept.
- */
-int traps_link_enable(uint32_t ifindex, bool on);
 
 /*
  * traps_poll() - if @agg published a result since the last call, sends
@@ -74,7 +58,5 @@ void traps_reset_done(const struct agent_settings *set, const struct agg_result 
  * soon, once the master's Responses have been read.
  */
 bool traps_pending(void);
-
-void traps_get_counts(struct traps_counts *c);
 
 #endif /* STATCTR_AGENT_TRAPS_H */

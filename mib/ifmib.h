@@ -43,7 +43,8 @@ enum ifmib_value {
 	IFV_NAME,        /* ifName: the row name */
 	IFV_HIGH_SPEED,  /* ifHighSpeed: the mapped gauge, Mb/s */
 	IFV_FALSE,       /* ifPromiscuousMode, ifConnectorPresent: false(2) */
-	IFV_TRAP_ENABLE, /* ifLinkUpDownTrapEnable: enabled(1) unless set disabled(2) (traps.c) */
+	IFV_TRAP_ENABLE, /* ifLinkUpDownTrapEnable: enabled(1) unless set disabled(2)
+	                    (notify_state.c) */
 	IFV_ALIAS,       /* ifAlias: declared, default "" */
 	IFV_DISC_TIME,   /* ifCounterDiscontinuityTime: the row's discontinuity TimeStamp */
 };

@@ -1,12 +1,16 @@
 /*
  * test_mib.c - mib/: the fixed-object table against mib/STATCTR-MIB.txt,
- * object by object and both ways; the descriptors and generated text of a
+ * object by object and both ways; the notification table against the
+ * NOTIFICATION-TYPEs of STATCTR-MIB and of mib/IF-MIB-notifications.txt,
+ * both ways; the descriptors and generated text of a
  * histogram column; the agent group's key tables (and its v3_users')
  * against docs/config.md; the values settings_load() gives and what it
  * refuses.
  */
 #include "gen.h"
+#include "ifmib.h"
 #include "names.h"
+#include "notifications.h"
 #include "objects.h"
 #include "promnames.h"
 #include "settings.h"
@@ -25,8 +29,9 @@
 struct node {
 	char name[64], parent[64];
 	uint32_t arc;
-	bool object_type;
+	bool object_type, notification_type;
 	char syntax[128], access[32];
+	char objects[256]; /* a NOTIFICATION-TYPE's OBJECTS, space-separated */
 };
 
 static struct node nodes[MAX_NODES];
@@ -129,7 +134,23 @@ static void object_type(size_t i, struct node *n)
 	}
 }
 
-static bool mib_loaded; /* nodes[] holds STATCTR-MIB's (else a generated module's) */
+/* A NOTIFICATION-TYPE's clauses up to its "::=": the descriptors of its OBJECTS clause. */
+static void notification_type(size_t i, struct node *n)
+{
+	n->notification_type = true;
+	for (; i < ntokens && !assignment(i, n); i++) {
+		if (!is(i, "OBJECTS") || !is(i + 1, "{"))
+			continue;
+		for (size_t k = i + 2; k < ntokens && !is(k, "}"); k++) {
+			size_t len = strlen(n->objects);
+
+			snprintf(n->objects + len, sizeof(n->objects) - len, "%s%s", len ? " " : "",
+			         tokens[k]);
+		}
+	}
+}
+
+static bool mib_loaded; /* nodes[] holds STATCTR-MIB's (else another module's) */
 
 /* Every node of the module text in mib_text into nodes[]. */
 static void parse_nodes(void)
@@ -147,8 +168,9 @@ static void parse_nodes(void)
 			object_type(i + 2, &n);
 		} else if (is(i + 1, "OBJECT") && is(i + 2, "IDENTIFIER")) {
 			assignment(i + 3, &n);
-		} else if (is(i + 1, "MODULE-IDENTITY") || is(i + 1, "OBJECT-IDENTITY") ||
-		           is(i + 1, "NOTIFICATION-TYPE")) {
+		} else if (is(i + 1, "NOTIFICATION-TYPE")) {
+			notification_type(i + 2, &n);
+		} else if (is(i + 1, "MODULE-IDENTITY") || is(i + 1, "OBJECT-IDENTITY")) {
 			for (size_t k = i + 2; k < ntokens && !assignment(k, &n); k++)
 				;
 		} else {
@@ -159,12 +181,19 @@ static void parse_nodes(void)
 	}
 }
 
+/* The nodes of the MIB text in file @rel of the source tree. */
+static void load_text(const char *rel)
+{
+	read_source(rel, mib_text, sizeof(mib_text));
+	mib_loaded = false;
+	parse_nodes();
+}
+
 static void load_mib(void)
 {
 	if (mib_loaded)
 		return;
-	read_source("mib/STATCTR-MIB.txt", mib_text, sizeof(mib_text));
-	parse_nodes();
+	load_text("mib/STATCTR-MIB.txt");
 	mib_loaded = true;
 }
 
@@ -350,6 +379,142 @@ static void root_anchors(void)
 	CU_ASSERT_PTR_NULL(mib_root_anchor("1.3.6.1", &below));
 	CU_ASSERT_PTR_NULL(mib_root_anchor("1.3.6.10.1", &below));
 	CU_ASSERT_PTR_NULL(mib_root_anchor("2.25.1", &below));
+}
+
+/* ---- the notifications ------------------------------------------------ */
+
+/* The descriptor of a notification's object, or NULL when the table names none. */
+static const char *object_descriptor(const struct mib_notify_object *o)
+{
+	if (o->module == MIB_NOTIFY_STATCTR_MIB)
+		return o->id < MIB_NOBJECTS ? mib_objects[o->id].descriptor : NULL;
+	for (uint32_t k = 0; k < ifmib_nobjects; k++)
+		if (ifmib_objects[k].entry == IFMIB_IF_TABLE && ifmib_objects[k].column == o->id)
+			return ifmib_objects[k].name;
+	return NULL;
+}
+
+/* @n's objects as an OBJECTS clause lists them, space-separated. */
+static void table_objects(const struct mib_notification *n, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	CU_ASSERT_FATAL(n->nobjects <= MIB_NOTIFY_MAX_OBJECTS);
+	for (uint32_t i = 0; i < n->nobjects; i++) {
+		const char *name = object_descriptor(&n->objects[i]);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", name);
+		CU_ASSERT_FATAL(len < size);
+	}
+}
+
+static bool in_notification_table(const char *name)
+{
+	for (size_t i = 0; i < MIB_NNOTIFICATIONS; i++)
+		if (strcmp(mib_notifications[i].descriptor, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * @module's rows of mib_notifications[] against the NOTIFICATION-TYPEs of
+ * the MIB text in nodes[], both ways: each under @parent at its arc, with
+ * its OBJECTS clause's objects in its order.
+ */
+static void expect_notifications(enum mib_notify_module module, const char *parent)
+{
+	size_t rows = 0, found = 0;
+
+	for (size_t i = 0; i < MIB_NNOTIFICATIONS; i++) {
+		const struct mib_notification *n = &mib_notifications[i];
+		const struct node *node;
+		char want[256];
+
+		if (n->module != module)
+			continue;
+		rows++;
+		expect_node(n->descriptor, parent, n->arc, NULL, NULL);
+		node = find_node(n->descriptor);
+		if (node == NULL) /* expect_node() failed already */
+			continue;
+		table_objects(n, want, sizeof(want));
+		if (strcmp(node->objects, want) != 0)
+			fprintf(stderr, "\n%s: MIB OBJECTS { %s }, table { %s }\n", n->descriptor,
+			        node->objects, want);
+		CU_ASSERT_TRUE(node->notification_type);
+		CU_ASSERT_STRING_EQUAL(node->objects, want);
+	}
+	for (size_t i = 0; i < nnodes; i++) {
+		if (!nodes[i].notification_type)
+			continue;
+		if (!in_notification_table(nodes[i].name))
+			fprintf(stderr, "\n%s is in the MIB, not in mib_notifications[]\n",
+			        nodes[i].name);
+		CU_ASSERT_TRUE(in_notification_table(nodes[i].name));
+		found++;
+	}
+	CU_ASSERT_EQUAL(found, rows);
+}
+
+static void statctr_notifications_are_the_mib_text(void)
+{
+	load_mib();
+	expect_notifications(MIB_NOTIFY_STATCTR_MIB, "statctrNotifications");
+	/* The agent gives each object its instance: a segment's row, or a scalar's .0. */
+	for (size_t i = 0; i < MIB_NNOTIFICATIONS; i++)
+		for (uint32_t k = 0; k < mib_notifications[i].nobjects; k++) {
+			const struct mib_notify_object *o = &mib_notifications[i].objects[k];
+
+			if (o->module == MIB_NOTIFY_STATCTR_MIB)
+				CU_ASSERT_TRUE(mib_objects[o->id].space == MIB_SPACE_SEGMENT ||
+				               mib_objects[o->id].space == MIB_SPACE_AGENT);
+		}
+	/* Three in STATCTR-MIB today, besides linkDown and linkUp. */
+	CU_ASSERT_EQUAL(MIB_NNOTIFICATIONS, 5);
+}
+
+/* The OID of node @name, its parents resolved up to SNMPv2-SMI's internet, 1.3.6.1. */
+static size_t resolve_oid(const char *name, uint32_t *arcs, size_t max)
+{
+	static const uint32_t internet[] = {1, 3, 6, 1};
+	uint32_t below[MIB_MAX_OID_ARCS];
+	size_t n = 0, len = 0;
+
+	while (strcmp(name, "internet") != 0) {
+		const struct node *node = find_node(name);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(node);
+		CU_ASSERT_FATAL(n < MIB_MAX_OID_ARCS);
+		below[n++] = node->arc;
+		name = node->parent;
+	}
+	CU_ASSERT_FATAL(4 + n <= max);
+	for (size_t i = 0; i < 4; i++)
+		arcs[len++] = internet[i];
+	while (n)
+		arcs[len++] = below[--n];
+	return len;
+}
+
+static void standard_notifications_are_the_mib_text(void)
+{
+	uint32_t arcs[MIB_MAX_OID_ARCS];
+	size_t len;
+
+	load_text("mib/IF-MIB-notifications.txt");
+	expect_notifications(MIB_NOTIFY_IF_MIB, "snmpTraps");
+	len = resolve_oid("snmpTraps", arcs, MIB_MAX_OID_ARCS);
+	CU_ASSERT_EQUAL(len, MIB_SNMP_TRAPS_LEN);
+	CU_ASSERT_EQUAL(memcmp(arcs, mib_snmp_traps, sizeof(mib_snmp_traps)), 0);
+	/* snmpTrapOID.0: the scalar's instance. */
+	len = resolve_oid("snmpTrapOID", arcs, MIB_MAX_OID_ARCS);
+	arcs[len++] = 0;
+	CU_ASSERT_EQUAL(len, MIB_SNMP_TRAP_OID_LEN);
+	CU_ASSERT_EQUAL(memcmp(arcs, mib_snmp_trap_oid, sizeof(mib_snmp_trap_oid)), 0);
+	expect_node("snmpTrapOID", "snmpTrap", 1, "OBJECT IDENTIFIER", "accessible-for-notify");
+	nnodes = 0;
 }
 
 /* ---- histogram columns ------------------------------------------------- */
@@ -992,6 +1157,8 @@ int main(void)
 	    {"table_is_in_oid_order", table_is_in_oid_order},
 	    {"cell_kinds_are_the_library_kinds", cell_kinds_are_the_library_kinds},
 	    {"root_anchors", root_anchors},
+	    {"statctr_notifications_are_the_mib_text", statctr_notifications_are_the_mib_text},
+	    {"standard_notifications_are_the_mib_text", standard_notifications_are_the_mib_text},
 	    {"histogram_names", histogram_names},
 	    {"histogram_module_text", histogram_module_text},
 	    {"generated_tables_are_the_tables_both_ways",
