@@ -1,11 +1,13 @@
 # shellcheck shell=bash
-# common.sh - what every shell test of the suite shares: the loud skip, the
-# failure line, and a counted failure.  Sourced by each folder's helper
-# library (tests/integration/fixture.sh, tests/tools/lib.sh,
+# common.sh - the one vocabulary of the suite's shell tests: the loud skip,
+# the failure that ends the test, the failure counted for the end, and a
+# writer started in the background.  Defined here only (tests/style/
+# vocabulary.sh fails a test file that defines its own).  Sourced by each
+# folder's helper library (tests/integration/fixture.sh, tests/tools/lib.sh,
 # tests/style/lib.sh) and by the standalone scripts (tests/fuzz/run.sh,
-# tests/packaging/debs.sh); tests/README.md says which to use.  Also the
-# private Net-SNMP environment (snmp_private) every test that runs a
-# Net-SNMP client or daemon sets up first.
+# tests/packaging/debs.sh, tests/docs/*.sh); tests/README.md says which to
+# use.  Also the private Net-SNMP environment (snmp_private) every test
+# that runs a Net-SNMP client or daemon sets up first.
 #
 # TEST_NAME names the test in every message (default: the script's name).
 # A test that cannot run says SKIP loudly and exits 77 (automake's skip),
@@ -31,10 +33,40 @@ fail_message() {
 	echo "FAIL: $TEST_NAME: $*" >&2
 }
 
-# fail_later WHY: counts a failure and goes on; test_finish exits 1 if any.
+# fail WHY: the failure line, then what TEST_ON_FAIL shows (a command the
+# folder's library may set, its output to stderr: fixture.sh's logs); ends
+# the test at once with exit 1.
+fail() {
+	fail_message "$@"
+	if [ -n "${TEST_ON_FAIL:-}" ]; then
+		$TEST_ON_FAIL >&2 || true
+	fi
+	exit 1
+}
+
+# fail_later WHY: counts a failure and goes on; test_finish (or the
+# folder's finish: style_finish, tools' finish) exits 1 if any.
 fail_later() {
 	fail_message "$@"
 	test_failures=$((test_failures + 1))
+}
+
+# start_writer LOG PATH COMMAND...: COMMAND, a writer, in the background,
+# its stdout and stderr appended to LOG, its pid in STARTED_PID; returns
+# once PATH (its segment) exists.  If PATH is not there within 5 s, stops
+# the writer and fails the test.
+start_writer() {
+	local log=$1 path=$2
+	shift 2
+	"$@" >>"$log" 2>&1 &
+	STARTED_PID=$!
+	for _ in $(seq 100); do
+		[ -e "$path" ] && return 0
+		sleep 0.05
+	done
+	kill "$STARTED_PID" 2>/dev/null || true
+	wait "$STARTED_PID" 2>/dev/null || true
+	fail "the writer did not create $path"
 }
 
 # snmp_private DIR: the Net-SNMP clients and daemons this shell starts keep

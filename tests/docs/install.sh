@@ -10,18 +10,8 @@ set -euo pipefail
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 NAME=install
-
-fail() {
-	echo "FAIL: $NAME: $*" >&2
-	exit 1
-}
-skip() {
-	echo "=================================================================" >&2
-	echo "SKIP: $NAME: $*" >&2
-	echo "=================================================================" >&2
-	[ "${CI:-}" = true ] && { echo "FAIL: CI=true, and a skip is a failure in CI" >&2; exit 1; }
-	exit 77
-}
+TEST_NAME=$NAME
+. "$top_srcdir/tests/common.sh" # skip, fail
 for p in make pkg-config cc; do
 	command -v "$p" >/dev/null || skip "$p not found (scripts/install-deps.sh)"
 done

@@ -43,14 +43,8 @@ top_builddir=${top_builddir:-$top_srcdir}
 top_srcdir=$(cd "$top_srcdir" && pwd)
 top_builddir=$(cd "$top_builddir" && pwd)
 NAME=run_docs
-
-skip() {
-	echo "=================================================================" >&2
-	echo "SKIP: $NAME: $*" >&2
-	echo "=================================================================" >&2
-	[ "${CI:-}" = true ] && { echo "FAIL: CI=true, and a skip is a failure in CI" >&2; exit 1; }
-	exit 77
-}
+TEST_NAME=$NAME
+. "$top_srcdir/tests/common.sh" # skip, fail
 
 # ------------------------------------------------------------------------
 # Outside the namespace: prerequisites, then re-run inside it.
@@ -96,19 +90,17 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-fail_setup() {
-	echo "FAIL: $NAME: $*" >&2
-	tail -n 20 "$S"/*.log >&2
-	exit 1
-}
+# A failure of the setup (common.sh's fail) shows the tail of its logs.
+setup_logs() { tail -n 20 "$S"/*.log; }
+TEST_ON_FAIL=setup_logs
 
-mount -t tmpfs -o mode=1777 tmpfs /dev/shm || fail_setup "cannot mount /dev/shm"
-mount -t tmpfs -o mode=0755 tmpfs /var/agentx || fail_setup "cannot mount /var/agentx"
-ip link set lo up || fail_setup "cannot bring up lo"
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm || fail "cannot mount /dev/shm"
+mount -t tmpfs -o mode=0755 tmpfs /var/agentx || fail "cannot mount /var/agentx"
+ip link set lo up || fail "cannot bring up lo"
 mkdir -p "$S/mibs" "$S/bin" "$S/home" "$S/persist" "$S/share/statctr" "$S/src" "$S/node-exporter"
 cp -a /usr/share/snmp/mibs/. "$S/mibs/"
 cp "$top_srcdir/mib/STATCTR-MIB.txt" "$S/mibs/"
-mount --bind "$S/mibs" /usr/share/snmp/mibs || fail_setup "cannot mount the MIB directory"
+mount --bind "$S/mibs" /usr/share/snmp/mibs || fail "cannot mount the MIB directory"
 cp "$top_srcdir/scripts/get-smi-mibs.sh" "$S/share/statctr/"
 cp -a "$top_srcdir/conf" "$top_srcdir/mib" "$top_srcdir/scripts" "$S/src/"
 for p in tools/statctl agent/statctr-agentx exporter/statctr-exporter; do
@@ -140,10 +132,10 @@ wait_for() { # SECONDS COMMAND...
 /usr/sbin/snmpd -f -Lo -C -c "$S/snmpd.conf" -I -smux -p "$S/snmpd.pid" >"$S/snmpd.log" 2>&1 &
 PIDS="$! $PIDS"
 wait_for 10 snmpget -v2c -c public -t 0.3 -r 0 127.0.0.1 .1.3.6.1.2.1.1.3.0 ||
-	fail_setup "snmpd does not answer on udp/161"
+	fail "snmpd does not answer on udp/161"
 "$top_builddir/examples/pipeline" -c "$CONF" >"$S/writer.log" 2>&1 &
 PIDS="$! $PIDS"
-wait_for 10 test -e /dev/shm/statctr.dataplane || fail_setup "the writer made no segment"
+wait_for 10 test -e /dev/shm/statctr.dataplane || fail "the writer made no segment"
 # statctr-agentx through snmpd: README.md's first SNMP block starts it.
 
 # ------------------------------------------------------------------------
@@ -188,13 +180,13 @@ awk -v dir="$S/blocks" -v top="$top_srcdir/" '
 man=$top_srcdir/docs/man/statctl.1
 n=$(ls "$S/blocks"/*.head | wc -l)
 line=$(grep -n '^\.SH EXAMPLES' "$man" | cut -d: -f1)
-[ -n "$line" ] || fail_setup "statctl.1 has no EXAMPLES section"
+[ -n "$line" ] || fail "statctl.1 has no EXAMPLES section"
 echo "docs/man/statctl.1 $line sh" >"$S/blocks/$((n + 1)).head"
 sed -n '/^\.SH EXAMPLES/,/^\.SH [^E]/p' "$man" | sed -n '/^\.nf$/,/^\.fi$/p' |
 	sed -e '/^\.\(nf\|fi\)$/d' -e 's/\\-/-/g' -e 's/\\e/\\/g' >"$S/blocks/$((n + 1))"
-[ -s "$S/blocks/$((n + 1))" ] || fail_setup "statctl.1's EXAMPLES have no .nf lines"
+[ -s "$S/blocks/$((n + 1))" ] || fail "statctl.1's EXAMPLES have no .nf lines"
 ! grep -n '\\[(*fs[:alpha:]]' "$S/blocks/$((n + 1))" ||
-	fail_setup "statctl.1's EXAMPLES hold a roff escape this test does not undo"
+	fail "statctl.1's EXAMPLES hold a roff escape this test does not undo"
 
 ran=0 skipped=0 failed=0
 for head in $(ls "$S/blocks"/*.head | sort -t/ -k1 -V); do

@@ -38,13 +38,8 @@ snmp_private "$TMP" || exit 99 # SNMP_PERSISTENT_DIR=$TMP/persist, HOME=$TMP, MI
 
 log() { echo "[$FX_NAME $(date +%T.%N | cut -c1-12)] $*"; }
 
-# fail WHY: the failure, with the tail of every log of the test; exits 1.
-fail() {
-	fail_message "$@"
-	fx_dump_logs >&2
-	exit 1
-}
-
+# common.sh's fail shows the tail of every log of the test.
+TEST_ON_FAIL=fx_dump_logs
 fx_dump_logs() {
 	for f in "$TMP"/*.log; do
 		[ -f "$f" ] || continue
@@ -250,10 +245,9 @@ fx_config() {
 fx_start_writer() {
 	local log=$1 path=$2
 	shift 2
-	"$PIPELINE" -c "$TMP/statctr.conf" "$@" >>"$log" 2>&1 &
-	FX_LAST_PID=$!
+	start_writer "$log" "$path" "$PIPELINE" -c "$TMP/statctr.conf" "$@"
+	FX_LAST_PID=$STARTED_PID
 	fx_track "$FX_LAST_PID"
-	fx_wait 5 test -e "$path" || fail "the writer did not create $path"
 }
 
 # The main writer, on $SEGMENT: WRITER_PID.

@@ -322,8 +322,9 @@ as_user() {
 		--bounding-set=-all --inh-caps=-all)
 }
 
-# The writer's user is only a member of group statctr, as README.Debian says.
-start_writer() {
+# start_group_writer: the writer, as a user who is only a member of group
+# statctr, as README.Debian says.
+start_group_writer() {
 	useradd --system --no-create-home --shell /usr/sbin/nologin -G statctr "$writer_user" &&
 		as_user "$writer_user" &&
 		{ "${AS[@]}" "$work/minimal" "$conf" >"$work/writer.log" 2>&1 & } &&
@@ -450,7 +451,7 @@ snmptable_by_name() {
 }
 
 check "writer built from libstatctr-dev (pkg-config statctr)" build_writer &&
-	check "writer ($writer_user, in group statctr) creates its segment" start_writer &&
+	check "writer ($writer_user, in group statctr) creates its segment" start_group_writer &&
 	check "statctl (as statctr) shows dp0 counting" statctl_show &&
 	check "python3 statctr (as statctr) reads dp0" python_reads &&
 	check "statctr-exporter starts as statctr and serves dp0 (curl)" start_exporter &&

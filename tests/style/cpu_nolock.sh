@@ -24,7 +24,7 @@ STYLE_NAME=cpu_nolock
 bin=$top_builddir/bench/bench_update
 
 command -v objdump >/dev/null || skip "objdump not found (Debian: apt-get install binutils)"
-[ -x "$bin" ] || { echo "FAIL: cpu_nolock: $bin not built" >&2; exit 1; }
+[ -x "$bin" ] || fail "$bin not built"
 if [ "${SANITIZER:-none}" != none ]; then
 	echo "note: $SANITIZER build: its instrumented loops are not the fast path users get; checked in plain builds"
 	exit 0
@@ -42,7 +42,7 @@ CLOSURE_SKIP="statctr_cpu_add_locked statctr_cpu_aborted"
 
 control=$(locked statctr_cpu_add_locked)
 if [ -z "$control" ]; then
-	fail "the detector finds no locked instruction in statctr_cpu_add_locked(): it sees nothing"
+	fail_later "the detector finds no locked instruction in statctr_cpu_add_locked(): it sees nothing"
 else
 	echo "ok: control: statctr_cpu_add_locked() holds $(wc -l <<<"$control") locked instruction(s): $(head -n 1 <<<"$control")"
 fi
@@ -51,10 +51,10 @@ loop=loop_statctr_cpu_add
 mapfile -t fns < <(closure "$loop")
 code=$(for f in "${fns[@]}"; do insns "$f"; done)
 n=$(wc -l <<<"$code")
-[ "$n" -ge 20 ] || fail "$loop: only $n instructions disassembled from ${fns[*]}"
+[ "$n" -ge 20 ] || fail_later "$loop: only $n instructions disassembled from ${fns[*]}"
 bad=$(locked "${fns[@]}")
 if [ -n "$bad" ]; then
-	fail "$loop: locked instruction(s): $bad"
+	fail_later "$loop: locked instruction(s): $bad"
 else
 	echo "ok: $loop: $n instructions in ${fns[*]}, none locked, no xchg"
 fi
@@ -63,7 +63,7 @@ adds=$(grep -cE $'\tadd[q]? +[^,]+,\\(%[a-z0-9]+,%[a-z0-9]+,1\\)$' <<<"$code" ||
 if [ "$stores" -ge 4 ] && [ "$adds" -ge 4 ]; then
 	echo "ok: $loop: $stores stores of a descriptor to the rseq area, $adds plain adds to a CPU's cell"
 else
-	fail "$loop: $stores stores to rseq_cs and $adds plain adds (4 each expected: 4 adds per packet)"
+	fail_later "$loop: $stores stores to rseq_cs and $adds plain adds (4 each expected: 4 adds per packet)"
 fi
 
 # The descriptors and the abort signatures.
@@ -72,7 +72,7 @@ cs_size=${cs_hex:+$((16#$cs_hex))}
 if [ -n "$cs_size" ] && [ "$cs_size" -ge 128 ] && [ $((cs_size % 32)) -eq 0 ]; then
 	echo "ok: __rseq_cs: $cs_size bytes, $((cs_size / 32)) descriptor(s) of 32 bytes"
 else
-	fail "__rseq_cs: ${cs_size:-no such section} (32-byte descriptors expected, 4 at least)"
+	fail_later "__rseq_cs: ${cs_size:-no such section} (32-byte descriptors expected, 4 at least)"
 fi
 # Each descriptor's abort handler follows glibc's signature (53 30 05 53,
 # little-endian); the handler counts the abort with a locked add (out of
@@ -82,7 +82,7 @@ sigs=$(grep -o '53300553' <<<"$failure" | wc -l)
 if [ "$sigs" -ge 4 ] && [ -n "$cs_size" ] && [ "$sigs" -eq $((cs_size / 32)) ]; then
 	echo "ok: __rseq_failure: $sigs abort handler(s) after RSEQ_SIG, one per descriptor"
 else
-	fail "__rseq_failure: $sigs signature(s) for ${cs_size:-no} bytes of descriptors (one each, 4 at least)"
+	fail_later "__rseq_failure: $sigs signature(s) for ${cs_size:-no} bytes of descriptors (one each, 4 at least)"
 fi
 # Each store of a descriptor directly follows the lea of its address (the
 # store is unconditional: no compare of rseq_cs first).
@@ -92,6 +92,6 @@ cmps=$(grep -cE $'\tcmp +%[a-z0-9]+,%fs:0x8\(' <<<"$code" || true)
 if [ "$pairs" -ge 4 ] && [ "$cmps" -eq 0 ]; then
 	echo "ok: $loop: $pairs descriptor stores, each right after its lea, no compare of rseq_cs"
 else
-	fail "$loop: $pairs lea+store pairs (4 expected) and $cmps compares of rseq_cs (none expected)"
+	fail_later "$loop: $pairs lea+store pairs (4 expected) and $cmps compares of rseq_cs (none expected)"
 fi
 style_finish

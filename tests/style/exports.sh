@@ -28,12 +28,12 @@ check() {
 		sort -u)
 	foreign=$(grep -v '^statctr_' <<<"$names" || true)
 	if [ -n "$foreign" ]; then
-		fail "$label exports names outside statctr_*: $(tr '\n' ' ' <<<"$foreign")"
+		fail_later "$label exports names outside statctr_*: $(tr '\n' ' ' <<<"$foreign")"
 		return
 	fi
 	for want in statctr_seg_create statctr_slot_serve_copy statctr_view_open \
 		statctr_snap_take statctr_reset_range statctr_errmsg; do
-		grep -qx "$want" <<<"$names" || fail "$label lacks $want"
+		grep -qx "$want" <<<"$names" || fail_later "$label lacks $want"
 	done
 	echo "ok: $label: $(wc -l <<<"$names") defined globals, all statctr_*"
 }
@@ -69,11 +69,11 @@ CEOF
 	read -r -a config_libs <<<"$(pkg-config --libs libconfig)"
 	if ! "${CC:-cc}" -std=gnu11 -I"$top_srcdir/lib" -o "$work/user" "$work/user.c" \
 		"$libs/libstatctr.a" "${config_libs[@]}" -lpthread 2>"$work/ld.err"; then
-		fail "a static program defining set_error and meta_init does not link: $(cat "$work/ld.err")"
+		fail_later "a static program defining set_error and meta_init does not link: $(cat "$work/ld.err")"
 	elif out=$("$work/user") && [ "$out" = "1001 7 -2 named" ]; then
 		echo "ok: static link with the user's own set_error/meta_init: $out"
 	else
-		fail "static user printed '$out', expected '1001 7 -2 named'"
+		fail_later "static user printed '$out', expected '1001 7 -2 named'"
 	fi
 else
 	echo "note: static-link check not run (SANITIZER=${SANITIZER:-none}, or no cc/libconfig)"
@@ -138,11 +138,11 @@ CEOF
 	if ! "${CC:-cc}" -std=gnu11 -fPIC -shared -I"$top_srcdir/lib" -o "$work/plugin.so" \
 		"$work/plugin.c" -L"$libs" -Wl,-rpath,"$(realpath "$libs")" -lstatctr 2>"$work/pl.err" ||
 		! "${CC:-cc}" -o "$work/host" "$work/host.c" -ldl 2>>"$work/pl.err"; then
-		fail "the dlopen() plugin does not build: $(cat "$work/pl.err")"
+		fail_later "the dlopen() plugin does not build: $(cat "$work/pl.err")"
 	elif out=$("$work/host" "$work/plugin.so" "$work/p.conf" "$work/p") && [ "$out" = 501500 ]; then
 		echo "ok: a dlopen()ed plugin records histograms: count + sum $out"
 	else
-		fail "dlopen()ed plugin printed '$out', expected 501500 (1000 records of 1..1000)"
+		fail_later "dlopen()ed plugin printed '$out', expected 501500 (1000 records of 1..1000)"
 	fi
 fi
 

@@ -23,7 +23,7 @@ STYLE_NAME=hist_nolock
 bin=$top_builddir/bench/bench_hist
 
 command -v objdump >/dev/null || skip "objdump not found (Debian: apt-get install binutils)"
-[ -x "$bin" ] || { echo "FAIL: hist_nolock: $bin not built" >&2; exit 1; }
+[ -x "$bin" ] || fail "$bin not built"
 if [ "${SANITIZER:-none}" != none ]; then
 	echo "note: $SANITIZER build: its instrumented loops are not the fast path users get; checked in plain builds"
 	exit 0
@@ -34,7 +34,7 @@ CLOSURE_SKIP=statctr_slot_serve_copy
 
 control=$(locked statctr_shared_add)
 if [ -z "$control" ]; then
-	fail "the detector finds no locked instruction in statctr_shared_add(): it sees nothing"
+	fail_later "the detector finds no locked instruction in statctr_shared_add(): it sees nothing"
 else
 	echo "ok: control: statctr_shared_add() holds $(wc -l <<<"$control") locked instruction(s): $(head -n 1 <<<"$control")"
 fi
@@ -42,10 +42,10 @@ fi
 for loop in loop_statctr_record loop_statctr_txn4; do
 	mapfile -t fns < <(closure "$loop")
 	n=$(for f in "${fns[@]}"; do insns "$f"; done | wc -l)
-	[ "$n" -ge 20 ] || fail "$loop: only $n instructions disassembled from ${fns[*]}"
+	[ "$n" -ge 20 ] || fail_later "$loop: only $n instructions disassembled from ${fns[*]}"
 	bad=$(locked "${fns[@]}")
 	if [ -n "$bad" ]; then
-		fail "$loop: locked instruction(s): $bad"
+		fail_later "$loop: locked instruction(s): $bad"
 	else
 		echo "ok: $loop: $n instructions in ${fns[*]}, none locked, no xchg"
 	fi
@@ -99,17 +99,17 @@ for spec in 16:5 64:7; do
 	timeout 120 valgrind --tool=callgrind --dump-instr=yes --compress-pos=no \
 		--compress-strings=no --callgrind-out-file="$work/cg.$buckets" "$bin" \
 		--out "$work/res" callgrind "$records" "$buckets" >"$work/log.$buckets" 2>&1 ||
-		{ cat "$work/log.$buckets" >&2; fail "bench_hist callgrind $records $buckets failed under valgrind"; continue; }
+		{ cat "$work/log.$buckets" >&2; fail_later "bench_hist callgrind $records $buckets failed under valgrind"; continue; }
 	for group in "loop_per_thread loop_per_thread_plain" "loop_statctr_record loop_statctr_txn4"; do
 		read -r -a fns <<<"$group"
 		mapfile -t addrs < <(compares "$SEARCH" "${fns[@]}")
-		[ "${#addrs[@]}" -gt 0 ] || { fail "$group: no search compare found"; continue; }
+		[ "${#addrs[@]}" -gt 0 ] || { fail_later "$group: no search compare found"; continue; }
 		runs=$(executions "$work/cg.$buckets" "${addrs[@]}")
 		per=$(awk -v r="$runs" -v n="$((records * ${#fns[@]}))" 'BEGIN { printf "%.3f", r / n }')
 		if [ "$per" = "$want.000" ]; then
 			echo "ok: $buckets buckets: $group: $per search compares per record (${#addrs[@]} compare site(s))"
 		else
-			fail "$buckets buckets: $group: $per search compares per record, expected $want"
+			fail_later "$buckets buckets: $group: $per search compares per record, expected $want"
 		fi
 	done
 	mapfile -t addrs < <(compares "$LINEAR" loop_linear)

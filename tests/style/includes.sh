@@ -24,7 +24,7 @@ KNOWN=${INCLUDES_KNOWN-"lib/epoch lib/snapshot lib/view"}
 # The link graph's edges of lib/, "A B" per line: A's object uses a symbol
 # B's defines (the convenience library's objects, as make builds them).
 objs=("$top_builddir"/lib/libstatctr_core_la-*.o)
-[ -f "${objs[0]}" ] || fail "no lib/ object under $top_builddir/lib (build first)"
+[ -f "${objs[0]}" ] || fail_later "no lib/ object under $top_builddir/lib (build first)"
 link_edges() {
 	local o m
 	for o in "${objs[@]}"; do
@@ -136,12 +136,12 @@ EOF
 )
 echo "$out" | grep -v '^edges ' || true
 edges=$(echo "$out" | sed -n 's/^edges //p')
-[ "${edges:-0}" -gt 0 ] || fail "no include or link edge found under $top_srcdir (wrong top_srcdir?)"
+[ "${edges:-0}" -gt 0 ] || fail_later "no include or link edge found under $top_srcdir (wrong top_srcdir?)"
 while IFS= read -r line; do
 	case $line in
-	NEW*) fail "an include circle: ${line#NEW }" ;;
-	EMPTY*) fail "${line#EMPTY } (wrong top_srcdir?)" ;;
-	GONE*) fail "${line#GONE } is gone: take it off KNOWN in $0" ;;
+	NEW*) fail_later "an include circle: ${line#NEW }" ;;
+	EMPTY*) fail_later "${line#EMPTY } (wrong top_srcdir?)" ;;
+	GONE*) fail_later "${line#GONE } is gone: take it off KNOWN in $0" ;;
 	esac
 done <<<"$out"
 [ "$test_failures" -eq 0 ] && echo "ok: no new circle in $edges edges of lib/ and agent/ (#include) and lib/ (link)"

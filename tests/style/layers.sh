@@ -46,11 +46,11 @@ for from in $folders; do
 			checked=$((checked + 1))
 			case " ${below[$from]} " in
 			*" $to "*) ;;
-			*) fail "$from/${file##*/} includes \"$name\" of $to/: $from may include only ${below[$from]}" ;;
+			*) fail_later "$from/${file##*/} includes \"$name\" of $to/: $from may include only ${below[$from]}" ;;
 			esac
 		done < <(sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$file")
 	done
 done
-[ "$checked" -gt 0 ] || fail "no include found under $top_srcdir (wrong top_srcdir?)"
+[ "$checked" -gt 0 ] || fail_later "no include found under $top_srcdir (wrong top_srcdir?)"
 [ "$test_failures" -eq 0 ] && echo "ok: $checked quoted includes across lib, mib, common, agent, tools, exporter follow the layers"
 style_finish

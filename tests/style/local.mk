@@ -41,3 +41,8 @@ dist_check_SCRIPTS += tests/style/once_loads.sh
 # No include circle in lib/ (#include and link graphs); agent/'s printed.
 TESTS += tests/style/includes.sh
 dist_check_SCRIPTS += tests/style/includes.sh
+
+# One shell vocabulary: skip, fail, fail_later and start_writer defined in
+# tests/common.sh alone, and doing what tests/README.md says.
+TESTS += tests/style/vocabulary.sh
+dist_check_SCRIPTS += tests/style/vocabulary.sh

@@ -20,11 +20,11 @@ check() {
 	for f in "$@"; do
 		name=${f#"$top_srcdir"/}
 		rows "$doc" | grep -qxF -e "$name" -e "${name#"$prefix"}" ||
-			fail "$name has no row in $doc's module table"
+			fail_later "$name has no row in $doc's module table"
 	done
 	for name in $(rows "$doc"); do
 		[ -f "$top_srcdir/$name" ] || [ -f "$top_srcdir/$prefix$name" ] ||
-			fail "$doc lists $name, which is not in the tree"
+			fail_later "$doc lists $name, which is not in the tree"
 	done
 }
 

@@ -15,7 +15,7 @@ lib=$top_builddir/lib/.libs/libstatctr.so
 
 command -v objdump >/dev/null || skip "objdump not found (Debian: apt-get install binutils)"
 command -v python3 >/dev/null || skip "python3 not found"
-[ -f "$lib" ] || { echo "FAIL: once_loads: $lib not built" >&2; exit 1; }
+[ -f "$lib" ] || fail "$lib not built"
 if [ "${SANITIZER:-none}" != none ]; then
 	echo "note: $SANITIZER build: its instrumented loops are not what users get; checked in plain builds"
 	exit 0
@@ -25,7 +25,7 @@ listing=$(mktemp)
 trap 'rm -f "$listing" "$listing.planted"' EXIT
 objdump -d --no-show-raw-insn --disassemble=sum_slots "$lib" >"$listing"
 [ "$(grep -c 'movdqu\|movups\|ldr\s*q' "$listing")" -gt 20 ] ||
-	{ echo "FAIL: once_loads: sum_slots has no vector loop in $lib" >&2; exit 1; }
+	fail "sum_slots has no vector loop in $lib"
 
 # dup_loads FILE: each pair of indexed vector loads (cells, not the source
 # pointers) of one address in one straight run of instructions, whose
@@ -62,10 +62,10 @@ PY
 }
 
 found=$(dup_loads "$listing")
-[ -z "$found" ] || { echo "FAIL: once_loads: sum_slots loads a cell twice:" >&2; echo "$found" >&2; exit 1; }
+[ -z "$found" ] || fail "sum_slots loads a cell twice:"$'\n'"$found"
 # Positive control: a second load of the first source load's address.
 awk '{ print } /movdqu \(%r[a-z0-9]+,%r[a-z0-9]+(,8)?\),%xmm/ && !done { sub(/%xmm[0-9]+$/, "%xmm15"); print; done = 1 }' \
 	"$listing" >"$listing.planted"
 [ -n "$(dup_loads "$listing.planted")" ] ||
-	{ echo "FAIL: once_loads: the detector missed a planted duplicate load" >&2; exit 1; }
+	fail "the detector missed a planted duplicate load"
 echo "PASS: once_loads: sum_slots loads each cell once ($(grep -c 'movdqu' "$listing") vector loads)"

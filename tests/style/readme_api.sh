@@ -15,11 +15,7 @@ CC=${CC:-cc}
 
 STYLE_NAME=readme_api
 . "$top_srcdir/tests/style/lib.sh"
-# Here a failure ends the test at once: each step needs the one before.
-fail() {
-	fail_message "$@"
-	exit 1
-}
+# Here a failure ends the test at once (fail): each step needs the one before.
 
 command -v "$CC" >/dev/null || skip "no C compiler ($CC)"
 [ -f "$libs/libstatctr.so" ] || skip "no $libs/libstatctr.so (configured with --disable-shared?)"

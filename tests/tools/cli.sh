@@ -23,7 +23,7 @@ check_status "bad --format" 2 "$STATCTL" --format xml list
 check_status "bad --format after the command" 2 "$STATCTL" list -f xml
 check_status "list with an argument" 2 "$STATCTL" list extra
 
-start_writer "stctl_cli_$$" 1 100
+settled_writer "stctl_cli_$$" 1 100
 # The config declares a second segment that no writer created.
 python3 - "$config" "$segment" <<'PY'
 import sys

@@ -6,7 +6,7 @@
 need_command bash
 bc=/usr/share/bash-completion/bash_completion
 [ -f "$bc" ] || skip "$bc missing (Debian: apt-get install bash-completion)"
-start_writer "stctl_compl_$$" 1 10
+settled_writer "stctl_compl_$$" 1 10
 
 # complete WORDS...: what <Tab> offers after "statctl WORDS" (the last word
 # being completed, "" for a new one), sorted, on one line.

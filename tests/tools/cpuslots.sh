@@ -29,7 +29,6 @@ CONF
 	done
 	cat "$workdir/rec.err" >&2
 	fail "cpu_rec did not start ($2)"
-	exit 1
 }
 
 stop_writer() {

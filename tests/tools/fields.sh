@@ -20,7 +20,7 @@ make_config() {
 	    -e 's/rows = \[ "dp0", "dp1", "dp2", "dp3" \];/rows = [ "dp0", "eth\\"1", "eth\\\\2", "dp3" ];/' \
 	    "$srcdir/conf/statctr.conf" >"$1"
 }
-start_writer "$seg" 1 500
+settled_writer "$seg" 1 500
 
 # columns FORMAT-OPTIONS...: "table:col,col table:col" of a show -f json.
 columns() {

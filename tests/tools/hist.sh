@@ -86,7 +86,7 @@ check "HELP with the units" 1 "$(grep -c "^# HELP $family Time per operation (us
 check "integer le, +Inf last" '10 20 50 100 +Inf' \
 	"$(grep "^${family}_bucket{.*row=\"a\"" "$workdir/show.prom" | sed 's/.*le="\([^"]*\)".*/\1/' | tr '\n' ' ' | sed 's/ $//')"
 $FORMATS hist "$workdir/show.prom" >"$workdir/hist" ||
-	fail "formats.py hist refuses the histograms"
+	fail_later "formats.py hist refuses the histograms"
 h() { grep -F "lat.$family.$1" "$workdir/hist" | sed 's/^[^ ]* //' | tr '\n' '|' | sed 's/|$//'; }
 check "a: cumulative buckets, sum, count" \
 	"count 100|le=+Inf 100|le=10 10|le=100 98|le=20 70|le=50 91|sum 3493" "$(h a)"

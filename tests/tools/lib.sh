@@ -1,9 +1,11 @@
-# lib.sh - shared by the statctl tests: paths, skipping, a writer to read.
+# lib.sh - shared by the statctl tests: paths, checks, a writer to read.
 #
 # Sourced by tests/tools/*.sh, which `make check` runs from the top build
 # directory with $srcdir set.  Every test asserts values; one that cannot
-# run says SKIP loudly and exits 77, except under CI=true where a missing
-# prerequisite is a failure (exit 1).
+# run says SKIP loudly (common.sh's skip) and exits 77, except under
+# CI=true where a missing prerequisite is a failure (exit 1).  A check
+# that does not hold is counted (fail_later) and the test goes on; finish
+# ends it, non-zero if any failed.
 
 set -u
 srcdir=${srcdir:-.}
@@ -16,13 +18,6 @@ FORMATS="python3 $TOOLS_TESTDIR/formats.py"
 test_name=$(basename "$0" .sh)
 TEST_NAME=$test_name
 . "$srcdir/tests/common.sh"
-failures=0
-
-# fail WHY: counts a failure and goes on (the test ends with exit on $failures).
-fail() {
-	fail_message "$@"
-	failures=$((failures + 1))
-}
 
 pass() {
 	echo "ok: $*"
@@ -33,7 +28,7 @@ check() {
 	if [ "$2" = "$3" ]; then
 		pass "$1"
 	else
-		fail "$1: expected '$2', got '$3'"
+		fail_later "$1: expected '$2', got '$3'"
 	fi
 }
 
@@ -51,8 +46,8 @@ check_status() {
 }
 
 finish() {
-	if [ "$failures" -ne 0 ]; then
-		echo "$test_name: $failures failures" >&2
+	if [ "$test_failures" -ne 0 ]; then
+		echo "$test_name: $test_failures failures" >&2
 		exit 1
 	fi
 	echo "$test_name: all passed"
@@ -92,10 +87,11 @@ make_config() {
 	    "$srcdir/conf/statctr.conf" >"$1"
 }
 
-# start_writer SEGMENT THREADS PACKETS [-g ...]: runs examples/pipeline on a
-# private copy of the config until it has written THREADS x PACKETS packets
-# and stopped (values stable).  Sets $segment, $config and $writer_pid.
-start_writer() {
+# settled_writer SEGMENT THREADS PACKETS [-g ...]: runs examples/pipeline
+# on a private copy of the config until it has written THREADS x PACKETS
+# packets and stopped (values stable).  Sets $segment, $config and
+# $writer_pid.  Its stdout is the caller's (tests read its log lines).
+settled_writer() {
 	need_program "$PIPELINE"
 	need_program "$READER"
 	segment=$1
@@ -119,7 +115,6 @@ start_writer() {
 	done
 	cat "$workdir/writer.log" >&2
 	fail "the writer did not reach $want packets"
-	exit 1
 }
 
 # wait_recorded N: hist_rec (its pid $writer_pid, its output $workdir/rec.out
@@ -132,5 +127,4 @@ wait_recorded() {
 	done
 	cat "$workdir/rec.err" >&2
 	fail "the writer did not record batch $1"
-	exit 1
 }

@@ -4,7 +4,7 @@
 # still sees the totals, and bad targets are refused with the object named.
 . "${srcdir:-.}/tests/tools/lib.sh"
 
-start_writer "stctl_reset_$$" 2 1000 -g "ifStats.queueDepth.1=-7"
+settled_writer "stctl_reset_$$" 2 1000 -g "ifStats.queueDepth.1=-7"
 
 # value TABLE COLUMN ROW [--raw]: the cell's value from statctl show JSON.
 value() {

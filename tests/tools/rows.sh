@@ -26,7 +26,7 @@ stop_writer() {
 adds_logged() { [ "$(grep -c '^add ' "$workdir/churn.log")" -ge "$1" ]; }
 
 # --- No row added: the table is shown empty in every format.
-start_writer "stctl_rows_$$" 1 10
+settled_writer "stctl_rows_$$" 1 10
 check_status "show text, no row present" 0 show "$segment" vfStats
 check "title says how many rows are present" 1 \
 	"$(printf "%s\n" "$out" | grep -c '^vfStats - .*; 0 of 64 rows present$')"
@@ -44,7 +44,7 @@ check "no vfStats sample" 0 "$(grep -v '^statctr_segment_readable' "$workdir/emp
 
 # --- Four churn steps, then stable: vf1 at 4 (N=2), vf2 at 5 (N=2), vf0 at 6 (N=3).
 stop_writer
-start_writer "$segment" 1 10 -R vfStats:3:20:4 >"$workdir/churn.log"
+settled_writer "$segment" 1 10 -R vfStats:3:20:4 >"$workdir/churn.log"
 for _ in $(seq 1 100); do adds_logged 7 && break; sleep 0.1; done
 "$READER" -1 "$segment" >"$workdir/reader.2" 2>/dev/null
 check "the writer's adds" "0 1 2 3 4 5 6" \
@@ -116,7 +116,7 @@ stop_writer
 	2>"$workdir/writer.log" &
 writer_pid=$!
 for _ in $(seq 1 100); do adds_logged 20 && break; sleep 0.05; done
-adds_logged 20 || fail "the writer does not churn"
+adds_logged 20 || fail_later "the writer does not churn"
 : >"$workdir/churn.json"
 for _ in $(seq 1 40); do
 	show -f json "$segment" vfStats >>"$workdir/churn.json"

@@ -6,7 +6,7 @@ need_command jq
 
 # A gauge beyond 2^53 tells an exact printer from one that goes through double.
 big=-9007199254740993
-start_writer "stctl_show_$$" 2 1500 -g "totals.inFlight.0=$big"
+settled_writer "stctl_show_$$" 2 1500 -g "totals.inFlight.0=$big"
 
 $FORMATS reader "$workdir/reader.1" >"$workdir/expect"
 check "reader output is not empty" yes "$([ -s "$workdir/expect" ] && echo yes)"

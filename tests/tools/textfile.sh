@@ -6,7 +6,7 @@
 # symbolic link at FILE is refused and left alone.
 . "${srcdir:-.}/tests/tools/lib.sh"
 
-start_writer "stctl_textfile_$$" 2 1000
+settled_writer "stctl_textfile_$$" 2 1000
 dir=$workdir/textfile
 mkdir "$dir"
 prom=$dir/statctr.prom

@@ -7,7 +7,7 @@
 # gone" and "writer restarted" (on stdout in text, on stderr beside JSON).
 . "${srcdir:-.}/tests/tools/lib.sh"
 
-start_writer "stctl_watch_$$" 1 500
+settled_writer "stctl_watch_$$" 1 500
 tty="python3 $TOOLS_TESTDIR/watch_tty.py"
 
 for key in q intr; do
@@ -45,7 +45,7 @@ wait_for() {
 		grep -q "$2" "$1" && return 0
 		sleep 0.1
 	done
-	fail "no '$2' in $1 within 10 s: $(cat "$1")"
+	fail_later "no '$2' in $1 within 10 s: $(cat "$1")"
 }
 "$STATCTL" watch -i 0.1 -n 600 "$segment" totals >"$workdir/marks.txt" 2>&1 &
 watch_pid=$!
@@ -57,7 +57,7 @@ kill -9 "$writer_pid"
 wait "$writer_pid" 2>/dev/null || true
 writer_pid=
 wait_for "$workdir/marks.txt" "^! [0-9:]* $segment: active -> gone (pid $old_pid)\$"
-start_writer "$segment" 1 700
+settled_writer "$segment" 1 700
 wait_for "$workdir/marks.txt" "^! [0-9:]* $segment: writer restarted: pid $old_pid -> $writer_pid, a new generation (deltas blank)\$"
 wait_for "$workdir/marks.txt" "^! [0-9:]* $segment: gone -> active (pid $writer_pid)\$"
 wait_for "$workdir/marks.err" "^! [0-9:]* $segment: writer restarted: pid $old_pid -> $writer_pid"
