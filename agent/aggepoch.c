@@ -28,7 +28,7 @@ int aggepoch_init(struct aggepoch *ae, const struct statctr_segment_decl *d)
 		return 0;
 	ae->buf = calloc(ae->keep, sizeof(*ae->buf));
 	if (!ae->buf)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	for (uint32_t t = 0; t < d->ntables && !ae->has_probe; t++)
 		for (uint32_t c = 0; c < d->tables[t].ncolumns && !ae->has_probe; c++)
 			if (d->tables[t].nrows &&
@@ -57,7 +57,7 @@ int aggepoch_start(struct statctr_view *view, const char *prefix, uint64_t name_
 	         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	err = statctr_epoch_start(view, name, NULL);
 	if (err < 0)
-		return agent_seterr(-err, "epoch start %s: %s", name, statctr_errmsg());
+		return errmsg_set(-err, "epoch start %s: %s", name, statctr_errmsg());
 	return 0;
 }
 

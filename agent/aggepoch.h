@@ -5,7 +5,7 @@
  *
  * Called by aggregate.c on the aggregation thread only, with the segment's
  * view, which that thread owns.  Never publishes, never logs: a failure
- * returns a negative errno with the cause in agent_errmsg().
+ * returns a negative errno with the cause in errmsg_get().
  */
 #ifndef STATCTR_AGENT_AGGEPOCH_H
 #define STATCTR_AGENT_AGGEPOCH_H

@@ -674,7 +674,7 @@ int agg_keep_carry(struct aggregator *agg, const char *state_file, bool load)
 	size_t size = state_file ? strlen(state_file) + sizeof(".carry") : 0;
 
 	if (state_file && !(agg->carry_path = malloc(size)))
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	if (state_file)
 		snprintf(agg->carry_path, size, "%s.carry", state_file);
 	agg->carry_dirty = true;
@@ -835,7 +835,7 @@ static void schedule_epoch(struct aggregator *agg, struct seg_watch *st)
 	int err = aggepoch_schedule(&st->epochs, st->view, realtime_now());
 
 	if (err < 0)
-		log_error_once(agg, st, err, "scheduled epoch", agent_errmsg());
+		log_error_once(agg, st, err, "scheduled epoch", errmsg_get());
 	else if (err > 0)
 		st->last_error = 0;
 }
@@ -1160,7 +1160,7 @@ static int start_epoch(struct seg_watch *st, char *msg, size_t size)
 	int err = aggepoch_start(st->view, "snmp", realtime_now());
 
 	if (err < 0)
-		snprintf(msg, size, "segment %s: %s", st->decl->name, agent_errmsg());
+		snprintf(msg, size, "segment %s: %s", st->decl->name, errmsg_get());
 	return err;
 }
 
@@ -1291,19 +1291,19 @@ static int reset_outcome(struct reset_request *rq)
 		rq->state = RESET_IDLE;
 		free(rq->v);
 		rq->v = NULL;
-		return agent_seterr(ETIMEDOUT,
-		                    "%u resets not started within %d ms (aggregation "
-		                    "busy)",
-		                    rq->n, AGG_RESET_WAIT_MS);
+		return errmsg_set(ETIMEDOUT,
+		                  "%u resets not started within %d ms (aggregation "
+		                  "busy)",
+		                  rq->n, AGG_RESET_WAIT_MS);
 	case RESET_RUNNING:
 		rq->abandoned = true;
-		return agent_seterr(EINPROGRESS,
-		                    "%u resets still running after %d ms; their outcome will be "
-		                    "logged",
-		                    rq->n, AGG_RESET_WAIT_MS);
+		return errmsg_set(EINPROGRESS,
+		                  "%u resets still running after %d ms; their outcome will be "
+		                  "logged",
+		                  rq->n, AGG_RESET_WAIT_MS);
 	default: /* RESET_DONE */
 		rq->state = RESET_IDLE;
-		return rq->err < 0 ? agent_seterr(-rq->err, "%s", rq->msg) : 0;
+		return rq->err < 0 ? errmsg_set(-rq->err, "%s", rq->msg) : 0;
 	}
 }
 
@@ -1338,7 +1338,7 @@ int agg_reset_admit(struct aggregator *agg, uint32_t seg)
 	bool ok;
 
 	if (seg >= agg->cfg->nsegments)
-		return agent_seterr(ENOENT, "no segment %u", seg);
+		return errmsg_set(ENOENT, "no segment %u", seg);
 	st = &agg->segs[seg];
 	pthread_mutex_lock(&agg->lock);
 	refill(st, now);
@@ -1348,10 +1348,10 @@ int agg_reset_admit(struct aggregator *agg, uint32_t seg)
 	pthread_mutex_unlock(&agg->lock);
 	if (ok)
 		return 0;
-	return agent_seterr(EAGAIN,
-	                    "segment %s: reset refused by the rate limit (%d per second, and "
-	                    "resets may take a fifth of the time: %.0f ms of reset work left)",
-	                    st->decl->name, AGG_RESET_RATE, st->budget_ms);
+	return errmsg_set(EAGAIN,
+	                  "segment %s: reset refused by the rate limit (%d per second, and "
+	                  "resets may take a fifth of the time: %.0f ms of reset work left)",
+	                  st->decl->name, AGG_RESET_RATE, st->budget_ms);
 }
 
 /* Under agg->lock: one token of each segment @v names (sorted or not: each once). */
@@ -1381,10 +1381,10 @@ int agg_reset(struct aggregator *agg, const struct agg_reset *v, uint32_t n)
 
 	for (uint32_t i = 0; i < n; i++)
 		if (v[i].seg >= agg->cfg->nsegments)
-			return agent_seterr(ENOENT, "no segment %u", v[i].seg);
+			return errmsg_set(ENOENT, "no segment %u", v[i].seg);
 	copy = malloc((n ? n : 1) * sizeof(*copy));
 	if (!copy)
-		return agent_seterr(ENOMEM, "out of memory for %u resets", n);
+		return errmsg_set(ENOMEM, "out of memory for %u resets", n);
 	memcpy(copy, v, n * sizeof(*copy));
 	pthread_mutex_lock(&agg->lock);
 	while (rq->state != RESET_IDLE &&
@@ -1393,7 +1393,7 @@ int agg_reset(struct aggregator *agg, const struct agg_reset *v, uint32_t n)
 	if (rq->state != RESET_IDLE) {
 		pthread_mutex_unlock(&agg->lock);
 		free(copy);
-		return agent_seterr(EBUSY, "an earlier reset is still running");
+		return errmsg_set(EBUSY, "an earlier reset is still running");
 	}
 	consume_tokens(agg, v, n);
 	*rq = (struct reset_request){.state = RESET_PENDING, .v = copy, .n = n};
@@ -1593,7 +1593,7 @@ int agg_start(struct aggregator *agg, uint32_t interval_ms, int wake_fd)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		agg->threaded = false;
-		return agent_seterr(err, "cannot start the aggregation thread: %s", strerror(err));
+		return errmsg_set(err, "cannot start the aggregation thread: %s", strerror(err));
 	}
 	return 0;
 }
@@ -1629,7 +1629,7 @@ int agg_open(const struct statctr_config *cfg, uid_t owner, bool slot_values,
 		if (agg)
 			free(agg->segs);
 		free(agg);
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	}
 	agg->cfg = cfg;
 	agg->owner = owner;
@@ -1643,7 +1643,7 @@ int agg_open(const struct statctr_config *cfg, uid_t owner, bool slot_values,
 		agg->nroom += st->decl->epoch_keep;
 		if (aggepoch_init(&st->epochs, st->decl) < 0) {
 			agg_destroy(agg);
-			return agent_seterr(ENOMEM, "out of memory");
+			return errmsg_set(ENOMEM, "out of memory");
 		}
 	}
 	*aggp = agg;
@@ -1653,7 +1653,7 @@ int agg_open(const struct statctr_config *cfg, uid_t owner, bool slot_values,
 int agg_first_pass(struct aggregator *agg)
 {
 	run_pass(agg);
-	return agg->current ? 0 : agent_seterr(ENOMEM, "out of memory");
+	return agg->current ? 0 : errmsg_set(ENOMEM, "out of memory");
 }
 
 int agg_create(const struct statctr_config *cfg, uid_t owner, bool slot_values,
@@ -1782,7 +1782,7 @@ static int adopt_segment(struct seg_watch *st, const struct seg_watch *from)
 	st->carry = carry_copy(from->carry);
 	st->next = carry_copy(from->next);
 	if ((from->carry && !st->carry) || (from->next && !st->next))
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	return 0;
 }
 

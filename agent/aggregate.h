@@ -109,7 +109,7 @@ struct aggregator;
  * per-slot table, statctrSlotTable); false: sums-only snapshots
  * (statctr_view_set_sums_only()), which read each slot once into the sums
  * and hold 4 values per cell instead of slots + 4.
- * Returns 0 or a negative errno (cause in agent_errmsg()).
+ * Returns 0 or a negative errno (cause in errmsg_get()).
  */
 int agg_open(const struct statctr_config *cfg, uid_t owner, bool slot_values,
              struct aggregator **aggp);
@@ -126,7 +126,7 @@ int agg_create(const struct statctr_config *cfg, uid_t owner, bool slot_values,
  * thread from now on.  @wake_fd (non-blocking, or -1) gets a byte whenever
  * the thread has queued log lines for agg_flush_log(), and whenever it
  * publishes a result.  Returns 0 or a negative errno (cause in
- * agent_errmsg()).
+ * errmsg_get()).
  */
 int agg_start(struct aggregator *agg, uint32_t interval_ms, int wake_fd);
 
@@ -190,7 +190,7 @@ struct agg_reset {
  * published, -ETIMEDOUT when it could not start in time (nothing was done),
  * -EINPROGRESS when it started but did not finish in time (its outcome is
  * logged later), or the library's negative errno of the first segment that
- * failed; the cause is in agent_errmsg().
+ * failed; the cause is in errmsg_get().
  */
 #define AGG_RESET_WAIT_MS 1000
 int agg_reset(struct aggregator *agg, const struct agg_reset *v, uint32_t n);

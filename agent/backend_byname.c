@@ -234,7 +234,7 @@ static int add_table(struct engine *e, const struct agent_settings *set, uint32_
 	*t = (struct byname_table){.seg = s, .table = tt, .decl = &d->tables[tt]};
 	t->rows = calloc((size_t)t->decl->nrows + 1, sizeof(*t->rows));
 	if (!t->rows)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < set->root_len; i++)
 		t->prefix[t->prefix_len++] = set->root[i];
 	t->prefix[t->prefix_len++] = MIB_ARC_BY_NAME;
@@ -260,7 +260,7 @@ int byname_add(struct engine *e, const struct agent_settings *set, struct byname
 	if (b)
 		b->tables = calloc(n ? n : 1, sizeof(*b->tables));
 	if (!b || !b->tables)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	for (uint32_t s = 0; s < cfg->nsegments; s++)
 		for (uint32_t t = 0; t < cfg->segments[s].ntables; t++) {
 			int err;

@@ -15,7 +15,7 @@ struct byname;
 /*
  * byname_add() - adds a region per dynamic table of @set to @e; @set must
  * outlive the engine's registrations.  *@bp is set even on failure (free
- * it with byname_free()).  0 or -ENOMEM (agent_errmsg()).
+ * it with byname_free()).  0 or -ENOMEM (errmsg_get()).
  */
 int byname_add(struct engine *e, const struct agent_settings *set, struct byname **bp);
 

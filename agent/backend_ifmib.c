@@ -103,7 +103,7 @@ static int start_store(void)
 {
 	int err = store_started ? ifindex_start(store) : 0;
 
-	return err ? agent_seterr(-err, "cannot start the ifIndex file writer: %s", strerror(-err))
+	return err ? errmsg_set(-err, "cannot start the ifIndex file writer: %s", strerror(-err))
 	           : 0;
 }
 
@@ -119,11 +119,11 @@ static int open_store(const char *state_file)
 	store = NULL;
 	store_path = state_file ? strdup(state_file) : NULL;
 	if (state_file && !store_path)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	if (state_file)
 		snprintf(path, sizeof(path), "%s.ifindex", state_file);
 	err = ifindex_open(state_file ? path : NULL, &store);
-	return err ? agent_seterr(-err, "ifIndex store: out of memory") : start_store();
+	return err ? errmsg_set(-err, "ifIndex store: out of memory") : start_store();
 }
 
 int ifmib_store_start(void)
@@ -447,7 +447,7 @@ static int trap_enable_commit(const void *data, const netsnmp_variable_list *vb)
 
 	if (err < 0)
 		snmp_log(LOG_ERR, "ifLinkUpDownTrapEnable.%" PRIu32 ": %s\n", ifindex,
-		         agent_errmsg());
+		         errmsg_get());
 	return err < 0 ? SNMP_ERR_COMMITFAILED : SNMP_ERR_NOERROR;
 }
 
@@ -500,7 +500,7 @@ static int init_table(struct ifmib_serve *ifm, const struct ifmib_table *ift, st
 	if (!sources || !t->cols || !t->rows || !t->oper || !t->changed || !t->seen || !t->told ||
 	    !t->flips || !t->told_ns || !t->overrides) {
 		free(sources);
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	}
 	for (uint32_t i = 0; i < ift->ninterfaces; i++)
 		t->overrides[i] = &ift->interfaces[i];
@@ -526,7 +526,7 @@ int ifmib_serve_create(const struct agent_settings *set, struct aggregator *agg,
 		ifm->tables = calloc(n + 1, sizeof(*ifm->tables));
 	if (!ifm || !ifm->tables) {
 		free(ifm);
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	}
 	ifm->set = set;
 	ifm->agg = agg;

@@ -24,12 +24,12 @@ struct ifmib_serve;
  * ifmib_serve_create() - the IF-MIB tables of @set (none: an empty
  * object), answering from @agg; the ifIndex store follows
  * agent.state_file (ifindex.h).  @set and @agg must outlive it.  Returns 0
- * or a negative errno (cause in agent_errmsg()).
+ * or a negative errno (cause in errmsg_get()).
  */
 int ifmib_serve_create(const struct agent_settings *set, struct aggregator *agg,
                        struct ifmib_serve **ifmp);
 
-/* Adds every column of every IF-MIB table to @e; 0 or -ENOMEM (agent_errmsg()). */
+/* Adds every column of every IF-MIB table to @e; 0 or -ENOMEM (errmsg_get()). */
 int ifmib_serve_add(struct ifmib_serve *ifm, struct engine *e);
 
 /*
@@ -78,7 +78,7 @@ void ifmib_serve_free(struct ifmib_serve *ifm);
 /*
  * Starts the ifIndex store's file writer, now and for every store a reload
  * opens later: once the process keeps its threads (after a daemon's fork).
- * Returns 0 or -errno, the message set (agent_errmsg()).
+ * Returns 0 or -errno, the message set (errmsg_get()).
  */
 int ifmib_store_start(void);
 

@@ -586,7 +586,7 @@ int handlers_add(struct engine *e, const struct agent_settings *set, const struc
 	if (h)
 		h->regions = calloc(n ? n : 1, sizeof(*h->regions));
 	if (!h || !h->regions)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	h->set = set;
 	h->map = map;
 	for (size_t i = 0; i < n; i++) {

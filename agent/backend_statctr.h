@@ -17,7 +17,7 @@ struct handlers;
 /*
  * handlers_add() - adds every region of @map to @e; @set and @map must
  * outlive the engine's registrations.  *@hp is set even on failure (free it
- * with handlers_free()).  0 or -ENOMEM (agent_errmsg()).
+ * with handlers_free()).  0 or -ENOMEM (errmsg_get()).
  */
 int handlers_add(struct engine *e, const struct agent_settings *set, const struct oidmap *map,
                  struct handlers **hp);

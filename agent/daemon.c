@@ -88,7 +88,7 @@ static int write_pidfile(const char *path)
 	int err = safefile_write(path, SAFEFILE_STATE, 0644, fill_pid, NULL, &why);
 
 	if (err < 0)
-		return agent_seterr(-err, "pid file %s: %s: %s", path, why, strerror(-err));
+		return errmsg_set(-err, "pid file %s: %s: %s", path, why, strerror(-err));
 	if (lstat(path, &pidfile_written) != 0)
 		pidfile_written.st_ino = 0;
 	return 0;
@@ -162,13 +162,13 @@ static int start_exit_watchdog(void)
 	int err;
 
 	if (sem_init(&exit_sem, 0, 0) != 0)
-		return agent_seterr(errno, "sem_init: %s", strerror(errno));
+		return errmsg_set(errno, "sem_init: %s", strerror(errno));
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&t, NULL, exit_watchdog, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
-		return agent_seterr(err, "cannot start the exit watchdog: %s", strerror(err));
+		return errmsg_set(err, "cannot start the exit watchdog: %s", strerror(err));
 	pthread_detach(t);
 	return 0;
 }
@@ -204,7 +204,7 @@ static int setup_signals(void)
 	struct sigaction sa;
 
 	if (pipe(wake_pipe) < 0)
-		return agent_seterr(errno, "pipe: %s", strerror(errno));
+		return errmsg_set(errno, "pipe: %s", strerror(errno));
 	for (int i = 0; i < 2; i++) {
 		fcntl(wake_pipe[i], F_SETFL, O_NONBLOCK);
 		fcntl(wake_pipe[i], F_SETFD, FD_CLOEXEC);
@@ -231,7 +231,7 @@ int daemon_start(const char *pidfile)
 	/* A file another user planted at PIDFILE is refused, never followed, and
 	 * must not stop the start (docs/security.md): said, and served anyway. */
 	if (!err && pidfile && write_pidfile(pidfile) < 0)
-		snmp_log(LOG_ERR, "%s; serving without a pid file\n", agent_errmsg());
+		snmp_log(LOG_ERR, "%s; serving without a pid file\n", errmsg_get());
 	return err;
 }
 

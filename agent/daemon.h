@@ -24,7 +24,7 @@ void daemon_log_to(const char *log, bool foreground);
  * daemon_detach() - forks; the parent exits once the child serves
  * (readiness.c tells it), or with the reason it cannot.  The child returns
  * 0 in a new session with stdio on /dev/null, or a negative errno
- * (agent_errmsg()).
+ * (errmsg_get()).
  */
 int daemon_detach(void);
 
@@ -32,7 +32,7 @@ int daemon_detach(void);
  * daemon_start() - starts the exit watchdog, catches SIGTERM, SIGINT and
  * SIGHUP (SIGPIPE ignored), and writes @pidfile unless NULL.  A pid file
  * that cannot be written is logged and does not fail the start.  Returns 0
- * or a negative errno (agent_errmsg()).
+ * or a negative errno (errmsg_get()).
  */
 int daemon_start(const char *pidfile);
 

@@ -46,7 +46,7 @@ int engine_create(struct aggregator *agg, unsigned int ping_interval, struct eng
 
 	*ep = e;
 	if (!e)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	e->agg = agg;
 	e->ping_interval = ping_interval;
 	return 0;
@@ -64,13 +64,13 @@ int engine_add(struct engine *e, const char *name, const oid *root, size_t root_
 	struct engine_region *er;
 
 	if (e->registered || root_len > MAX_OID_LEN)
-		return agent_seterr(EINVAL, "%s: cannot be added", name);
+		return errmsg_set(EINVAL, "%s: cannot be added", name);
 	if (e->nregions == e->room) {
 		size_t room = e->room ? e->room * 2 : 16;
 		struct engine_region *v = realloc(e->regions, room * sizeof(*v));
 
 		if (!v)
-			return agent_seterr(ENOMEM, "out of memory");
+			return errmsg_set(ENOMEM, "out of memory");
 		e->regions = v;
 		e->room = room;
 	}
@@ -215,7 +215,7 @@ static void do_reserve(const struct engine_region *er, const struct agg_result *
 	int err = check_set(er, res, req->requestvb, &reset);
 
 	if (err == SNMP_ERR_NOERROR && acts(&reset) && agg_reset_admit(er->e->agg, reset.seg) < 0) {
-		snmp_log(LOG_INFO, "SET refused: %s\n", agent_errmsg());
+		snmp_log(LOG_INFO, "SET refused: %s\n", errmsg_get());
 		err = SNMP_ERR_RESOURCEUNAVAILABLE;
 	}
 	if (err != SNMP_ERR_NOERROR)
@@ -269,7 +269,7 @@ static int commit_pdu_resets(const struct engine *e, const struct agg_result *re
 		room++;
 	v = malloc((room ? room : 1) * sizeof(*v));
 	if (!v)
-		return agent_seterr(ENOMEM, "out of memory for %u resets", room);
+		return errmsg_set(ENOMEM, "out of memory for %u resets", room);
 	for (netsnmp_variable_list *vb = reqinfo->asp->pdu->variables; vb; vb = vb->next_variable)
 		if (reset_of(e, res, vb, &v[n]))
 			n++;
@@ -282,7 +282,7 @@ static int commit_pdu_resets(const struct engine *e, const struct agg_result *re
 	free(v);
 	if (err < 0)
 		snmp_log(LOG_ERR, "%s failed: %s\n", nresets ? "reset" : "epoch start",
-		         agent_errmsg());
+		         errmsg_get());
 	else if (nresets)
 		snmp_log(LOG_INFO, "reset by SET: %u varbinds done in %lld ms%s\n", nresets,
 		         monotonic_ms() - start, n > nresets ? ", and an epoch started" : "");

@@ -68,7 +68,7 @@ struct engine;
 /*
  * An engine answering from @agg, with no region yet; a refused region is
  * re-sent after @ping_interval s (agent.ping_interval), then less often.
- * 0 or -ENOMEM (agent_errmsg()).
+ * 0 or -ENOMEM (errmsg_get()).
  */
 int engine_create(struct aggregator *agg, unsigned int ping_interval, struct engine **ep);
 
@@ -93,7 +93,7 @@ int engine_add(struct engine *e, const char *name, const oid *root, size_t root_
 /*
  * engine_register() - registers every region not registered yet (register.h:
  * refused with @strict, the call fails naming it and nothing of @e stays
- * registered).  0 or a negative errno (agent_errmsg()).
+ * registered).  0 or a negative errno (errmsg_get()).
  */
 int engine_register(struct engine *e, bool strict);
 

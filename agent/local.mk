@@ -1,7 +1,7 @@
 # statctr-agentx: the AgentX subagent serving libstatctr segments (see docs/agent.md).
 sbin_PROGRAMS += agent/statctr-agentx
 agent_statctr_agentx_SOURCES = \
-	agent/agent.h agent/errmsg.c \
+	agent/agent.h \
 	agent/aggregate.h agent/aggregate.c agent/carry.h agent/carry.c \
 	agent/aggepoch.h agent/aggepoch.c \
 	agent/oidmap.h agent/oidmap.c \

@@ -274,7 +274,7 @@ static int open_serving(const struct options *opt, struct privileges *privs, str
 
 	if (privileges_assume(privs) < 0 || serve_open(&so, s) < 0 ||
 	    privileges_unassume(privs) < 0) {
-		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
+		fprintf(stderr, AGENT_NAME ": %s\n", errmsg_get());
 		return -1;
 	}
 	return 0;
@@ -296,7 +296,7 @@ int main(int argc, char **argv)
 	if (absolute_config(&opt) < 0)
 		return 1;
 	if (privileges_resolve(opt.user, opt.group, &privs) < 0) {
-		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
+		fprintf(stderr, AGENT_NAME ": %s\n", errmsg_get());
 		return 1;
 	}
 	daemon_log_to(opt.log, opt.foreground);
@@ -304,15 +304,15 @@ int main(int argc, char **argv)
 		return 1;
 	/* The parent exits once the agent serves, or with the reason it cannot (readiness.c). */
 	if (!opt.foreground && daemon_detach() < 0) {
-		fprintf(stderr, AGENT_NAME ": %s\n", agent_errmsg());
+		fprintf(stderr, AGENT_NAME ": %s\n", errmsg_get());
 		return 1;
 	}
 	err = daemon_start(opt.pidfile);
 	if (!err)
 		err = run(s, &opt, &privs);
 	if (err) {
-		snmp_log(LOG_ERR, "%s\n", agent_errmsg());
-		readiness_failed(agent_errmsg());
+		snmp_log(LOG_ERR, "%s\n", errmsg_get());
+		readiness_failed(errmsg_get());
 	}
 	serve_save_state();
 	readiness_stopping();

@@ -89,10 +89,10 @@ int notify_daemonize(void)
 	pid_t pid;
 
 	if (pipe(fds) < 0)
-		return agent_seterr(errno, "pipe: %s", strerror(errno));
+		return errmsg_set(errno, "pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
-		return agent_seterr(errno, "fork: %s", strerror(errno));
+		return errmsg_set(errno, "fork: %s", strerror(errno));
 	if (pid > 0) {
 		close(fds[1]);
 		exit(parent_wait(fds[0], pid));
@@ -101,10 +101,10 @@ int notify_daemonize(void)
 	start_fd = fds[1];
 	/* What daemon(0, 0) does: a new session, no terminal, cwd /, stdio on /dev/null. */
 	if (setsid() < 0 || chdir("/") < 0)
-		return agent_seterr(errno, "daemon: %s", strerror(errno));
+		return errmsg_set(errno, "daemon: %s", strerror(errno));
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0)
-		return agent_seterr(errno, "/dev/null: %s", strerror(errno));
+		return errmsg_set(errno, "/dev/null: %s", strerror(errno));
 	for (int std = 0; std < 3; std++)
 		dup2(null, std);
 	if (null > 2)

@@ -16,7 +16,7 @@ void notify_manager(const char *state);
  * notify_daemonize() - forks; the parent waits until the child calls
  * notify_started() (or dies) and exits with the outcome: 0, or 1 after
  * printing the child's reason on stderr.  The child returns 0 in a new
- * session with stdio on /dev/null, or a negative errno (agent_errmsg()).
+ * session with stdio on /dev/null, or a negative errno (errmsg_get()).
  */
 int notify_daemonize(void);
 

@@ -60,7 +60,7 @@ static int add_disabled(uint32_t ifindex)
 		uint32_t *v = realloc(disabled, n * sizeof(*v));
 
 		if (!v)
-			return agent_seterr(ENOMEM, "out of memory");
+			return errmsg_set(ENOMEM, "out of memory");
 		disabled = v;
 		room = n;
 	}
@@ -161,7 +161,7 @@ int notify_state_open(const char *state_file)
 	snprintf(buf, sizeof(buf), "%s.notifications", state_file);
 	counts_path = strdup(buf);
 	if (!path || !counts_path)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	read_file();
 	return 0;
 }
@@ -199,8 +199,8 @@ int traps_link_enable(uint32_t ifindex, bool on)
 		return 0;
 	err = safefile_write(path, SAFEFILE_STATE, 0644, fill_file, NULL, &why);
 	if (err < 0)
-		return agent_seterr(-err, "%s: %s: %s (the value holds until the agent restarts)",
-		                    path, why, strerror(-err));
+		return errmsg_set(-err, "%s: %s: %s (the value holds until the agent restarts)",
+		                  path, why, strerror(-err));
 	return 0;
 }
 

@@ -28,7 +28,7 @@ struct traps_counts {
  * STATE_FILE.linktraps (NULL: not kept; every row enabled(1), RFC 2863's
  * DEFVAL for an interface on top of no other), the counters written to
  * STATE_FILE.notifications.  Closes what was open first.  0 or a negative
- * errno (agent_errmsg(); an unreadable file is logged and ignored).
+ * errno (errmsg_get(); an unreadable file is logged and ignored).
  */
 int notify_state_open(const char *state_file);
 
@@ -44,7 +44,7 @@ bool traps_link_enabled(uint32_t ifindex);
 /*
  * traps_link_enable() - sets ifLinkUpDownTrapEnable of @ifindex and
  * writes the state file (safefile_write()).  0, or a negative errno
- * (agent_errmsg()): the value is set but not kept.
+ * (errmsg_get()): the value is set but not kept.
  */
 int traps_link_enable(uint32_t ifindex, bool on);
 

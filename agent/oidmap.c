@@ -605,7 +605,7 @@ static int build_table_order(const struct statctr_segment_decl *d, uint32_t **or
 
 	*orderp = order;
 	if (!order)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	for (uint32_t t = 0; t < d->ntables; t++)
 		order[t] = t;
 	sort_segment = d;
@@ -633,7 +633,7 @@ static int build_cells(const struct statctr_segment_decl *d, struct seg_cells *c
 	cells->gauges = malloc(((size_t)d->ncells + 1) * sizeof(statctr_id));
 	cells->sloted = malloc(((size_t)d->ncells + 1) * sizeof(statctr_id));
 	if (!cells->counters || !cells->plain || !cells->gauges || !cells->sloted)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	for (uint32_t t = 0; t < d->ntables; t++) {
 		const struct statctr_table_decl *td = &d->tables[t];
 		uint32_t end = td->first_cell + td->nrows * td->ncolumns;
@@ -659,13 +659,13 @@ static int build_present(const struct statctr_segment_decl *d, struct present_ro
 
 	*presentp = present;
 	if (!present)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	for (uint32_t t = 0; t < d->ntables; t++) {
 		if (!d->tables[t].dynamic)
 			continue;
 		present[t].rows = malloc((size_t)d->tables[t].nrows * sizeof(uint32_t));
 		if (!present[t].rows)
-			return agent_seterr(ENOMEM, "out of memory");
+			return errmsg_set(ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -840,7 +840,7 @@ static int build_hist_regions(struct oidmap *map, const uint32_t *root, size_t r
 			continue;
 		reg = add_region(map, s, t, hist_columns(c, d->epoch_keep > 0, &ncols), 0);
 		if (!reg)
-			return agent_seterr(ENOMEM, "out of memory");
+			return errmsg_set(ENOMEM, "out of memory");
 		reg->ncols = ncols;
 		snprintf(reg->name, sizeof(reg->name), "statctr.%.12s.%.12s.%.12s", d->name,
 		         td->name, td->columns[c].name);
@@ -864,7 +864,7 @@ static int build_interval_regions(struct oidmap *map, const uint32_t *root, size
 			continue;
 		reg = add_region(map, s, t, interval_columns(&d->tables[t], &ncols), 0);
 		if (!reg)
-			return agent_seterr(ENOMEM, "out of memory");
+			return errmsg_set(ENOMEM, "out of memory");
 		reg->ncols = ncols;
 		snprintf(reg->name, sizeof(reg->name), "statctr.%.14s.%.14s.epochs", d->name,
 		         d->tables[t].name);
@@ -895,7 +895,7 @@ static int build_regions(struct oidmap *map, const uint32_t *root, size_t root_l
 			reg = add_region(map, s, t, data_columns(&d->tables[t]),
 			                 (size_t)d->tables[t].ncolumns + 3);
 			if (!reg)
-				return agent_seterr(ENOMEM, "out of memory");
+				return errmsg_set(ENOMEM, "out of memory");
 			snprintf(reg->name, sizeof(reg->name), "statctr.%.18s.%.18s", d->name,
 			         d->tables[t].name);
 			set_root(reg, root, root_len, tail, 3);
@@ -939,7 +939,7 @@ int oidmap_create(const struct statctr_config *cfg, const uint32_t *root, size_t
 
 	*mapp = NULL;
 	if (root_len > MIB_ROOT_MAX_ARCS)
-		return agent_seterr(EINVAL, "root OID too long (%zu sub-identifiers)", root_len);
+		return errmsg_set(EINVAL, "root OID too long (%zu sub-identifiers)", root_len);
 	map = calloc(1, sizeof(*map));
 	if (map) {
 		map->cfg = cfg;
@@ -953,7 +953,7 @@ int oidmap_create(const struct statctr_config *cfg, const uint32_t *root, size_t
 	}
 	if (!map || !map->by_oid || !map->cells || !map->tables_by_cell || !map->present ||
 	    !map->regions || !map->data_cols)
-		err = agent_seterr(ENOMEM, "out of memory");
+		err = errmsg_set(ENOMEM, "out of memory");
 	if (!err)
 		build_segments(map);
 	for (uint32_t s = 0; !err && s < cfg->nsegments; s++) {

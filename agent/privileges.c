@@ -40,9 +40,9 @@ static int resolve_user(const char *user, struct privileges *p)
 	else
 		err = getpwnam_r(user, &pw, buf, sizeof(buf), &found);
 	if (err != 0 || !found)
-		return agent_seterr(EINVAL, "-u %.64s: no such user", user);
+		return errmsg_set(EINVAL, "-u %.64s: no such user", user);
 	if (strlen(found->pw_name) >= sizeof(p->user))
-		return agent_seterr(EINVAL, "-u %.64s: user name too long", user);
+		return errmsg_set(EINVAL, "-u %.64s: user name too long", user);
 	snprintf(p->user, sizeof(p->user), "%s", found->pw_name);
 	p->set_uid = true;
 	p->uid = found->pw_uid;
@@ -64,7 +64,7 @@ static int resolve_group(const char *group, struct privileges *p)
 		char buf[4096];
 
 		if (getgrnam_r(group, &gr, buf, sizeof(buf), &found) != 0 || !found)
-			return agent_seterr(EINVAL, "-g %.64s: no such group", group);
+			return errmsg_set(EINVAL, "-g %.64s: no such group", group);
 		p->gid = found->gr_gid;
 	}
 	p->set_gid = true;
@@ -84,7 +84,7 @@ int privileges_resolve(const char *user, const char *group, struct privileges *p
 		return err;
 	if ((p->set_uid && p->uid != geteuid()) || (p->set_gid && p->gid != getegid()))
 		if (geteuid() != 0)
-			return agent_seterr(EPERM, "-u/-g: only root can switch user or group");
+			return errmsg_set(EPERM, "-u/-g: only root can switch user or group");
 	return 0;
 }
 
@@ -94,8 +94,8 @@ static int set_groups(const struct privileges *p)
 	int err = p->set_uid ? initgroups(p->user, p->gid) : setgroups(1, &p->gid);
 
 	if (err != 0)
-		return agent_seterr(errno, "cannot set the supplementary groups: %s",
-		                    strerror(errno));
+		return errmsg_set(errno, "cannot set the supplementary groups: %s",
+		                  strerror(errno));
 	return 0;
 }
 
@@ -107,11 +107,11 @@ int privileges_assume(const struct privileges *p)
 		return 0;
 	err = set_groups(p);
 	if (!err && p->set_gid && setegid(p->gid) != 0)
-		err = agent_seterr(errno, "cannot take gid %u: %s", (unsigned)p->gid,
-		                   strerror(errno));
+		err =
+		    errmsg_set(errno, "cannot take gid %u: %s", (unsigned)p->gid, strerror(errno));
 	if (!err && p->set_uid && seteuid(p->uid) != 0)
-		err = agent_seterr(errno, "cannot take uid %u: %s", (unsigned)p->uid,
-		                   strerror(errno));
+		err =
+		    errmsg_set(errno, "cannot take uid %u: %s", (unsigned)p->uid, strerror(errno));
 	return err;
 }
 
@@ -121,7 +121,7 @@ int privileges_unassume(const struct privileges *p)
 		return 0;
 	/* Root's own uid first: only it may change the gid back. */
 	if (seteuid(0) != 0 || setegid(getgid()) != 0)
-		return agent_seterr(errno, "cannot switch back to root: %s", strerror(errno));
+		return errmsg_set(errno, "cannot switch back to root: %s", strerror(errno));
 	return 0;
 }
 
@@ -136,17 +136,17 @@ int privileges_drop(const struct privileges *p)
 			return err;
 	}
 	if (p->set_gid && setresgid(p->gid, p->gid, p->gid) != 0)
-		return agent_seterr(errno, "cannot switch to gid %u: %s", (unsigned)p->gid,
-		                    strerror(errno));
+		return errmsg_set(errno, "cannot switch to gid %u: %s", (unsigned)p->gid,
+		                  strerror(errno));
 	if (p->set_uid && setresuid(p->uid, p->uid, p->uid) != 0)
-		return agent_seterr(errno, "cannot switch to uid %u: %s", (unsigned)p->uid,
-		                    strerror(errno));
+		return errmsg_set(errno, "cannot switch to uid %u: %s", (unsigned)p->uid,
+		                  strerror(errno));
 	/* Dropped for good: neither the saved uid nor the saved gid gives root back. */
 	if (p->set_uid && p->uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
-		return agent_seterr(EPERM, "root could be regained after switching to uid %u",
-		                    (unsigned)p->uid);
+		return errmsg_set(EPERM, "root could be regained after switching to uid %u",
+		                  (unsigned)p->uid);
 	if (p->set_gid && p->gid != 0 && p->set_uid && p->uid != 0 && setgid(0) == 0)
-		return agent_seterr(EPERM, "gid 0 could be regained after switching to gid %u",
-		                    (unsigned)p->gid);
+		return errmsg_set(EPERM, "gid 0 could be regained after switching to gid %u",
+		                  (unsigned)p->gid);
 	return 0;
 }

@@ -23,7 +23,7 @@ struct privileges {
 /*
  * privileges_resolve() - look up @user and @group (names or numbers; either
  * may be NULL).  Without @group, -u takes the user's primary group.  Returns
- * 0 or a negative errno with the cause in agent_errmsg().
+ * 0 or a negative errno with the cause in errmsg_get().
  */
 int privileges_resolve(const char *user, const char *group, struct privileges *p);
 
@@ -37,7 +37,7 @@ int privileges_resolve(const char *user, const char *group, struct privileges *p
  * rights the agent keeps after the drop: a control file opened read-write
  * as root would let resets work until the writer's first restart, and fail
  * from then on.  No-ops when nothing was asked or when not started as
- * root.  Return 0 or a negative errno (cause in agent_errmsg()).
+ * root.  Return 0 or a negative errno (cause in errmsg_get()).
  */
 int privileges_assume(const struct privileges *p);
 int privileges_unassume(const struct privileges *p);
@@ -46,7 +46,7 @@ int privileges_unassume(const struct privileges *p);
  * privileges_drop() - switch for good: supplementary groups, then gid, then
  * uid (real, effective and saved), and verify that root cannot be regained.
  * A no-op when nothing was asked.  Returns 0 or a negative errno (cause in
- * agent_errmsg()); the caller must then exit rather than serve as root.
+ * errmsg_get()); the caller must then exit rather than serve as root.
  */
 int privileges_drop(const struct privileges *p);
 

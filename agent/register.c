@@ -252,15 +252,15 @@ static int refusal_error(const struct registration *r)
 	char name[MAX_OID_LEN * 11 + 16];
 
 	format_oid(r, name, sizeof(name));
-	return agent_seterr(EEXIST,
-	                    "%s (%s): the AgentX master refused the registration with %s: "
-	                    "another subagent serves this OID, or an snmpd module does (snmpd's "
-	                    "log names it: \"duplicate registration\"). One statctr-agentx "
-	                    "serves every application of a host: instead of a second agent, "
-	                    "put this configuration's segments in a fragment of the running "
-	                    "agent's agent.conf_dir (e.g. /etc/statctr/conf.d/APP.conf) and "
-	                    "send that agent SIGHUP (docs/agent.md, \"Several applications\")",
-	                    r->name, name, agentx_error_name(r->refused));
+	return errmsg_set(EEXIST,
+	                  "%s (%s): the AgentX master refused the registration with %s: "
+	                  "another subagent serves this OID, or an snmpd module does (snmpd's "
+	                  "log names it: \"duplicate registration\"). One statctr-agentx "
+	                  "serves every application of a host: instead of a second agent, "
+	                  "put this configuration's segments in a fragment of the running "
+	                  "agent's agent.conf_dir (e.g. /etc/statctr/conf.d/APP.conf) and "
+	                  "send that agent SIGHUP (docs/agent.md, \"Several applications\")",
+	                  r->name, name, agentx_error_name(r->refused));
 }
 
 static int register_locally(struct registration *r)
@@ -270,7 +270,7 @@ static int register_locally(struct registration *r)
 	    r->writable ? HANDLER_CAN_RWRITE : HANDLER_CAN_RONLY);
 
 	if (!reg)
-		return agent_seterr(ENOMEM, "%s: out of memory", r->name);
+		return errmsg_set(ENOMEM, "%s: out of memory", r->name);
 	reg->range_subid = r->range_subid;
 	reg->range_ubound = r->range_ubound;
 	/* Net-SNMP copies the handler, not my_reg_void, into each subtree of a range. */
@@ -278,7 +278,7 @@ static int register_locally(struct registration *r)
 	r->refused = 0;
 	r->established = false;
 	if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK)
-		return agent_seterr(EEXIST, "%s: cannot register (already registered?)", r->name);
+		return errmsg_set(EEXIST, "%s: cannot register (already registered?)", r->name);
 	r->reg = reg;
 	return 0;
 }
@@ -296,7 +296,7 @@ int registry_add(struct registration *r, bool strict)
 			registry_remove(r);
 			return err;
 		}
-		snmp_log(LOG_WARNING, "%s; trying again in %u s, then less often\n", agent_errmsg(),
+		snmp_log(LOG_WARNING, "%s; trying again in %u s, then less often\n", errmsg_get(),
 		         ping_s);
 	}
 	r->established = true;

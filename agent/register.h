@@ -52,7 +52,7 @@ void registry_init(Netsnmp_Node_Handler *handler, unsigned int ping_interval);
  * registry_add() - registers @r (linked into the registry; @r must stay
  * where it is until removed).  Refused by the master: -EEXIST naming @r and
  * its OID when @strict (nothing stays registered), else kept, logged and
- * re-sent by registry_retry().  0 or a negative errno (agent_errmsg()).
+ * re-sent by registry_retry().  0 or a negative errno (errmsg_get()).
  */
 int registry_add(struct registration *r, bool strict);
 

@@ -125,14 +125,14 @@ static int master_unreachable(const struct server *s)
 	struct stat st;
 
 	if (addr[0] == '/' && stat(addr, &st) < 0)
-		return agent_seterr(ENOTCONN,
-		                    "cannot connect to the AgentX master at %s: %s (is snmpd "
-		                    "running, with \"master agentx\" and this agentXSocket?)",
-		                    addr, strerror(errno));
-	return agent_seterr(ENOTCONN,
-	                    "cannot connect to the AgentX master at %s (is snmpd running, with "
-	                    "\"master agentx\", and does agentXPerms let this user connect?)",
-	                    addr);
+		return errmsg_set(ENOTCONN,
+		                  "cannot connect to the AgentX master at %s: %s (is snmpd "
+		                  "running, with \"master agentx\" and this agentXSocket?)",
+		                  addr, strerror(errno));
+	return errmsg_set(ENOTCONN,
+	                  "cannot connect to the AgentX master at %s (is snmpd running, with "
+	                  "\"master agentx\", and does agentXPerms let this user connect?)",
+	                  addr);
 }
 
 /* ------------------------------------------------------------------------
@@ -157,7 +157,7 @@ static int build_settings(const char *config, struct serving *s)
 	int err = settings_load(config, &s->set);
 
 	if (err) {
-		agent_seterr(-err, "%s", statctr_errmsg());
+		errmsg_set(-err, "%s", statctr_errmsg());
 		return err;
 	}
 	for (uint32_t i = 0; i < s->set->ifmib->nwarnings; i++)
@@ -283,18 +283,18 @@ static void switch_serving(struct server *s)
 	memset(&s->next, 0, sizeof(s->next));
 	if (serving_start(&s->cur, true) < 0) {
 		snmp_log(LOG_ERR, "SIGHUP: %s; still serving the previous configuration\n",
-		         agent_errmsg());
+		         errmsg_get());
 		serving_stop(&s->cur);
 		s->cur = old; /* its thread never stopped */
 		/* Not strict: a region another agent took in between is retried. */
 		if (serving_start(&s->cur, false) < 0)
-			snmp_log(LOG_ERR, "cannot register again: %s\n", agent_errmsg());
+			snmp_log(LOG_ERR, "cannot register again: %s\n", errmsg_get());
 		return;
 	}
 	serving_stop(&old);
 	timebase_set_state_file(s->cur.set->state_file);
 	if (traps_open(s->cur.set->state_file) < 0)
-		snmp_log(LOG_ERR, "SIGHUP: %s\n", agent_errmsg());
+		snmp_log(LOG_ERR, "SIGHUP: %s\n", errmsg_get());
 	snmp_log(LOG_INFO, "SIGHUP: configuration %s reloaded\n", s->opt.config);
 }
 
@@ -357,7 +357,7 @@ static int start_netsnmp(struct server *s)
 	/* The agent needs no MIB text; loading the default modules only warns. */
 	setenv("MIBS", "", 1);
 	if (init_agent(AGENT_NAME) != 0)
-		return agent_seterr(EIO, "init_agent() failed");
+		return errmsg_set(EIO, "init_agent() failed");
 	/* Only now: init_agent() resets the ping interval to its default of 15 s. */
 	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
 	                   set->ping_interval);
@@ -375,7 +375,7 @@ static int start_netsnmp(struct server *s)
 	if (!s->opt.embedded)
 		return 0;
 	if (init_master_agent() != 0)
-		return agent_seterr(EADDRINUSE, "cannot serve SNMP on %s", s->opt.embedded);
+		return errmsg_set(EADDRINUSE, "cannot serve SNMP on %s", s->opt.embedded);
 	return standalone_started(set);
 }
 
@@ -399,7 +399,7 @@ int serve_open(const struct serve_options *opt, struct server **out)
 	int err;
 
 	if (!s)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	s->opt = *opt;
 	s->wake_fd = -1;
 	s->master_fd = -1;
@@ -482,7 +482,7 @@ void serve_reload(struct server *s)
 	}
 	if (serving_build(s->opt.config, &s->next, &s->cur, s->wake_fd) < 0)
 		snmp_log(LOG_ERR, "SIGHUP: %s; still serving the previous configuration\n",
-		         agent_errmsg());
+		         errmsg_get());
 }
 
 void serve_update(struct server *s)

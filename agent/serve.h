@@ -23,7 +23,7 @@ struct serve_options {
  * serve_open() - reads @opt->config and builds all it serves, the first
  * aggregation pass included, with no thread and nothing registered (before
  * a daemon's fork, which keeps no thread).  Returns 0 and *@out, or a
- * negative errno (agent_errmsg()).
+ * negative errno (errmsg_get()).
  */
 int serve_open(const struct serve_options *opt, struct server **out);
 
@@ -33,7 +33,7 @@ int serve_open(const struct serve_options *opt, struct server **out);
  * region the master refuses fails it.  @wake_fd: where the aggregation
  * threads wake the main loop.  @need_master: fail if the AgentX master
  * cannot be reached (a daemon's exit status says whether it serves).
- * Returns 0 or a negative errno (agent_errmsg()).
+ * Returns 0 or a negative errno (errmsg_get()).
  */
 int serve_register(struct server *s, int wake_fd, bool need_master);
 
@@ -41,7 +41,7 @@ int serve_register(struct server *s, int wake_fd, bool need_master);
  * serve_start() - starts the threads (aggregation, ifIndex store, -M's
  * trap sinks; after the privileges drop: they never run as root), logs that
  * the agent serves, and arms the retry of refused regions.  Returns 0 or a
- * negative errno (agent_errmsg()).
+ * negative errno (errmsg_get()).
  */
 int serve_start(struct server *s);
 

@@ -532,8 +532,8 @@ static int v3_template(netsnmp_session *s, const struct settings_v3_user *u)
 	const oid *poid = priv < 0 ? NULL : sc_get_priv_oid(priv, &plen);
 
 	if (!aoid || !poid)
-		return agent_seterr(EINVAL, "user %s: Net-SNMP lacks %s or %s", u->name, u->auth,
-		                    u->priv);
+		return errmsg_set(EINVAL, "user %s: Net-SNMP lacks %s or %s", u->name, u->auth,
+		                  u->priv);
 	s->version = SNMP_VERSION_3;
 	s->securityModel = SNMP_SEC_MODEL_USM;
 	s->securityName = strdup(u->name);
@@ -550,7 +550,7 @@ static int v3_template(netsnmp_session *s, const struct settings_v3_user *u)
 	                s->securityAuthKey, &s->securityAuthKeyLen) != SNMPERR_SUCCESS ||
 	    generate_Ku(aoid, (u_int)alen, (const u_char *)u->priv_pass, strlen(u->priv_pass),
 	                s->securityPrivKey, &s->securityPrivKeyLen) != SNMPERR_SUCCESS)
-		return agent_seterr(EINVAL, "user %s: cannot derive its keys", u->name);
+		return errmsg_set(EINVAL, "user %s: cannot derive its keys", u->name);
 	return 0;
 }
 
@@ -561,7 +561,7 @@ static int local_engine(netsnmp_session *s)
 	u_char *id = snmpv3_generate_engineID(&len);
 
 	if (!id)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	s->securityEngineID = id;
 	s->securityEngineIDLen = len;
 	return 0;
@@ -582,8 +582,8 @@ static int init_sink(struct sink *k, uint32_t index, const struct agent_settings
 	pthread_mutex_init(&k->mu, NULL);
 	pthread_cond_init(&k->cv, NULL);
 	if (!k->address || pipe2(k->wake, O_CLOEXEC | O_NONBLOCK) < 0)
-		return agent_seterr(errno ? errno : ENOMEM, "trap sink %u: %s", index,
-		                    strerror(errno ? errno : ENOMEM));
+		return errmsg_set(errno ? errno : ENOMEM, "trap sink %u: %s", index,
+		                  strerror(errno ? errno : ENOMEM));
 	snmp_sess_init(&k->tmpl);
 	k->tmpl.peername = k->address;
 	k->tmpl.timeout = 1000000L; /* an inform: 1 s, then again, 3 times */
@@ -608,7 +608,7 @@ int sinks_start(const struct agent_settings *set)
 		return 0;
 	sinks = calloc(set->nsinks, sizeof(*sinks));
 	if (!sinks)
-		return agent_seterr(ENOMEM, "out of memory");
+		return errmsg_set(ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < set->nsinks; i++)
 		sinks[i].wake[0] = sinks[i].wake[1] = -1;
 	nsinks = set->nsinks;
@@ -620,7 +620,7 @@ int sinks_start(const struct agent_settings *set)
 	for (uint32_t i = 0; i < nsinks; i++) {
 		err = pthread_create(&sinks[i].thread, NULL, sink_main, &sinks[i]);
 		if (err)
-			return agent_seterr(err, "trap sink thread: %s", strerror(err));
+			return errmsg_set(err, "trap sink thread: %s", strerror(err));
 		sinks[i].started = true;
 	}
 	return 0;

@@ -25,7 +25,7 @@
  * sinks_start() - one sending thread per sink of @set (after init_snmp():
  * the v3 users and the local engineID exist).  Sinks are kept until
  * sinks_stop(): a SIGHUP does not change them.  0 or a negative errno
- * (agent_errmsg()).
+ * (errmsg_get()).
  */
 int sinks_start(const struct agent_settings *set);
 

@@ -173,19 +173,18 @@ static int read_boots(const char *path, long *boots)
 	if (err == -ENOENT)
 		return 0;
 	if (err < 0)
-		return agent_seterr(-err, "engine_boots_file %s: %s: %s", path, why,
-		                    strerror(-err));
+		return errmsg_set(-err, "engine_boots_file %s: %s: %s", path, why, strerror(-err));
 	errno = 0;
 	*boots = strtol(buf, &end, 10);
 	err = errno || end == buf || (*end != '\n' && *end != '\0') || *boots < 1;
 	free(buf);
 	if (err)
-		return agent_seterr(EINVAL,
-		                    "engine_boots_file %s: not a regular file holding a number of "
-		                    "boots (write one above the last snmpEngineBoots served)",
-		                    path);
+		return errmsg_set(EINVAL,
+		                  "engine_boots_file %s: not a regular file holding a number of "
+		                  "boots (write one above the last snmpEngineBoots served)",
+		                  path);
 	if (*boots >= MAX_BOOTS - 1)
-		return agent_seterr(
+		return errmsg_set(
 		    ERANGE,
 		    "engine_boots_file %s: holds %ld, and snmpEngineBoots would reach "
 		    "%d, where SNMPv3 stops: set a new agent.engine_id and new "
@@ -232,7 +231,7 @@ int standalone_configure(const struct agent_settings *set, const char *address)
 	int err;
 
 	if (!text)
-		return agent_seterr(ENOMEM, "out of memory for the -M configuration");
+		return errmsg_set(ENOMEM, "out of memory for the -M configuration");
 	err = queue_boots(set, address);
 	for (char *line = strtok_r(text, "\n", &save); !err && line;
 	     line = strtok_r(NULL, "\n", &save))
@@ -268,10 +267,10 @@ static int check_sinks(const struct agent_settings *set)
 			snprintf(twin, sizeof(twin), "%s", addr);
 		t = netsnmp_transport_open_client("snmptrap", twin);
 		if (!t)
-			return agent_seterr(EINVAL,
-			                    "agent.trap_sinks.[%u].address %s: not an address "
-			                    "Net-SNMP can send to",
-			                    i, addr);
+			return errmsg_set(EINVAL,
+			                  "agent.trap_sinks.[%u].address %s: not an address "
+			                  "Net-SNMP can send to",
+			                  i, addr);
 		netsnmp_transport_free(t);
 	}
 	return 0;
@@ -291,8 +290,8 @@ int standalone_started(const struct agent_settings *set)
 	err =
 	    safefile_write(set->engine_boots_file, SAFEFILE_STATE, 0600, fill_boots, &boots, &why);
 	if (err < 0)
-		return agent_seterr(-err, "engine_boots_file %s: %s: %s", set->engine_boots_file,
-		                    why, strerror(-err));
+		return errmsg_set(-err, "engine_boots_file %s: %s: %s", set->engine_boots_file, why,
+		                  strerror(-err));
 	snmp_log(LOG_INFO, "snmpEngineBoots %lu (kept in %s)\n", boots, set->engine_boots_file);
 	return 0;
 }

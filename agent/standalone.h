@@ -21,7 +21,7 @@
  * boots read from agent.engine_boots_file.  Logs a warning when the
  * configuration holds a community and every user may read it.  Returns 0
  * or a negative errno (an unreadable or corrupt boots file: the start must
- * not go on with boots that do not grow), cause in agent_errmsg().
+ * not go on with boots that do not grow), cause in errmsg_get().
  */
 int standalone_configure(const struct agent_settings *set, const char *address);
 
@@ -29,7 +29,7 @@ int standalone_configure(const struct agent_settings *set, const char *address);
  * standalone_started() - after init_snmp(): write the snmpEngineBoots of
  * this start to agent.engine_boots_file, if any.  Returns 0 or a negative
  * errno (the file could not be written: the next start would repeat these
- * boots), cause in agent_errmsg().
+ * boots), cause in errmsg_get().
  */
 int standalone_started(const struct agent_settings *set);
 

@@ -26,7 +26,7 @@
  * traps_open() - opens the notifications' state (notify_state_open()) for
  * STATE_FILE (NULL: not kept) and forgets what was last seen of the
  * segments.  Called again with the same path: nothing.  0 or a negative
- * errno (agent_errmsg()).
+ * errno (errmsg_get()).
  */
 int traps_open(const char *state_file);
 

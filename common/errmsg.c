@@ -8,16 +8,22 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char message[1024] = "no error";
 
+/* Formatted aside, then copied: a message may quote the one it replaces
+ * (errmsg_get(), or statctr_errmsg() where the library and the caller share
+ * this copy, as the fuzz replays do). */
 int errmsg_set(int err, const char *fmt, ...)
 {
+	char next[sizeof(message)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
+	vsnprintf(next, sizeof(next), fmt, ap);
 	va_end(ap);
+	memcpy(message, next, sizeof(message));
 	return -err;
 }
 

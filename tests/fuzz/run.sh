@@ -54,7 +54,7 @@ LIB_SRC=$(sources_of lib lib_libstatctr_core_la_SOURCES)
 MIB_SRC=$(sources_of mib mib_libstatctr_mib_la_SOURCES)
 COMMON_SRC=$(sources_of common common_libstatctr_common_la_SOURCES)
 # the agent's parts the targets use (not main.c)
-AGENT_SRC="agent/errmsg agent/oidmap agent/aggregate agent/aggepoch agent/carry agent/setcheck"
+AGENT_SRC="agent/oidmap agent/aggregate agent/aggepoch agent/carry agent/setcheck"
 
 echo "=== building the fuzz targets with $($CC --version | head -1)"
 # obj DIR/NAME: its object file.
@@ -71,7 +71,7 @@ printf '%s\n' $LIB_SRC $AGENT_SRC $MIB_SRC $COMMON_SRC | sort -u |
 # shellcheck disable=SC2046,SC2086 # word lists on purpose
 for t in $targets; do
 	case $t in
-	config) srcs="$LIB_SRC agent/errmsg agent/oidmap $MIB_SRC" ;;
+	config) srcs="$LIB_SRC agent/oidmap $MIB_SRC" ;;
 	view | mutate) srcs="$LIB_SRC" ;;
 	set) srcs="$LIB_SRC $AGENT_SRC $COMMON_SRC $MIB_SRC" ;;
 	*) echo "unknown target $t (config, view, set, mutate)" >&2; exit 2 ;;
