@@ -161,6 +161,17 @@ int conf_member(const char *path, const config_setting_t *group, const char *nam
 	return 0;
 }
 
+/* @group's string @key: *strp is it, or NULL when it is absent and optional. */
+static int member_string(const char *path, const config_setting_t *group, const char *key,
+                         bool required, const char **strp)
+{
+	const config_setting_t *s;
+	int err = conf_member(path, group, key, CONFIG_TYPE_STRING, required, &s);
+
+	*strp = err || !s ? NULL : config_setting_get_string(s);
+	return err;
+}
+
 int conf_copy_string(const char *s, const char **copyp)
 {
 	*copyp = strdup(s);
@@ -180,14 +191,11 @@ static bool conf_is_name(const char *s)
 int conf_get_name(const char *path, const config_setting_t *group, const char *key,
                   const char **namep)
 {
-	const config_setting_t *s;
 	const char *name;
-	int err;
+	int err = member_string(path, group, key, true, &name);
 
-	err = conf_member(path, group, key, CONFIG_TYPE_STRING, true, &s);
 	if (err)
 		return err;
-	name = config_setting_get_string(s);
 	if (!conf_is_name(name))
 		return conf_fail(
 		    path, group, key,
@@ -220,14 +228,13 @@ int conf_check_text(const char *path, const config_setting_t *group, const char 
 int conf_get_text(const char *path, const config_setting_t *group, const char *key,
                   const char **textp)
 {
-	const config_setting_t *s;
 	const char *text;
-	int err;
+	int err = member_string(path, group, key, false, &text);
 
-	err = conf_member(path, group, key, CONFIG_TYPE_STRING, false, &s);
 	if (err)
 		return err;
-	text = s ? config_setting_get_string(s) : "";
+	if (text == NULL)
+		text = "";
 	err = conf_check_text(path, group, key, text, STATCTR_MAX_TEXT);
 	if (err)
 		return err;
@@ -259,16 +266,13 @@ int conf_get_uint(const char *path, const config_setting_t *group, const char *k
  */
 int conf_get_mode(const char *path, const config_setting_t *group, const char *key, mode_t *modep)
 {
-	const config_setting_t *s;
 	const char *str;
 	mode_t mode;
 	size_t len;
-	int err;
+	int err = member_string(path, group, key, false, &str);
 
-	err = conf_member(path, group, key, CONFIG_TYPE_STRING, false, &s);
-	if (err || !s)
+	if (err || !str)
 		return err;
-	str = config_setting_get_string(s);
 	len = strlen(str);
 	if (len == 0 || len > 4 || strspn(str, "01234567") != len)
 		return conf_fail(path, group, key, "\"%s\" is not an octal mode like \"0640\"",
