@@ -187,24 +187,6 @@ static bool conf_is_name(const char *s)
 	       strspn(s, name_chars) == len;
 }
 
-/* The required name @key of @group: a letter, then letters, digits, '_' or '-'. */
-int conf_get_name(const char *path, const config_setting_t *group, const char *key,
-                  const char **namep)
-{
-	const char *name;
-	int err = member_string(path, group, key, true, &name);
-
-	if (err)
-		return err;
-	if (!conf_is_name(name))
-		return conf_fail(
-		    path, group, key,
-		    "invalid name \"%s\" (expected a letter, then letters, digits, '_' or "
-		    "'-', at most %u characters)",
-		    name, STATCTR_MAX_NAME);
-	return conf_copy_string(name, namep);
-}
-
 /* Checks that @text (@group's @key, or element @group when @key is NULL) is printable ASCII. */
 int conf_check_text(const char *path, const config_setting_t *group, const char *key,
                     const char *text, size_t max)
@@ -224,21 +206,52 @@ int conf_check_text(const char *path, const config_setting_t *group, const char 
 	return 0;
 }
 
+/* @group's string @key ("" when absent and optional), checked by @check, then copied. */
+static int
+get_string(const char *path, const config_setting_t *group, const char *key, bool required,
+           int (*check)(const char *, const config_setting_t *, const char *, const char *),
+           const char **copyp)
+{
+	const char *str;
+	int err = member_string(path, group, key, required, &str);
+
+	if (err)
+		return err;
+	if (str == NULL)
+		str = "";
+	err = check(path, group, key, str);
+	return err ? err : conf_copy_string(str, copyp);
+}
+
+static int check_name(const char *path, const config_setting_t *group, const char *key,
+                      const char *name)
+{
+	if (conf_is_name(name))
+		return 0;
+	return conf_fail(path, group, key,
+	                 "invalid name \"%s\" (expected a letter, then letters, digits, '_' or "
+	                 "'-', at most %u characters)",
+	                 name, STATCTR_MAX_NAME);
+}
+
+/* The required name @key of @group: a letter, then letters, digits, '_' or '-'. */
+int conf_get_name(const char *path, const config_setting_t *group, const char *key,
+                  const char **namep)
+{
+	return get_string(path, group, key, true, check_name, namep);
+}
+
+static int check_text(const char *path, const config_setting_t *group, const char *key,
+                      const char *text)
+{
+	return conf_check_text(path, group, key, text, STATCTR_MAX_TEXT);
+}
+
 /* The optional description or units @key of @group; "" when absent. */
 int conf_get_text(const char *path, const config_setting_t *group, const char *key,
                   const char **textp)
 {
-	const char *text;
-	int err = member_string(path, group, key, false, &text);
-
-	if (err)
-		return err;
-	if (text == NULL)
-		text = "";
-	err = conf_check_text(path, group, key, text, STATCTR_MAX_TEXT);
-	if (err)
-		return err;
-	return conf_copy_string(text, textp);
+	return get_string(path, group, key, false, check_text, textp);
 }
 
 /* The optional integer @key of @group in @min..@max; *valp keeps its default when absent. */
