@@ -26,11 +26,7 @@ EXTRA_DIST += dist/statctr-exporter.service.in docs/exporter.md \
 	debian/statctr-exporter.install debian/statctr-exporter.docs \
 	debian/statctr-exporter.sysusers debian/statctr-exporter.lintian-overrides
 dist/statctr-exporter.service: $(srcdir)/dist/statctr-exporter.service.in Makefile
-	$(AM_V_GEN)$(MKDIR_P) dist && sed \
-		-e 's|@bindir[@]|$(bindir)|g' \
-		-e 's|@sbindir[@]|$(sbindir)|g' \
-		-e 's|@sysconfdir[@]|$(sysconfdir)|g' \
-		$(srcdir)/dist/statctr-exporter.service.in >$@.tmp && mv $@.tmp $@
+	$(AM_V_GEN)$(subst_unit)
 
 # Its tests (tests/exporter/*.sh), run from the top build directory.
 EXPORTER_TESTS = tests/exporter/scrape.sh tests/exporter/prometheus.sh tests/exporter/security.sh \

@@ -161,6 +161,17 @@ int conf_member(const char *path, const config_setting_t *group, const char *nam
 	return 0;
 }
 
+/* @group's string @key: *strp is it, or NULL when it is absent and optional. */
+static int member_string(const char *path, const config_setting_t *group, const char *key,
+                         bool required, const char **strp)
+{
+	const config_setting_t *s;
+	int err = conf_member(path, group, key, CONFIG_TYPE_STRING, required, &s);
+
+	*strp = err || !s ? NULL : config_setting_get_string(s);
+	return err;
+}
+
 int conf_copy_string(const char *s, const char **copyp)
 {
 	*copyp = strdup(s);
@@ -174,27 +185,6 @@ static bool conf_is_name(const char *s)
 
 	return len > 0 && len <= STATCTR_MAX_NAME && strchr(letters, s[0]) &&
 	       strspn(s, name_chars) == len;
-}
-
-/* The required name @key of @group: a letter, then letters, digits, '_' or '-'. */
-int conf_get_name(const char *path, const config_setting_t *group, const char *key,
-                  const char **namep)
-{
-	const config_setting_t *s;
-	const char *name;
-	int err;
-
-	err = conf_member(path, group, key, CONFIG_TYPE_STRING, true, &s);
-	if (err)
-		return err;
-	name = config_setting_get_string(s);
-	if (!conf_is_name(name))
-		return conf_fail(
-		    path, group, key,
-		    "invalid name \"%s\" (expected a letter, then letters, digits, '_' or "
-		    "'-', at most %u characters)",
-		    name, STATCTR_MAX_NAME);
-	return conf_copy_string(name, namep);
 }
 
 /* Checks that @text (@group's @key, or element @group when @key is NULL) is printable ASCII. */
@@ -216,22 +206,52 @@ int conf_check_text(const char *path, const config_setting_t *group, const char 
 	return 0;
 }
 
+/* @group's string @key ("" when absent and optional), checked by @check, then copied. */
+static int
+get_string(const char *path, const config_setting_t *group, const char *key, bool required,
+           int (*check)(const char *, const config_setting_t *, const char *, const char *),
+           const char **copyp)
+{
+	const char *str;
+	int err = member_string(path, group, key, required, &str);
+
+	if (err)
+		return err;
+	if (str == NULL)
+		str = "";
+	err = check(path, group, key, str);
+	return err ? err : conf_copy_string(str, copyp);
+}
+
+static int check_name(const char *path, const config_setting_t *group, const char *key,
+                      const char *name)
+{
+	if (conf_is_name(name))
+		return 0;
+	return conf_fail(path, group, key,
+	                 "invalid name \"%s\" (expected a letter, then letters, digits, '_' or "
+	                 "'-', at most %u characters)",
+	                 name, STATCTR_MAX_NAME);
+}
+
+/* The required name @key of @group: a letter, then letters, digits, '_' or '-'. */
+int conf_get_name(const char *path, const config_setting_t *group, const char *key,
+                  const char **namep)
+{
+	return get_string(path, group, key, true, check_name, namep);
+}
+
+static int check_text(const char *path, const config_setting_t *group, const char *key,
+                      const char *text)
+{
+	return conf_check_text(path, group, key, text, STATCTR_MAX_TEXT);
+}
+
 /* The optional description or units @key of @group; "" when absent. */
 int conf_get_text(const char *path, const config_setting_t *group, const char *key,
                   const char **textp)
 {
-	const config_setting_t *s;
-	const char *text;
-	int err;
-
-	err = conf_member(path, group, key, CONFIG_TYPE_STRING, false, &s);
-	if (err)
-		return err;
-	text = s ? config_setting_get_string(s) : "";
-	err = conf_check_text(path, group, key, text, STATCTR_MAX_TEXT);
-	if (err)
-		return err;
-	return conf_copy_string(text, textp);
+	return get_string(path, group, key, false, check_text, textp);
 }
 
 /* The optional integer @key of @group in @min..@max; *valp keeps its default when absent. */
@@ -259,16 +279,13 @@ int conf_get_uint(const char *path, const config_setting_t *group, const char *k
  */
 int conf_get_mode(const char *path, const config_setting_t *group, const char *key, mode_t *modep)
 {
-	const config_setting_t *s;
 	const char *str;
 	mode_t mode;
 	size_t len;
-	int err;
+	int err = member_string(path, group, key, false, &str);
 
-	err = conf_member(path, group, key, CONFIG_TYPE_STRING, false, &s);
-	if (err || !s)
+	if (err || !str)
 		return err;
-	str = config_setting_get_string(s);
 	len = strlen(str);
 	if (len == 0 || len > 4 || strspn(str, "01234567") != len)
 		return conf_fail(path, group, key, "\"%s\" is not an octal mode like \"0640\"",

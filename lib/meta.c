@@ -101,6 +101,28 @@ static int check_identity(const struct seg_header *h, uint64_t size, const char 
 	return 0;
 }
 
+/* A header count and its bounds; @hi_name names the field @hi comes from, or NULL. */
+struct range {
+	const char *name;
+	uint32_t value, lo, hi;
+	const char *hi_name;
+};
+
+/* -EPROTO, naming the first count of @r out of its bounds; else 0. */
+static int check_ranges(const char *path, const struct range *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].value >= r[i].lo && r[i].value <= r[i].hi)
+			continue;
+		if (r[i].hi_name != NULL)
+			return errmsg_set(EPROTO, "%s: %s %u out of range %u..%s (%u)", path,
+			                  r[i].name, r[i].value, r[i].lo, r[i].hi_name, r[i].hi);
+		return errmsg_set(EPROTO, "%s: %s %u out of range %u..%u", path, r[i].name,
+		                  r[i].value, r[i].lo, r[i].hi);
+	}
+	return 0;
+}
+
 /*
  * Counts within the limits.  Every table covers at least one cell of its
  * own and every column and row name belongs to a table, so none of the
@@ -109,14 +131,17 @@ static int check_identity(const struct seg_header *h, uint64_t size, const char 
 /* CPU slots (docs/segment-format.md, "CPU slots"): all three fields agree. */
 static int check_cpu_slots(const struct seg_header *h, const char *path)
 {
+	const struct range r[] = {
+	    {"ncpus", h->ncpus, 1, STATCTR_MAX_CPUS, NULL},
+	    {"cpu_collapse", h->cpu_collapse, 1, h->ncpus, "ncpus"},
+	};
+	int err;
+
 	if (h->cpu_collapse == 0 && h->ncpus == 0 && h->ncpuslots == 0)
 		return 0;
-	if (h->ncpus < 1 || h->ncpus > STATCTR_MAX_CPUS)
-		return errmsg_set(EPROTO, "%s: ncpus %u out of range 1..%u", path, h->ncpus,
-		                  STATCTR_MAX_CPUS);
-	if (h->cpu_collapse < 1 || h->cpu_collapse > h->ncpus)
-		return errmsg_set(EPROTO, "%s: cpu_collapse %u out of range 1..ncpus (%u)", path,
-		                  h->cpu_collapse, h->ncpus);
+	err = check_ranges(path, r, sizeof(r) / sizeof(r[0]));
+	if (err)
+		return err;
 	if (h->ncpuslots != cpu_slots_for(h->ncpus, h->cpu_collapse))
 		return errmsg_set(EPROTO, "%s: ncpuslots %u, but %u CPUs by %u make %u", path,
 		                  h->ncpuslots, h->ncpus, h->cpu_collapse,
@@ -126,22 +151,18 @@ static int check_cpu_slots(const struct seg_header *h, const char *path)
 
 static int check_counts(const struct seg_header *h, const char *path)
 {
+	const struct range r[] = {
+	    {"nslots", h->nslots, h->ncpuslots > 0 ? 0 : 1, STATCTR_MAX_SLOTS, NULL},
+	    {"ncells", h->ncells, 1, STATCTR_MAX_CELLS, NULL},
+	    {"ntables", h->ntables, 1, h->ncells, "ncells"},
+	    {"ncolumns", h->ncolumns, 1, h->ncells, "ncells"},
+	};
 	int err = check_cpu_slots(h, path);
 
+	if (!err)
+		err = check_ranges(path, r, sizeof(r) / sizeof(r[0]));
 	if (err)
 		return err;
-	if (h->nslots > STATCTR_MAX_SLOTS || (h->nslots == 0 && h->ncpuslots == 0))
-		return errmsg_set(EPROTO, "%s: nslots %u out of range %u..%u", path, h->nslots,
-		                  h->ncpuslots > 0 ? 0 : 1, STATCTR_MAX_SLOTS);
-	if (h->ncells < 1 || h->ncells > STATCTR_MAX_CELLS)
-		return errmsg_set(EPROTO, "%s: ncells %u out of range 1..%u", path, h->ncells,
-		                  STATCTR_MAX_CELLS);
-	if (h->ntables < 1 || h->ntables > h->ncells)
-		return errmsg_set(EPROTO, "%s: ntables %u out of range 1..ncells (%u)", path,
-		                  h->ntables, h->ncells);
-	if (h->ncolumns < 1 || h->ncolumns > h->ncells)
-		return errmsg_set(EPROTO, "%s: ncolumns %u out of range 1..ncells (%u)", path,
-		                  h->ncolumns, h->ncells);
 	if (h->nrownames > h->ncells)
 		return errmsg_set(EPROTO, "%s: nrownames %u exceeds ncells (%u)", path,
 		                  h->nrownames, h->ncells);

@@ -171,6 +171,33 @@ static void emit_identity(struct gen *g)
 
 /* ---- the root when it is not STATCTR-MIB's ---------------------------- */
 
+/* The nodes under the root this module defines (data, and the others its objects need). */
+static bool emit_root_nodes(struct gen *g, const char *first, const char *parent)
+{
+	const struct {
+		bool wanted;
+		const char **node;
+		const char *suffix;
+		int arc;
+	} subs[] = {
+	    {true, &g->data, "Data", MIB_ARC_DATA},
+	    {g->has_histogram, &g->histograms, "Histograms", MIB_ARC_HISTOGRAMS},
+	    {g->has_intervals, &g->intervals, "Intervals", MIB_ARC_INTERVALS},
+	    {g->has_dynamic, &g->by_name, "RowsByName", MIB_ARC_BY_NAME},
+	};
+
+	for (size_t k = 0; k < sizeof(subs) / sizeof(subs[0]); k++) {
+		if (!subs[k].wanted)
+			continue;
+		*subs[k].node = mib_name(&g->names.reg, 2, first, subs[k].suffix);
+		if (*subs[k].node == NULL)
+			return false;
+		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", *subs[k].node, parent,
+		        subs[k].arc);
+	}
+	return true;
+}
+
 /*
  * Defines root_oid arc by arc below @anchor, its SNMPv2-SMI node (@below:
  * the arcs after it), then the data node under it.
@@ -193,31 +220,8 @@ static bool emit_root_chain(struct gen *g, const char *anchor, const char *below
 		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %s }\n", node, parent, tok);
 		parent = node;
 	}
-	g->data = mib_name(&g->names.reg, 2, first, "Data");
-	if (g->data == NULL)
+	if (!emit_root_nodes(g, first, parent))
 		return false;
-	fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", g->data, parent, MIB_ARC_DATA);
-	if (g->has_histogram) {
-		g->histograms = mib_name(&g->names.reg, 2, first, "Histograms");
-		if (g->histograms == NULL)
-			return false;
-		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", g->histograms, parent,
-		        MIB_ARC_HISTOGRAMS);
-	}
-	if (g->has_intervals) {
-		g->intervals = mib_name(&g->names.reg, 2, first, "Intervals");
-		if (g->intervals == NULL)
-			return false;
-		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", g->intervals, parent,
-		        MIB_ARC_INTERVALS);
-	}
-	if (g->has_dynamic) {
-		g->by_name = mib_name(&g->names.reg, 2, first, "RowsByName");
-		if (g->by_name == NULL)
-			return false;
-		fprintf(g->out, "%s OBJECT IDENTIFIER ::= { %s %d }\n", g->by_name, parent,
-		        MIB_ARC_BY_NAME);
-	}
 	fputc('\n', g->out);
 	return true;
 }

@@ -330,6 +330,16 @@ static bool hist_interval_names_init(struct mib_names *reg, const char *seg, con
 	return h->table && h->entry && h->count;
 }
 
+/* Segment @seg's node *@nodep (<seg>@suffix), named the first time a table needs it. */
+static bool seg_node_once(struct mib_names *reg, const struct statctr_segment_decl *seg,
+                          const char **nodep, const char *suffix)
+{
+	reg->owner = seg;
+	if (*nodep == NULL)
+		*nodep = mib_name(reg, 2, seg->name, suffix);
+	return *nodep != NULL;
+}
+
 static bool interval_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
                                 const struct statctr_table_decl *td, struct mib_interval_names *iv)
 {
@@ -360,16 +370,11 @@ static bool interval_names_init(struct mib_names *reg, const struct statctr_segm
 static bool seg_interval_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
                                     struct mib_seg_names *sn)
 {
-	for (uint32_t t = 0; t < seg->ntables; t++) {
-		if (!mib_has_intervals(seg, &seg->tables[t]))
-			continue;
-		reg->owner = seg;
-		if (sn->interval_node == NULL)
-			sn->interval_node = mib_name(reg, 2, seg->name, "SegmentIntervals");
-		if (sn->interval_node == NULL ||
-		    !interval_names_init(reg, seg, &seg->tables[t], &sn->tables[t].iv))
+	for (uint32_t t = 0; t < seg->ntables; t++)
+		if (mib_has_intervals(seg, &seg->tables[t]) &&
+		    (!seg_node_once(reg, seg, &sn->interval_node, "SegmentIntervals") ||
+		     !interval_names_init(reg, seg, &seg->tables[t], &sn->tables[t].iv)))
 			return false;
-	}
 	return true;
 }
 
@@ -401,16 +406,11 @@ static bool byname_names_init(struct mib_names *reg, const struct statctr_segmen
 static bool seg_byname_names_init(struct mib_names *reg, const struct statctr_segment_decl *seg,
                                   struct mib_seg_names *sn)
 {
-	for (uint32_t t = 0; t < seg->ntables; t++) {
-		if (!seg->tables[t].dynamic)
-			continue;
-		reg->owner = seg;
-		if (sn->byname_node == NULL)
-			sn->byname_node = mib_name(reg, 2, seg->name, "SegmentRowsByName");
-		if (sn->byname_node == NULL ||
-		    !byname_names_init(reg, seg, &seg->tables[t], &sn->tables[t].bn))
+	for (uint32_t t = 0; t < seg->ntables; t++)
+		if (seg->tables[t].dynamic &&
+		    (!seg_node_once(reg, seg, &sn->byname_node, "SegmentRowsByName") ||
+		     !byname_names_init(reg, seg, &seg->tables[t], &sn->tables[t].bn)))
 			return false;
-	}
 	return true;
 }
 

@@ -31,43 +31,35 @@ void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* Label values: backslash, double quote and line feed are escaped. */
-void prom_label_value(FILE *out, const char *s)
+/* Backslash and line feed escaped, and double quote too when @quote. */
+static void escape_backslash_newline(FILE *out, const char *s, bool quote)
 {
 	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
+		if (*s == '\\' || (quote && *s == '"'))
 			fprintf(out, "\\%c", *s);
 		else if (*s == '\n')
 			fputs("\\n", out);
 		else
 			fputc(*s, out);
 	}
+}
+
+/* Label values: backslash, double quote and line feed are escaped. */
+void prom_label_value(FILE *out, const char *s)
+{
+	escape_backslash_newline(out, s, true);
 }
 
 /* HELP text: backslash and line feed are escaped, double quotes are not. */
 void prom_help_text(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", out);
-		else if (*s == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*s, out);
-	}
+	escape_backslash_newline(out, s, false);
 }
 
 /* OpenMetrics' HELP text: backslash, line feed and double quote are escaped. */
 void om_help_text(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(out, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*s, out);
-	}
+	escape_backslash_newline(out, s, true);
 }
 
 /* Bytes a terminal may act on: C0 controls, DEL, and all of 0x80..0xff (C1 controls, CSI 0x9b). */

@@ -59,9 +59,11 @@ EXTRA_DIST += \
 systemdunitdir = $(prefix)/lib/systemd/system
 systemdunit_DATA = dist/statctr-agentx.service
 CLEANFILES += dist/statctr-agentx.service
+# A unit from its template $(srcdir)/$@.in, with the configured paths (exporter/local.mk's too).
+subst_unit = $(MKDIR_P) dist && sed \
+	-e 's|@bindir[@]|$(bindir)|g' \
+	-e 's|@sbindir[@]|$(sbindir)|g' \
+	-e 's|@sysconfdir[@]|$(sysconfdir)|g' \
+	$(srcdir)/$@.in >$@.tmp && mv $@.tmp $@
 dist/statctr-agentx.service: $(srcdir)/dist/statctr-agentx.service.in Makefile
-	$(AM_V_GEN)$(MKDIR_P) dist && sed \
-		-e 's|@bindir[@]|$(bindir)|g' \
-		-e 's|@sbindir[@]|$(sbindir)|g' \
-		-e 's|@sysconfdir[@]|$(sysconfdir)|g' \
-		$(srcdir)/dist/statctr-agentx.service.in >$@.tmp && mv $@.tmp $@
+	$(AM_V_GEN)$(subst_unit)

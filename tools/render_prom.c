@@ -172,26 +172,38 @@ static void print_value(FILE *out, enum statctr_kind kind, uint64_t counter, int
 		fprintf(out, " %" PRIu64 "\n", counter);
 }
 
-static void column_family(FILE *out, const struct table_view *tv, uint32_t col,
-                          const struct prom_column *pc)
+/*
+ * Each present row's samples of column @col: its value in the family when
+ * @values, and a counter's discontinuity time as <name>_created when
+ * @created (OpenMetrics: right after its _total, in its family).
+ */
+static void row_samples(FILE *out, const struct table_view *tv, uint32_t col,
+                        const struct prom_column *pc, bool values, bool created)
 {
 	struct cell cell;
 
-	family_header(out, tv, col, pc->names[PROM_FAMILY], "", NULL);
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
 		if (!table_row_present(tv, r))
 			continue;
 		table_cell(tv, r, col, &cell);
-		sample_start(out, tv, r, pc->names[PROM_FAMILY]);
-		fputc('}', out);
-		print_value(out, cell.kind, cell.counter, cell.gauge);
-		if (!tv->opts->openmetrics || cell.kind != STATCTR_KIND_COUNTER)
+		if (values) {
+			sample_start(out, tv, r, pc->names[PROM_FAMILY]);
+			fputc('}', out);
+			print_value(out, cell.kind, cell.counter, cell.gauge);
+		}
+		if (!created || cell.kind != STATCTR_KIND_COUNTER)
 			continue;
-		/* OpenMetrics: the counter's _created, in its family, after its _total */
 		sample_start(out, tv, r, pc->names[PROM_CREATED]);
 		fputc('}', out);
 		print_created(out, cell.disc_ns);
 	}
+}
+
+static void column_family(FILE *out, const struct table_view *tv, uint32_t col,
+                          const struct prom_column *pc)
+{
+	family_header(out, tv, col, pc->names[PROM_FAMILY], "", NULL);
+	row_samples(out, tv, col, pc, true, tv->opts->openmetrics);
 }
 
 /*
@@ -202,18 +214,9 @@ static void column_family(FILE *out, const struct table_view *tv, uint32_t col,
 static void created_family(FILE *out, const struct table_view *tv, uint32_t col,
                            const struct prom_column *pc)
 {
-	struct cell cell;
-
 	family_header(out, tv, col, pc->names[PROM_CREATED],
 	              "Discontinuity time, seconds since the epoch: ", "gauge");
-	for (uint32_t r = 0; r < tv->info.nrows; r++) {
-		if (!table_row_present(tv, r))
-			continue;
-		table_cell(tv, r, col, &cell);
-		sample_start(out, tv, r, pc->names[PROM_CREATED]);
-		fputc('}', out);
-		print_created(out, cell.disc_ns);
-	}
+	row_samples(out, tv, col, pc, false, true);
 }
 
 /*

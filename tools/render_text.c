@@ -23,16 +23,6 @@ struct grid {
 	int *width;
 };
 
-static bool grid_init(struct grid *g, uint32_t nrows, uint32_t ncols)
-{
-	g->ncols = ncols;
-	g->nrows = 0;
-	g->ncells = (size_t)nrows * ncols;
-	g->cells = calloc(g->ncells, sizeof(*g->cells));
-	g->width = calloc(ncols, sizeof(*g->width));
-	return g->cells != NULL && g->width != NULL;
-}
-
 static void grid_free(struct grid *g)
 {
 	for (size_t i = 0; g->cells != NULL && i < g->ncells; i++)
@@ -58,6 +48,27 @@ static void grid_set(struct grid *g, uint32_t col, const char *fmt, ...)
 	free(raw);
 	if (*cell != NULL && (int)strlen(*cell) > g->width[col])
 		g->width[col] = (int)strlen(*cell);
+}
+
+/*
+ * A grid of @nrows by @ncols with @heads (NULL-terminated) as the first
+ * cells of its head row; false, having said so, when out of memory.
+ */
+static bool grid_start(struct grid *g, uint32_t nrows, uint32_t ncols, const char *const *heads)
+{
+	g->ncols = ncols;
+	g->nrows = 0;
+	g->ncells = (size_t)nrows * ncols;
+	g->cells = calloc(g->ncells, sizeof(*g->cells));
+	g->width = calloc(ncols, sizeof(*g->width));
+	if (g->cells == NULL || g->width == NULL) {
+		grid_free(g);
+		error_msg("out of memory");
+		return false;
+	}
+	for (uint32_t c = 0; heads[c] != NULL; c++)
+		grid_set(g, c, "%s", heads[c]);
+	return true;
 }
 
 static int grid_line_width(const struct grid *g, uint32_t ncols)
@@ -234,13 +245,9 @@ static void hist_summary(FILE *out, const struct table_view *tv, uint32_t col)
 	struct hist h;
 	char buf[16];
 
-	if (!grid_init(&g, 1 + tv->info.nrows, 2 + NQUANTILES + 1)) {
-		grid_free(&g);
-		error_msg("out of memory");
+	if (!grid_start(&g, 1 + tv->info.nrows, 2 + NQUANTILES + 1,
+	                (const char *const[]){"  row", "count", NULL}))
 		return;
-	}
-	grid_set(&g, 0, "  row");
-	grid_set(&g, 1, "count");
 	set_distribution_heads(&g, 2);
 	g.nrows++;
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
@@ -265,15 +272,9 @@ static void hist_buckets(FILE *out, const struct table_view *tv, uint32_t col)
 
 	if (!table_hist(tv, 0, col, &h))
 		return;
-	if (!grid_init(&g, 1 + tv->info.nrows * (h.nbuckets + 1), 4)) {
-		grid_free(&g);
-		error_msg("out of memory");
+	if (!grid_start(&g, 1 + tv->info.nrows * (h.nbuckets + 1), 4,
+	                (const char *const[]){"  row", "le", "count", "cumulative", NULL}))
 		return;
-	}
-	grid_set(&g, 0, "  row");
-	grid_set(&g, 1, "le");
-	grid_set(&g, 2, "count");
-	grid_set(&g, 3, "cumulative");
 	g.nrows++;
 	for (uint32_t r = 0; r < tv->info.nrows; r++) {
 		uint64_t cumulative = 0;
@@ -302,12 +303,9 @@ static void text_table(FILE *out, const struct table_view *tv)
 	uint32_t npresent = 0;
 	struct grid g;
 
-	if (!grid_init(&g, 1 + tv->info.nrows * per_row, tv->info.ncolumns + 1)) {
-		grid_free(&g);
-		error_msg("out of memory");
+	if (!grid_start(&g, 1 + tv->info.nrows * per_row, tv->info.ncolumns + 1,
+	                (const char *const[]){"row", NULL}))
 		return;
-	}
-	grid_set(&g, 0, "row");
 	for (uint32_t c = 0; c < tv->info.ncolumns; c++)
 		grid_set(&g, c + 1, "%s", tv->columns[c].name);
 	g.nrows++;
@@ -430,15 +428,9 @@ static void long_table(FILE *out, const struct table_view *tv)
 	struct cell cell;
 	char buf[16];
 
-	if (!grid_init(&g, 1 + tv->info.nrows * tv->info.ncolumns, hists ? 5 + NQUANTILES : 4)) {
-		grid_free(&g);
-		error_msg("out of memory");
+	if (!grid_start(&g, 1 + tv->info.nrows * tv->info.ncolumns, hists ? 5 + NQUANTILES : 4,
+	                (const char *const[]){tv->info.name, "value", "delta", "per second", NULL}))
 		return;
-	}
-	grid_set(&g, 0, "%s", tv->info.name);
-	grid_set(&g, 1, "value");
-	grid_set(&g, 2, "delta");
-	grid_set(&g, 3, "per second");
 	if (hists)
 		set_distribution_heads(&g, 4);
 	g.nrows++;
@@ -471,24 +463,17 @@ const struct renderer render_text_long = {
     .end = text_end,
 };
 
+static const char *const list_heads[] = {"name",       "status",  "pid",  "slots", "cells",
+                                         "generation", "created", "path", NULL};
+
 void list_text(FILE *out, const struct list_item *items, size_t n)
 {
 	struct grid g;
 	char created[32];
 
-	if (!grid_init(&g, (uint32_t)n + 1, 8)) {
-		grid_free(&g);
-		error_msg("out of memory");
+	if (!grid_start(&g, (uint32_t)n + 1, sizeof(list_heads) / sizeof(list_heads[0]) - 1,
+	                list_heads))
 		return;
-	}
-	grid_set(&g, 0, "name");
-	grid_set(&g, 1, "status");
-	grid_set(&g, 2, "pid");
-	grid_set(&g, 3, "slots");
-	grid_set(&g, 4, "cells");
-	grid_set(&g, 5, "generation");
-	grid_set(&g, 6, "created");
-	grid_set(&g, 7, "path");
 	for (g.nrows = 1; g.nrows <= n; g.nrows++) {
 		const struct list_item *it = &items[g.nrows - 1];
 
