@@ -1230,7 +1230,12 @@ static uint64_t dynamic_baseline(const struct statctr_snap *snap, statctr_id id,
 	return snap->disc[id] > snap->added_ns[e] ? snap->baseline[id] : snap->base[id];
 }
 
-uint64_t statctr_snap_counter(const struct statctr_snap *snap, statctr_id id)
+/*
+ * Cell @id's value: its sum less what it does not count, a counter's reset
+ * baseline (a dynamic row's: dynamic_baseline()), a dynamic row's gauge its
+ * incarnation base; 0 for a dynamic row not present.
+ */
+static uint64_t cell_value(const struct statctr_snap *snap, statctr_id id, bool counter)
 {
 	uint32_t e;
 
@@ -1239,21 +1244,20 @@ uint64_t statctr_snap_counter(const struct statctr_snap *snap, statctr_id id)
 	id = meta_value_cell(snap->meta, id);
 	e = entry_of(snap, id);
 	if (e == NO_ROWDIR)
-		return snap->sum[id] - snap->baseline[id];
-	return snap->row_gen[e] ? snap->sum[id] - dynamic_baseline(snap, id, e) : 0;
+		return snap->sum[id] - (counter ? snap->baseline[id] : 0);
+	if (!snap->row_gen[e])
+		return 0;
+	return snap->sum[id] - (counter ? dynamic_baseline(snap, id, e) : snap->base[id]);
+}
+
+uint64_t statctr_snap_counter(const struct statctr_snap *snap, statctr_id id)
+{
+	return cell_value(snap, id, true);
 }
 
 int64_t statctr_snap_gauge(const struct statctr_snap *snap, statctr_id id)
 {
-	uint32_t e;
-
-	if (id >= snap->ncells)
-		return 0;
-	id = meta_value_cell(snap->meta, id);
-	e = entry_of(snap, id);
-	if (e == NO_ROWDIR)
-		return (int64_t)snap->sum[id];
-	return snap->row_gen[e] ? (int64_t)(snap->sum[id] - snap->base[id]) : 0;
+	return (int64_t)cell_value(snap, id, false);
 }
 
 uint64_t statctr_snap_hist_bucket(const struct statctr_snap *snap, statctr_id id, uint32_t b)
