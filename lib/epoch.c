@@ -161,12 +161,7 @@ static int open_file(struct statctr_view *v, struct epochs *e, struct epoch_head
 	struct stat st;
 	int err;
 
-	e->writable = true;
-	err = view_open_nofollow(e->path, O_RDWR, &e->fd);
-	if (err == -EACCES || err == -EROFS || err == -EPERM) {
-		e->writable = false;
-		err = view_open_nofollow(e->path, O_RDONLY, &e->fd);
-	}
+	err = view_open_rw_or_ro(e->path, &e->fd, &e->writable);
 	if (!err)
 		err = view_check_stat(v, e->path, e->fd, &st);
 	if (!err)

@@ -337,6 +337,7 @@ int snap_retake_sums_into(struct statctr_view *view, struct statctr_snap **snapp
  * (docs/segment-format.md, "Opening").
  */
 int view_open_nofollow(const char *path, int flags, int *fdp);
+int view_open_rw_or_ro(const char *path, int *fdp, bool *writablep);
 int view_check_stat(const struct statctr_view *v, const char *path, int fd, struct stat *st);
 
 /* mapfile.c, for segment.c and epoch.c: a new moded, fully allocated, mapped temporary file. */

@@ -38,6 +38,21 @@ int view_open_nofollow(const char *path, int flags, int *fdp)
 	return errmsg_set(errno, "cannot open %s: %s", path, strerror(errno));
 }
 
+/*
+ * Opens @path as view_open_nofollow() does, read-write if we may, else
+ * read-only (the control and epoch files: a reader without write access
+ * still reads them); *@writablep says which.
+ */
+int view_open_rw_or_ro(const char *path, int *fdp, bool *writablep)
+{
+	int err = view_open_nofollow(path, O_RDWR, fdp);
+
+	*writablep = err == 0;
+	if (err == -EACCES || err == -EROFS || err == -EPERM)
+		err = view_open_nofollow(path, O_RDONLY, fdp);
+	return err;
+}
+
 /* A reader that names the expected owner refuses files planted by others. */
 static int check_owner(const struct statctr_view *v, const char *path, uid_t uid)
 {

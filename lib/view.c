@@ -101,27 +101,13 @@ static void unmap_ctl(struct statctr_view *v)
 	v->sizes_checked_tick = 0; /* the next snapshot checks the sizes */
 }
 
-/* Opens the control file read-write if we may, else read-only. */
-static int open_ctl(struct statctr_view *v)
-{
-	int err;
-
-	v->ctl_writable = true;
-	err = view_open_nofollow(v->ctl_path, O_RDWR, &v->ctl_fd);
-	if (err == -EACCES || err == -EROFS || err == -EPERM) {
-		v->ctl_writable = false;
-		err = view_open_nofollow(v->ctl_path, O_RDONLY, &v->ctl_fd);
-	}
-	return err;
-}
-
 /* Validates the control file through its descriptor, then maps it. */
 static int map_ctl_checked(struct statctr_view *v)
 {
 	struct ctl_header hdr;
 	struct stat st;
 	void *base;
-	int err = open_ctl(v);
+	int err = view_open_rw_or_ro(v->ctl_path, &v->ctl_fd, &v->ctl_writable);
 
 	if (!err)
 		err = view_check_stat(v, v->ctl_path, v->ctl_fd, &st);
