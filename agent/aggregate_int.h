@@ -1,9 +1,9 @@
 /*
- * aggregate_int.h - what aggregate.c and its parts (aggreset.c) share;
- * never included outside them.
+ * aggregate_int.h - what aggregate.c and its parts (aggreset.c,
+ * aggcarry.c) share; never included outside them.
  *
  * The aggregator's state, each segment's watch and a published result, and
- * the few functions of aggregate.c its parts call.  Who may touch which
+ * the few functions one of these files calls in another.  Who may touch which
  * field when is aggregate.c's top comment (THREADS).
  */
 #ifndef STATCTR_AGGREGATE_INT_H
@@ -139,10 +139,15 @@ void agg_log(struct aggregator *agg, int priority, const char *fmt, ...)
 
 /* aggregate.c: publishes the current result with segment @seg taken again. */
 void agg_refresh_segment(struct aggregator *agg, uint32_t seg);
-/* aggregate.c: the carry of @st with the cells of @r (@n ranges) zeroed. */
+/* aggcarry.c: a writer gone or closed: @snap, its final counts, make the
+ * next generation's carry. */
+void agg_carry_final(struct aggregator *agg, struct seg_watch *st, const struct statctr_snap *snap);
+/* aggcarry.c: a new generation continues the counts of the one before. */
+void agg_carry_on(struct aggregator *agg, struct seg_watch *st);
+/* aggcarry.c: the carry of @st with the cells of @r (@n ranges) zeroed. */
 void agg_carry_reset(struct aggregator *agg, struct seg_watch *st, const struct statctr_range *r,
                      uint32_t n);
-/* aggregate.c: STATE_FILE.carry written, if it changed. */
+/* aggcarry.c: STATE_FILE.carry written, if it changed. */
 void agg_carry_save(struct aggregator *agg);
 
 /* aggreset.c: serves the waiting reset request, if any (the thread's). */
