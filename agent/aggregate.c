@@ -7,7 +7,8 @@
  * thread that uses them, and every result it published.  Never stores to a
  * segment; stores to a control file only through the library (copy
  * requests, resets).  Logs a segment's changes of state once, not every
- * pass.  Never calls Net-SNMP from its thread.
+ * pass.  Never calls Net-SNMP from its thread.  Its parts share
+ * aggregate_int.h: aggreset.c serves resets, aggcarry.c applies carry_over.
  *
  * THREADS
  *
@@ -24,9 +25,8 @@
  *     reader sees every byte the pass wrote.  Only the aggregation thread
  *     adds results, recycles those nobody references (their snapshots
  *     become spares, or are freed) and frees them.
- *   - reset: one request at a time from agg_reset(), a SET PDU's resets,
- *     served by the thread between two segments of a pass (its view is the
- *     thread's); and each segment's reset rate limit (agg_reset_admit()).
+ *   - reset: agg_reset()'s request and each segment's reset rate limit
+ *     (aggreset.c, whose top comment says how the request moves).
  *   - log: lines the thread queued for agg_flush_log() (Net-SNMP's logging
  *     is not thread-safe); the thread writes a byte to wake_fd after each,
  *     and after each result it publishes (the first makes agg_ready(): a
@@ -49,8 +49,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
-#include "aggregate.h"
-#include "aggepoch.h"
+#include "aggregate_int.h"
 #include "agent.h"
 #include "carry.h"
 
@@ -65,122 +64,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What the pass knows of one declared segment: its mapping, its spare
- * snapshot and its reset budget. */
-struct seg_watch {
-	const struct statctr_segment_decl *decl;
-	struct statctr_view *view; /* NULL while the segment is absent or unreadable */
-	bool compatible;           /* the mapped layout matches decl */
-	uint32_t generations;
-	uint64_t generation;        /* the last one attached, 0 before the first */
-	uint64_t disc_floor_ns;     /* see struct agg_segment */
-	int last_error;             /* last open/snapshot error logged, 0 if none */
-	struct statctr_snap *spare; /* referenced by no result: the next take fills it */
-	bool fresh;                 /* spare was just taken by a reset: take() uses it as is */
-	/* The reset rate limit (agg_reset_admit()), under agg->lock. */
-	double tokens;      /* reset PDUs: AGG_RESET_RATE per second, as many at most */
-	double budget_ms;   /* reset work: AGG_RESET_BUDGET_MS, a fifth of the time refilled */
-	uint64_t refill_ns; /* CLOCK_MONOTONIC of the last refill; 0: full */
-
-	/* Its epochs (the thread's), and where a result keeps them in its room. */
-	struct aggepoch epochs;
-	size_t epoch_room;
-	uint64_t captured;  /* the generation whose final counts went to the epoch file; 0: none */
-	uint64_t told_gone; /* the generation whose writer's death was logged; 0: none */
-
-	/* carry_over (docs/agent.md, "Counters across writer restarts"). */
-	bool carry_over;
-	bool adopted;        /* generation and carry from a reload: the first attach continues */
-	bool restored;       /* ... from the carry file: the agent was not running in between */
-	const char *doubt;   /* the first attach doubts the carry, because of this; NULL: not */
-	uint64_t created_ns; /* of generation */
-	struct agg_carry *carry; /* what generation's results add (one reference); NULL: none */
-	struct agg_carry
-	    *next; /* the next generation's, from this one's final counts; NULL: unseen */
-};
-
 /* What attach() found. */
 enum presence { PRESENT, ABSENT, UNREADABLE };
 
-struct published {
-	struct published *next; /* agg->results */
-	struct aggregator *agg;
-	unsigned refs;       /* under agg->lock */
-	uint64_t start_mono; /* CLOCK_MONOTONIC when its pass started: its age (agg_fresh()) */
-	struct agg_result res;
-	struct agg_epoch *room; /* after segs: each segment's keep, at its epoch_room */
-	struct agg_segment segs[];
-};
-
-/*
- * A reset's way: PENDING (agg_reset() waits) -> RUNNING (the thread resets
- * and publishes, segment by segment) -> DONE, collected by agg_reset(),
- * which makes it IDLE.  A request agg_reset() stopped waiting for is made
- * IDLE by the thread itself.
- */
-enum reset_state { RESET_IDLE, RESET_PENDING, RESET_RUNNING, RESET_DONE };
-
-struct reset_request {
-	enum reset_state state;
-	bool abandoned; /* agg_reset() stopped waiting while RUNNING: the thread logs the outcome */
-	struct agg_reset *v; /* malloc()ed; the thread frees it */
-	uint32_t n;
-	int err;
-	char msg[512];
-};
-
-#define LOG_LINES   64
-#define LOG_LINE_SZ 1024
-
-struct log_queue {
-	unsigned head, len, dropped;
-	struct {
-		int priority;
-		char text[LOG_LINE_SZ];
-	} lines[LOG_LINES];
-};
-
-struct aggregator {
-	const struct statctr_config *cfg;
-	uid_t owner;      /* required owner of the files, (uid_t)-1: any */
-	bool slot_values; /* full snapshots (else sums only): agg_open() */
-	struct seg_watch *segs;
-	/* The aggregation thread's (the creator's before agg_start()). */
-	struct agg_stats stats;
-	struct published *building; /* the pass in progress, NULL between passes */
-	uint32_t built;             /* segments of building taken so far */
-	uint64_t interval_ns;
-	int wake_fd;
-	size_t nroom; /* agg_epoch entries a result holds: the sum of every keep */
-	/* Written before pthread_create() and after pthread_join() only. */
-	bool threaded;
-	pthread_t thread;
-	/* Shared, under lock. */
-	pthread_mutex_t lock;
-	pthread_cond_t wake;      /* the thread: a reset request, or stop */
-	pthread_cond_t done;      /* agg_reset(): the request moved on */
-	pthread_cond_t published; /* agg_fresh(): a new result */
-	/*
-	 * agg_fresh(): a request found the result older than max_age_ns and
-	 * wants a pass now (under lock); the thread runs one once the passes
-	 * stay within AGG_CPU_SHARE of a core (fresh_at, the thread's).
-	 */
-	uint64_t max_age_ns;
-	bool fresh_wanted;
-	uint64_t fresh_at;
-	struct published *current;
-	struct published *results; /* every published result not recycled yet */
-	bool stop;
-	struct reset_request reset;
-	uint64_t refused; /* agg_reset_admit()'s refusals */
-	struct log_queue log;
-	/* STATE_FILE.carry (carry.h), the thread's: written after a change. */
-	char *carry_path; /* NULL: the carry lives as long as the process */
-	bool carry_dirty;
-	int carry_err; /* the last write's outcome, logged when it changes */
-};
-
-static uint64_t clock_ns(clockid_t clock)
+uint64_t agg_clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
@@ -188,12 +75,12 @@ static uint64_t clock_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t realtime_now(void)
+uint64_t agg_realtime_now(void)
 {
-	return clock_ns(CLOCK_REALTIME);
+	return agg_clock_ns(CLOCK_REALTIME);
 }
 
-static struct timespec monotonic_at(uint64_t ns)
+struct timespec agg_monotonic_at(uint64_t ns)
 {
 	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
 	                      .tv_nsec = (long)(ns % 1000000000u)};
@@ -224,10 +111,7 @@ static void queue_line(struct aggregator *agg, int priority, const char *fmt, va
 	}
 }
 
-static void agg_log(struct aggregator *agg, int priority, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void agg_log(struct aggregator *agg, int priority, const char *fmt, ...)
+void agg_log(struct aggregator *agg, int priority, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -324,372 +208,6 @@ static bool layout_matches(const struct statctr_view *view, const struct statctr
 	return true;
 }
 
-/* ------------------------------------------------------------------------
- * carry_over: the counts of earlier generations, per cell.
- */
-
-/* What @snap's generation counted of @cv (which counts). */
-static uint64_t snap_count(const struct statctr_snap *snap, const struct carry_cell *cv)
-{
-	switch (cv->what) {
-	case CARRY_HIST_SUM:
-		return statctr_snap_hist_sum(snap, cv->hist);
-	case CARRY_HIST_BUCKET:
-		return statctr_snap_hist_bucket(snap, cv->hist, cv->bucket);
-	default:
-		return statctr_snap_counter(snap, cv->id);
-	}
-}
-
-struct carry_from {
-	struct agg_carry *to;
-	const struct agg_carry *carry; /* what the snapshot's values were served with */
-	const struct statctr_snap *snap;
-	uint64_t created_ns; /* of the snapshot's generation */
-};
-
-static uint64_t served_disc(const struct agg_carry *c, const struct statctr_snap *snap,
-                            uint64_t created_ns, statctr_id id)
-{
-	uint64_t d = statctr_snap_discontinuity(snap, id);
-
-	return c && id < c->ncells && c->disc[id] && d <= created_ns ? c->disc[id] : d;
-}
-
-static void add_served(const struct carry_cell *cv, void *arg)
-{
-	struct carry_from *f = arg;
-	statctr_id id = cv->id;
-
-	if (id >= f->to->ncells)
-		return;
-	if (carry_counts(cv))
-		f->to->v[id] = (f->carry ? f->carry->v[id] : 0) + snap_count(f->snap, cv);
-	if (carry_has_disc(cv))
-		f->to->disc[id] = served_disc(f->carry, f->snap, f->created_ns, id);
-}
-
-/* The next generation's carry: every count @snap's generation served. */
-static struct agg_carry *carry_after(const struct seg_watch *st, const struct statctr_snap *snap)
-{
-	struct carry_from f = {carry_new(st->decl->ncells), st->carry, snap, st->created_ns};
-
-	if (f.to)
-		carry_each(st->decl, false, add_served, &f);
-	return f.to;
-}
-
-/* A writer gone or closed: its final counts, seen once per generation. */
-static void carry_final(struct aggregator *agg, struct seg_watch *st,
-                        const struct statctr_snap *snap)
-{
-	struct agg_carry *next;
-
-	if (!st->carry_over || st->next || !snap)
-		return;
-	next = carry_after(st, snap);
-	pthread_mutex_lock(&agg->lock); /* agg_adopt_carry() reads it */
-	st->next = next;
-	pthread_mutex_unlock(&agg->lock);
-	agg->carry_dirty = true;
-}
-
-/* @st's carry becomes @c (NULL: none); under agg->lock, for agg_adopt_carry(). */
-static void carry_set(struct aggregator *agg, struct seg_watch *st, struct agg_carry *c)
-{
-	struct agg_carry *old = st->carry;
-
-	pthread_mutex_lock(&agg->lock);
-	st->carry = c;
-	pthread_mutex_unlock(&agg->lock);
-	carry_drop(old);
-	agg->carry_dirty = true;
-}
-
-struct doubt_of {
-	struct agg_carry *c;
-	uint64_t now;
-};
-
-static void doubt_cell(const struct carry_cell *cv, void *arg)
-{
-	const struct doubt_of *d = arg;
-
-	if (cv->id < d->c->ncells && carry_has_disc(cv))
-		d->c->disc[cv->id] = d->now;
-}
-
-/*
- * A carry the agent cannot vouch for: @base's counts (NULL: none), and
- * every carried cell's discontinuity time moved to now, so that a poller
- * that saw more is told.  NULL when out of memory.
- */
-static struct agg_carry *carry_doubted(const struct seg_watch *st, const struct agg_carry *base)
-{
-	struct doubt_of d = {base && base->ncells == st->decl->ncells ? carry_copy(base)
-	                                                              : carry_new(st->decl->ncells),
-	                     realtime_now()};
-
-	if (d.c)
-		carry_each(st->decl, false, doubt_cell, &d);
-	return d.c;
-}
-
-/* The first attach after the agent started without a carry it can trust. */
-static void carry_doubt(struct aggregator *agg, struct seg_watch *st)
-{
-	agg_log(agg, LOG_WARNING,
-	        "segment %s: no carried counts to continue (%s): its counters start from the "
-	        "library's values, and their discontinuity times move to now\n",
-	        st->decl->name, st->doubt);
-	carry_set(agg, st, carry_doubted(st, NULL));
-}
-
-/*
- * The carry file's generation is gone: the writer restarted while the
- * agent was not running.  With that generation's final counts (next) the
- * count continues them, but a generation in between would be lost unseen;
- * without them, counts since the last agent's last change are lost.
- * Either way the discontinuity times move.
- */
-static void carry_restored_on(struct aggregator *agg, struct seg_watch *st, struct agg_carry *next)
-{
-	agg_log(agg, LOG_WARNING,
-	        "segment %s: its writer restarted while the agent was not running: %s; "
-	        "discontinuity times move to now\n",
-	        st->decl->name,
-	        next ? "the counts continue its final counts, but a generation in between would be "
-	               "lost"
-	             : "the counts continue the carry file's, and the old generation's are lost");
-	carry_set(agg, st, carry_doubted(st, next ? next : st->carry));
-	carry_drop(next);
-}
-
-/* The last snapshot the agent served of @st's generation, or NULL. */
-static const struct statctr_snap *last_served(const struct aggregator *agg,
-                                              const struct seg_watch *st)
-{
-	const struct statctr_snap *snap =
-	    agg->current ? agg->current->segs[st - agg->segs].snap : NULL;
-	struct statctr_snap_stats ss;
-
-	if (!snap)
-		return NULL;
-	statctr_snap_stats(snap, &ss);
-	return ss.generation == st->generation ? snap : NULL;
-}
-
-/*
- * A new generation: it continues the counts of the one before.  Exact when
- * the agent saw that one's final counts (carry_final()); otherwise from the
- * last values it served, and every carried cell's discontinuity moves to
- * the new generation's creation (counts were lost).
- */
-static void carry_on(struct aggregator *agg, struct seg_watch *st)
-{
-	struct agg_carry *c = st->next;
-	const struct statctr_snap *last;
-
-	pthread_mutex_lock(&agg->lock);
-	st->next = NULL;
-	pthread_mutex_unlock(&agg->lock);
-	if (st->carry_over && st->doubt) {
-		carry_drop(c);
-		carry_doubt(agg, st);
-		return;
-	}
-	if (!st->carry_over || !st->generation) {
-		carry_drop(c);
-		return;
-	}
-	if (st->restored) {
-		carry_restored_on(agg, st, c);
-		return;
-	}
-	if (!c) {
-		last = last_served(agg, st);
-		c = last ? carry_after(st, last) : carry_copy(st->carry);
-		if (c)
-			memset(c->disc, 0, c->ncells * sizeof(c->disc[0]));
-		agg_log(agg, LOG_WARNING,
-		        "segment %s: its writer restarted before the agent saw its final counts: "
-		        "counts since the last pass are lost, discontinuity times move\n",
-		        st->decl->name);
-	}
-	carry_set(agg, st, c);
-}
-
-/* A reset's ranges, and the new carry they make (copied at the first cell that carried). */
-struct reset_of {
-	const struct agg_carry *from;
-	struct agg_carry *to;
-	bool nomem;
-	const struct statctr_range *r;
-	uint32_t n;
-};
-
-static void zero_carried(struct reset_of *z, uint64_t id)
-{
-	if (z->nomem || id >= z->from->ncells || (!z->from->v[id] && !z->from->disc[id]))
-		return;
-	if (!z->to && !(z->to = carry_copy(z->from))) {
-		z->nomem = true;
-		return;
-	}
-	z->to->v[id] = 0;
-	z->to->disc[id] = 0;
-}
-
-/* A histogram's sum and buckets are reset with it (its id in a range). */
-static void zero_block(const struct carry_cell *cv, void *arg)
-{
-	struct reset_of *z = arg;
-
-	for (uint32_t i = 0; !carry_has_disc(cv) && i < z->n; i++)
-		if (cv->hist >= z->r[i].first && cv->hist - z->r[i].first < z->r[i].count) {
-			zero_carried(z, cv->id);
-			return;
-		}
-}
-
-/* Resets zero what the reset cells carried, in a new carry (results hold the old). */
-static void carry_reset(struct aggregator *agg, struct seg_watch *st, const struct statctr_range *r,
-                        uint32_t n)
-{
-	struct reset_of z = {st->carry, NULL, false, r, n};
-
-	if (!st->carry)
-		return;
-	for (uint32_t i = 0; i < n; i++)
-		for (uint64_t id = r[i].first; id < (uint64_t)r[i].first + r[i].count; id++)
-			zero_carried(&z, id);
-	carry_each(st->decl, true, zero_block, &z);
-	if (z.nomem)
-		carry_drop(z.to); /* out of memory: the carry stays */
-	else if (z.to)
-		carry_set(agg, st, z.to);
-}
-
-/* ------------------------------------------------------------------------
- * The carry file (carry.h): written by the thread after a pass or a reset
- * that changed a carry or a generation; read once, before the first pass.
- */
-
-/* @st's record as the file keeps it: generation 0 while its carry is doubted. */
-static struct carry_record record_of(const struct seg_watch *st)
-{
-	struct carry_record r = {.name = st->decl->name,
-	                         .decl_hash = carry_decl_hash(st->decl),
-	                         .generation = st->doubt ? 0 : st->generation,
-	                         .created_ns = st->doubt ? 0 : st->created_ns,
-	                         .carry = st->doubt ? NULL : st->carry,
-	                         .next = st->doubt ? NULL : st->next};
-
-	return r;
-}
-
-static void carry_save(struct aggregator *agg)
-{
-	struct carry_record *recs;
-	const char *why = "out of memory";
-	uint32_t n = 0;
-	int err = -ENOMEM;
-
-	if (!agg->carry_dirty || !agg->carry_path)
-		return;
-	agg->carry_dirty = false;
-	recs = malloc((agg->cfg->nsegments ? agg->cfg->nsegments : 1) * sizeof(*recs));
-	for (uint32_t i = 0; recs && i < agg->cfg->nsegments; i++) {
-		const struct seg_watch *st = &agg->segs[i];
-
-		if (st->carry_over && (st->generation || st->doubt))
-			recs[n++] = record_of(st);
-	}
-	if (recs)
-		err = carry_file_write(agg->carry_path, recs, n, &why);
-	free(recs);
-	if (err < 0 && err != agg->carry_err)
-		agg_log(agg, LOG_WARNING,
-		        "carry file %s: %s: %s (an agent restart will not continue the counts "
-		        "carried since)\n",
-		        agg->carry_path, why, strerror(-err));
-	agg->carry_err = err;
-}
-
-/* The records of the file, or why there are none, into the segments. */
-static void carry_restore(struct aggregator *agg, struct seg_watch *st,
-                          const struct carry_record *r)
-{
-	if (!st->carry_over || !r->name || r->doubt) { /* none kept */
-		carry_drop(r->carry);
-		carry_drop(r->next);
-	}
-	if (!st->carry_over || !r->name) /* never carried: nothing to doubt */
-		return;
-	if (r->doubt) {
-		st->doubt = r->doubt;
-		agg_log(agg, LOG_WARNING, "carry file %s: segment %s: %s: not continued\n",
-		        agg->carry_path, st->decl->name, r->doubt);
-		return;
-	}
-	st->generation = r->generation;
-	st->created_ns = r->created_ns;
-	st->carry = (struct agg_carry *)r->carry;
-	st->next = (struct agg_carry *)r->next;
-	st->adopted = true;
-	st->restored = true;
-}
-
-static void carry_load(struct aggregator *agg)
-{
-	struct carry_record *recs =
-	    calloc(agg->cfg->nsegments ? agg->cfg->nsegments : 1, sizeof(*recs));
-	const char *doubt = NULL;
-	char why[256];
-	int err =
-	    recs ? carry_file_read(agg->carry_path, agg->cfg, recs, why, sizeof(why)) : -ENOMEM;
-
-	if (err == -ENOENT) {
-		doubt = "no carry file yet";
-		agg_log(agg, LOG_INFO, "carry file %s: none yet; it is written from now on\n",
-		        agg->carry_path);
-	} else if (err < 0) {
-		doubt = "the carry file was refused";
-		agg_log(agg, LOG_WARNING,
-		        "carry file %s: %s: refused, nothing carried over from it; the "
-		        "discontinuity times of carried counters move\n",
-		        agg->carry_path, recs ? why : "out of memory");
-	}
-	for (uint32_t i = 0; i < agg->cfg->nsegments; i++) {
-		if (err < 0 && agg->segs[i].carry_over)
-			agg->segs[i].doubt = doubt;
-		else if (err == 0)
-			carry_restore(agg, &agg->segs[i], &recs[i]);
-	}
-	free(recs);
-}
-
-int agg_keep_carry(struct aggregator *agg, const char *state_file, bool load)
-{
-	size_t size = state_file ? strlen(state_file) + sizeof(".carry") : 0;
-
-	if (state_file && !(agg->carry_path = malloc(size)))
-		return errmsg_set(ENOMEM, "out of memory");
-	if (state_file)
-		snprintf(agg->carry_path, size, "%s.carry", state_file);
-	agg->carry_dirty = true;
-	if (!load)
-		return 0;
-	if (agg->carry_path) {
-		carry_load(agg);
-		return 0;
-	}
-	for (uint32_t i = 0; i < agg->cfg->nsegments; i++)
-		if (agg->segs[i].carry_over)
-			agg->segs[i].doubt = "no agent.state_file keeps them across agent restarts";
-	return 0;
-}
-
 static void note_generation(struct aggregator *agg, struct seg_watch *st, const char *how)
 {
 	struct statctr_seg_info info;
@@ -707,13 +225,13 @@ static void note_generation(struct aggregator *agg, struct seg_watch *st, const 
 	} else if (!same) {
 		st->generations++;
 		st->disc_floor_ns = 0; /* the new generation's creation is the discontinuity */
-		carry_on(agg, st);
+		agg_carry_on(agg, st);
 	} else {
 		/* Back to a generation we dropped: its values may have moved
 		 * backwards.  Its writer did not restart after all (a header
 		 * that read closed or corrupt was restored): a carry taken from
 		 * it for a next generation would count it twice. */
-		st->disc_floor_ns = realtime_now();
+		st->disc_floor_ns = agg_realtime_now();
 		how = "reattached to";
 		pthread_mutex_lock(&agg->lock);
 		carry_drop(st->next);
@@ -832,7 +350,7 @@ static void take(struct aggregator *agg, struct seg_watch *st, struct agg_segmen
 /* Logged once per cause, as a snapshot's failures. */
 static void schedule_epoch(struct aggregator *agg, struct seg_watch *st)
 {
-	int err = aggepoch_schedule(&st->epochs, st->view, realtime_now());
+	int err = aggepoch_schedule(&st->epochs, st->view, agg_realtime_now());
 
 	if (err < 0)
 		log_error_once(agg, st, err, "scheduled epoch", errmsg_get());
@@ -908,7 +426,7 @@ static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct ag
 	if (info.status == STATCTR_SEG_CLOSED) {
 		if (st->carry_over && !st->next && st->compatible &&
 		    statctr_snap_take(st->view, &final) == 0) {
-			carry_final(agg, st, final);
+			agg_carry_final(agg, st, final);
 			statctr_snap_free(final);
 		}
 		detach(agg, st, "closed by its writer");
@@ -923,7 +441,7 @@ static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct ag
 	take_with_epochs(agg, st, info.can_reset && info.status == STATCTR_SEG_ACTIVE, out, room);
 	out->can_reset = st->view && out->snap && info.can_reset;
 	if (out->snap && info.status == STATCTR_SEG_GONE) /* taken after its writer died */
-		carry_final(agg, st, out->snap);
+		agg_carry_final(agg, st, out->snap);
 	out->carry = out->snap ? carry_hold(st->carry) : NULL;
 }
 
@@ -1081,7 +599,7 @@ const struct agg_result *agg_result(const struct aggregator *agg)
 }
 
 /* ------------------------------------------------------------------------
- * Resets, in the aggregation thread.
+ * A refresh after a reset (aggreset.c).
  */
 
 /*
@@ -1089,7 +607,7 @@ const struct agg_result *agg_result(const struct aggregator *agg)
  * right after a reset sees it.  If the pass in progress took @seg already,
  * its copy is from before the reset: it gets the new one too.
  */
-static void refresh_segment(struct aggregator *agg, uint32_t seg)
+void agg_refresh_segment(struct aggregator *agg, uint32_t seg)
 {
 	struct published *p = new_result(agg);
 	const struct statctr_snap *stale;
@@ -1116,296 +634,6 @@ static void refresh_segment(struct aggregator *agg, uint32_t seg)
 	publish(agg, p);
 }
 
-static int by_segment_then_first(const void *a, const void *b)
-{
-	const struct agg_reset *x = a, *y = b;
-
-	if (x->seg != y->seg)
-		return (x->seg > y->seg) - (x->seg < y->seg);
-	return (x->first > y->first) - (x->first < y->first);
-}
-
-/*
- * The ranges of segment @v[0].seg (v sorted, @n of that segment), overlaps
- * merged; *@epoch: one of them asks for an epoch start instead.
- */
-static uint32_t merge_ranges(const struct agg_reset *v, uint32_t n, struct statctr_range *out,
-                             bool *epoch)
-{
-	uint32_t m = 0;
-
-	*epoch = false;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t end = (uint64_t)v[i].first + v[i].count;
-
-		if (v[i].epoch) {
-			*epoch = true;
-			continue;
-		}
-		if (m > 0 && v[i].first <= (uint64_t)out[m - 1].first + out[m - 1].count) {
-			uint64_t last = (uint64_t)out[m - 1].first + out[m - 1].count;
-
-			if (end > last)
-				out[m - 1].count = (uint32_t)(end - out[m - 1].first);
-			continue;
-		}
-		out[m++] = (struct statctr_range){v[i].first, v[i].count};
-	}
-	return m;
-}
-
-/* A SET's epoch start of @st, named after now. */
-static int start_epoch(struct seg_watch *st, char *msg, size_t size)
-{
-	int err = aggepoch_start(st->view, "snmp", realtime_now());
-
-	if (err < 0)
-		snprintf(msg, size, "segment %s: %s", st->decl->name, errmsg_get());
-	return err;
-}
-
-/*
- * One segment's resets, one statctr_reset_ranges(): its snapshot, taken
- * into the spare, is what the refresh publishes (no second read of the
- * slots).  Its cost comes off the segment's reset budget (agg_reset_admit()),
- * long (agg_reset_admit()).
- */
-static int reset_segment(struct aggregator *agg, const struct agg_reset *v, uint32_t n,
-                         struct statctr_range *ranges, char *msg, size_t size)
-{
-	struct seg_watch *st = &agg->segs[v[0].seg];
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), cost;
-	bool epoch;
-	uint32_t m = merge_ranges(v, n, ranges, &epoch);
-	int err = 0;
-
-	if (!st->view) {
-		snprintf(msg, size, "segment %s is not attached", st->decl->name);
-		return -ENOENT;
-	}
-	if (m)
-		err = statctr_reset_ranges(st->view, ranges, m, &st->spare);
-	if (m && err >= 0)
-		carry_reset(agg, st, ranges, m);
-	if (err >= 0 && epoch)
-		err = start_epoch(st, msg, size);
-	else if (err < 0)
-		snprintf(msg, size, "segment %s: reset of %u ranges (cells %u..%u first): %s",
-		         st->decl->name, m, ranges[0].first, ranges[0].first + ranges[0].count - 1,
-		         statctr_errmsg());
-	cost = clock_ns(CLOCK_MONOTONIC) - start;
-	pthread_mutex_lock(&agg->lock);
-	st->budget_ms -= (double)cost / 1e6;
-	pthread_mutex_unlock(&agg->lock);
-	if (err < 0)
-		return err;
-	/* A reset's own snapshot is from before an epoch started after it. */
-	st->fresh = m && !epoch;
-	refresh_segment(agg, v[0].seg);
-	return 0;
-}
-
-/* Every segment of @rq, in turn; the first error is the request's. */
-static int do_reset(struct aggregator *agg, struct reset_request *rq, char *msg, size_t size)
-{
-	struct statctr_range *ranges = malloc(rq->n * sizeof(*ranges));
-	int first_err = 0;
-
-	if (!ranges) {
-		snprintf(msg, size, "out of memory for %u resets", rq->n);
-		return -ENOMEM;
-	}
-	qsort(rq->v, rq->n, sizeof(*rq->v), by_segment_then_first);
-	for (uint32_t i = 0, j; i < rq->n; i = j) {
-		char why[sizeof(rq->msg)];
-		int err;
-
-		for (j = i; j < rq->n && rq->v[j].seg == rq->v[i].seg; j++)
-			;
-		err = reset_segment(agg, &rq->v[i], j - i, ranges, why, sizeof(why));
-		if (err < 0 && first_err == 0) {
-			first_err = err;
-			snprintf(msg, size, "%s", why);
-		}
-	}
-	free(ranges);
-	return first_err;
-}
-
-/* A reset agg_reset() stopped waiting for: its outcome goes to the log. */
-static void log_abandoned(struct aggregator *agg, uint32_t n, int err, const char *msg)
-{
-	if (err < 0)
-		agg_log(agg, LOG_ERR, "reset after its SET timed out: %s\n", msg);
-	else
-		agg_log(agg, LOG_WARNING, "%u resets completed after their SET timed out\n", n);
-}
-
-/* The request's last move: DONE for agg_reset() to collect, or IDLE if it left. */
-static void finish_reset(struct aggregator *agg, int err, const char *msg)
-{
-	struct reset_request *rq = &agg->reset;
-	bool abandoned;
-	uint32_t n = rq->n;
-
-	pthread_mutex_lock(&agg->lock);
-	rq->err = err;
-	snprintf(rq->msg, sizeof(rq->msg), "%s", msg);
-	abandoned = rq->abandoned;
-	rq->state = abandoned ? RESET_IDLE : RESET_DONE;
-	free(rq->v);
-	rq->v = NULL;
-	pthread_cond_broadcast(&agg->done);
-	pthread_mutex_unlock(&agg->lock);
-	if (abandoned)
-		log_abandoned(agg, n, err, msg);
-}
-
-/*
- * The waiting request, if any.  Once RUNNING the request is the thread's
- * alone (agg_reset() only reads its state) until finish_reset().
- */
-static void serve_reset(struct aggregator *agg)
-{
-	struct reset_request *rq = &agg->reset;
-	char msg[sizeof(rq->msg)] = "";
-	int err;
-
-	pthread_mutex_lock(&agg->lock);
-	if (rq->state != RESET_PENDING) {
-		pthread_mutex_unlock(&agg->lock);
-		return;
-	}
-	rq->state = RESET_RUNNING;
-	pthread_mutex_unlock(&agg->lock);
-	err = do_reset(agg, rq, msg, sizeof(msg));
-	finish_reset(agg, err, msg);
-	carry_save(agg); /* what the resets zeroed, before an agent restart could revive it */
-}
-
-/* Under agg->lock, once the wait is over. */
-static int reset_outcome(struct reset_request *rq)
-{
-	switch (rq->state) {
-	case RESET_PENDING:
-		rq->state = RESET_IDLE;
-		free(rq->v);
-		rq->v = NULL;
-		return errmsg_set(ETIMEDOUT,
-		                  "%u resets not started within %d ms (aggregation "
-		                  "busy)",
-		                  rq->n, AGG_RESET_WAIT_MS);
-	case RESET_RUNNING:
-		rq->abandoned = true;
-		return errmsg_set(EINPROGRESS,
-		                  "%u resets still running after %d ms; their outcome will be "
-		                  "logged",
-		                  rq->n, AGG_RESET_WAIT_MS);
-	default: /* RESET_DONE */
-		rq->state = RESET_IDLE;
-		return rq->err < 0 ? errmsg_set(-rq->err, "%s", rq->msg) : 0;
-	}
-}
-
-static double at_most(double v, double max)
-{
-	return v > max ? max : v;
-}
-
-/*
- * Under agg->lock: @st's tokens refilled at AGG_RESET_RATE per second, up to
- * as many, and its budget at a fifth of the time elapsed, up to
- * AGG_RESET_BUDGET_MS.
- */
-static void refill(struct seg_watch *st, uint64_t now)
-{
-	double s = (double)(now - st->refill_ns) / 1e9;
-
-	if (st->refill_ns == 0) {
-		st->tokens = AGG_RESET_RATE;
-		st->budget_ms = AGG_RESET_BUDGET_MS;
-	} else {
-		st->tokens = at_most(st->tokens + s * AGG_RESET_RATE, AGG_RESET_RATE);
-		st->budget_ms = at_most(st->budget_ms + s * 1000.0 / 5, AGG_RESET_BUDGET_MS);
-	}
-	st->refill_ns = now;
-}
-
-int agg_reset_admit(struct aggregator *agg, uint32_t seg)
-{
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	struct seg_watch *st;
-	bool ok;
-
-	if (seg >= agg->cfg->nsegments)
-		return errmsg_set(ENOENT, "no segment %u", seg);
-	st = &agg->segs[seg];
-	pthread_mutex_lock(&agg->lock);
-	refill(st, now);
-	ok = st->tokens >= 1.0 && st->budget_ms > 0;
-	if (!ok)
-		agg->refused++;
-	pthread_mutex_unlock(&agg->lock);
-	if (ok)
-		return 0;
-	return errmsg_set(EAGAIN,
-	                  "segment %s: reset refused by the rate limit (%d per second, and "
-	                  "resets may take a fifth of the time: %.0f ms of reset work left)",
-	                  st->decl->name, AGG_RESET_RATE, st->budget_ms);
-}
-
-/* Under agg->lock: one token of each segment @v names (sorted or not: each once). */
-static void consume_tokens(struct aggregator *agg, const struct agg_reset *v, uint32_t n)
-{
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-
-	for (uint32_t i = 0; i < n; i++) {
-		bool seen = false;
-
-		for (uint32_t j = 0; j < i && !seen; j++)
-			seen = v[j].seg == v[i].seg;
-		if (!seen) {
-			refill(&agg->segs[v[i].seg], now);
-			agg->segs[v[i].seg].tokens -= 1.0;
-		}
-	}
-}
-
-int agg_reset(struct aggregator *agg, const struct agg_reset *v, uint32_t n)
-{
-	struct timespec deadline =
-	    monotonic_at(clock_ns(CLOCK_MONOTONIC) + AGG_RESET_WAIT_MS * 1000000ull);
-	struct reset_request *rq = &agg->reset;
-	struct agg_reset *copy;
-	int err;
-
-	for (uint32_t i = 0; i < n; i++)
-		if (v[i].seg >= agg->cfg->nsegments)
-			return errmsg_set(ENOENT, "no segment %u", v[i].seg);
-	copy = malloc((n ? n : 1) * sizeof(*copy));
-	if (!copy)
-		return errmsg_set(ENOMEM, "out of memory for %u resets", n);
-	memcpy(copy, v, n * sizeof(*copy));
-	pthread_mutex_lock(&agg->lock);
-	while (rq->state != RESET_IDLE &&
-	       pthread_cond_timedwait(&agg->done, &agg->lock, &deadline) == 0)
-		;
-	if (rq->state != RESET_IDLE) {
-		pthread_mutex_unlock(&agg->lock);
-		free(copy);
-		return errmsg_set(EBUSY, "an earlier reset is still running");
-	}
-	consume_tokens(agg, v, n);
-	*rq = (struct reset_request){.state = RESET_PENDING, .v = copy, .n = n};
-	pthread_cond_signal(&agg->wake);
-	while (rq->state != RESET_DONE &&
-	       pthread_cond_timedwait(&agg->done, &agg->lock, &deadline) == 0)
-		;
-	err = reset_outcome(rq);
-	pthread_mutex_unlock(&agg->lock);
-	return err;
-}
-
 /* ------------------------------------------------------------------------
  * Passes and the thread.
  */
@@ -1415,7 +643,7 @@ static bool between_segments(struct aggregator *agg)
 {
 	bool stop;
 
-	serve_reset(agg);
+	agg_serve_reset(agg);
 	pthread_mutex_lock(&agg->lock);
 	stop = agg->stop;
 	pthread_mutex_unlock(&agg->lock);
@@ -1440,7 +668,7 @@ static void discard(struct aggregator *agg, struct published *p)
 
 static void run_pass(struct aggregator *agg)
 {
-	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+	uint64_t start = agg_clock_ns(CLOCK_MONOTONIC);
 	struct published *p = new_result(agg);
 
 	if (!p)
@@ -1458,11 +686,11 @@ static void run_pass(struct aggregator *agg)
 	}
 	agg->building = NULL;
 	agg->built = 0;
-	p->res.taken_ns = realtime_now();
+	p->res.taken_ns = agg_realtime_now();
 	agg->stats.passes++;
-	agg->stats.last_duration_us = (uint32_t)((clock_ns(CLOCK_MONOTONIC) - start) / 1000u);
+	agg->stats.last_duration_us = (uint32_t)((agg_clock_ns(CLOCK_MONOTONIC) - start) / 1000u);
 	publish(agg, p);
-	carry_save(agg);
+	agg_carry_save(agg);
 }
 
 /* Sleeps until @due_ns (CLOCK_MONOTONIC), a reset request or stop; false on stop. */
@@ -1479,9 +707,9 @@ static bool wait_for_work(struct aggregator *agg, uint64_t due_ns)
 	pthread_mutex_lock(&agg->lock);
 	while (!agg->stop && agg->reset.state != RESET_PENDING) {
 		uint64_t until = next_pass(agg, due_ns);
-		struct timespec at = monotonic_at(until);
+		struct timespec at = agg_monotonic_at(until);
 
-		if (clock_ns(CLOCK_MONOTONIC) >= until ||
+		if (agg_clock_ns(CLOCK_MONOTONIC) >= until ||
 		    pthread_cond_timedwait(&agg->wake, &agg->lock, &at) != 0)
 			break;
 	}
@@ -1497,7 +725,7 @@ static bool pass_due(struct aggregator *agg, uint64_t due)
 	pthread_mutex_lock(&agg->lock);
 	until = next_pass(agg, due);
 	pthread_mutex_unlock(&agg->lock);
-	return clock_ns(CLOCK_MONOTONIC) >= until;
+	return agg_clock_ns(CLOCK_MONOTONIC) >= until;
 }
 
 /*
@@ -1511,17 +739,17 @@ static bool pass_due(struct aggregator *agg, uint64_t due)
 static void *aggregation_thread(void *arg)
 {
 	struct aggregator *agg = arg;
-	uint64_t due = clock_ns(CLOCK_MONOTONIC) + (agg->current ? agg->interval_ns : 0);
+	uint64_t due = agg_clock_ns(CLOCK_MONOTONIC) + (agg->current ? agg->interval_ns : 0);
 
 	while (wait_for_work(agg, due)) {
 		uint64_t start, now;
 
-		serve_reset(agg);
+		agg_serve_reset(agg);
 		if (!pass_due(agg, due))
 			continue;
-		start = clock_ns(CLOCK_MONOTONIC);
+		start = agg_clock_ns(CLOCK_MONOTONIC);
 		run_pass(agg);
-		now = clock_ns(CLOCK_MONOTONIC);
+		now = agg_clock_ns(CLOCK_MONOTONIC);
 		pthread_mutex_lock(&agg->lock);
 		agg->fresh_at = start + (now - start) * (100 / AGG_CPU_SHARE);
 		pthread_mutex_unlock(&agg->lock);
@@ -1539,7 +767,7 @@ void agg_set_max_age(struct aggregator *agg, uint32_t max_age_ms)
 
 bool agg_fresh(struct aggregator *agg)
 {
-	uint64_t now = clock_ns(CLOCK_MONOTONIC), deadline;
+	uint64_t now = agg_clock_ns(CLOCK_MONOTONIC), deadline;
 	const struct published *seen;
 	struct timespec at;
 	bool fresh;
@@ -1557,7 +785,7 @@ bool agg_fresh(struct aggregator *agg)
 		pthread_cond_signal(&agg->wake);
 		/* Bounded: at most max_age more, then the latest result serves. */
 		deadline = now + agg->max_age_ns;
-		at = monotonic_at(deadline);
+		at = agg_monotonic_at(deadline);
 		while (agg->current == seen && !agg->stop &&
 		       pthread_cond_timedwait(&agg->published, &agg->lock, &at) == 0)
 			;
@@ -1703,114 +931,4 @@ void agg_destroy(struct aggregator *agg)
 	free(agg->carry_path);
 	free(agg->segs);
 	free(agg);
-}
-
-uint64_t agg_counter(const struct agg_segment *as, statctr_id id)
-{
-	const struct agg_carry *c = as->carry;
-
-	return statctr_snap_counter(as->snap, id) + (c && id < c->ncells ? c->v[id] : 0);
-}
-
-/* Histogram @id's carried sum and buckets (nbuckets + 2 values), or NULL; *@nb its buckets. */
-static const uint64_t *hist_carried(const struct agg_segment *as, statctr_id id, uint32_t *nb)
-{
-	const struct agg_carry *c = as->carry;
-	statctr_id b = c ? carry_hist_block(as->decl, id, nb) : 0;
-
-	return b && b + *nb + 2 <= c->ncells ? &c->v[b] : NULL;
-}
-
-uint64_t agg_hist_cumulative(const struct agg_segment *as, statctr_id id, uint32_t b)
-{
-	uint32_t nb = 0;
-	const uint64_t *c = hist_carried(as, id, &nb);
-	uint64_t total = 0;
-
-	for (uint32_t k = 0; k <= b; k++)
-		total += statctr_snap_hist_bucket(as->snap, id, k) + (c && k <= nb ? c[1 + k] : 0);
-	return total;
-}
-
-uint64_t agg_hist_count(const struct agg_segment *as, statctr_id id)
-{
-	uint32_t nb = 0;
-	const uint64_t *c = hist_carried(as, id, &nb);
-	uint64_t total = statctr_snap_hist_count(as->snap, id);
-
-	for (uint32_t k = 0; c && k <= nb; k++)
-		total += c[1 + k];
-	return total;
-}
-
-uint64_t agg_hist_sum(const struct agg_segment *as, statctr_id id)
-{
-	uint32_t nb = 0;
-	const uint64_t *c = hist_carried(as, id, &nb);
-
-	return statctr_snap_hist_sum(as->snap, id) + (c ? c[0] : 0);
-}
-
-uint64_t agg_discontinuity(const struct agg_segment *as, statctr_id id)
-{
-	return served_disc(as->carry, as->snap, as->created_ns, id);
-}
-
-void agg_set_carry_over(struct aggregator *agg, const bool *on)
-{
-	for (uint32_t i = 0; i < agg->cfg->nsegments; i++)
-		agg->segs[i].carry_over = on ? on[i] : true;
-}
-
-/* @st continues @from (the same segment of the previous configuration). */
-static int adopt_segment(struct seg_watch *st, const struct seg_watch *from)
-{
-	if (!st->carry_over || !from->carry_over)
-		return 0;
-	if (st->decl->ncells != from->decl->ncells ||
-	    carry_decl_hash(st->decl) != carry_decl_hash(from->decl)) {
-		/* Its cells mean something else now: what they carried is not served. */
-		if (from->carry || from->next || from->doubt)
-			st->doubt = "its declaration changed on SIGHUP";
-		return 0;
-	}
-	st->doubt = from->doubt;
-	st->restored = from->restored;
-	st->generation = from->generation;
-	st->created_ns = from->created_ns;
-	st->adopted = from->generation != 0;
-	st->carry = carry_copy(from->carry);
-	st->next = carry_copy(from->next);
-	if ((from->carry && !st->carry) || (from->next && !st->next))
-		return errmsg_set(ENOMEM, "out of memory");
-	return 0;
-}
-
-int agg_adopt_carry(struct aggregator *agg, struct aggregator *old)
-{
-	int err = 0;
-
-	if (!old)
-		return 0;
-	/* old's thread changes these under its lock (carry_set(), note_generation()). */
-	pthread_mutex_lock(&old->lock);
-	for (uint32_t i = 0; !err && i < agg->cfg->nsegments; i++)
-		for (uint32_t j = 0; j < old->cfg->nsegments; j++)
-			if (strcmp(agg->segs[i].decl->name, old->segs[j].decl->name) == 0)
-				err = adopt_segment(&agg->segs[i], &old->segs[j]);
-	pthread_mutex_unlock(&old->lock);
-	return err;
-}
-
-uint64_t agg_row_discontinuity(const struct agg_segment *as, statctr_id first, uint32_t ncolumns)
-{
-	uint64_t latest = as->disc_floor_ns;
-
-	for (uint32_t c = 0; c < ncolumns; c++) {
-		uint64_t d = agg_discontinuity(as, first + c);
-
-		if (d > latest)
-			latest = d;
-	}
-	return latest;
 }

@@ -54,7 +54,7 @@ LIB_SRC=$(sources_of lib lib_libstatctr_core_la_SOURCES)
 MIB_SRC=$(sources_of mib mib_libstatctr_mib_la_SOURCES)
 COMMON_SRC=$(sources_of common common_libstatctr_common_la_SOURCES)
 # the agent's parts the targets use (not main.c)
-AGENT_SRC="agent/oidmap agent/aggregate agent/aggepoch agent/carry agent/setcheck"
+AGENT_SRC="agent/oidmap agent/aggregate agent/aggreset agent/aggcarry agent/aggepoch agent/carry agent/setcheck"
 
 echo "=== building the fuzz targets with $($CC --version | head -1)"
 # obj DIR/NAME: its object file.
