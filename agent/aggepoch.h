@@ -10,10 +10,18 @@
 #ifndef STATCTR_AGENT_AGGEPOCH_H
 #define STATCTR_AGENT_AGGEPOCH_H
 
-#include "aggregate.h"
 #include "statctr.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+
+/* One kept epoch of a segment, as a pass read it (docs/agent.md, "Epochs"). */
+struct agg_epoch {
+	uint32_t number;
+	bool valid; /* its interval (to the next epoch, or to the snapshot) is exact */
+	uint64_t start_ns;
+	char name[STATCTR_MAX_EPOCH_NAME + 1];
+};
 
 struct aggepoch {
 	uint32_t keep;             /* the declaration's epoch_keep; 0: no epochs */

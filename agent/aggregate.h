@@ -13,6 +13,8 @@
 #ifndef STATCTR_AGENT_AGGREGATE_H
 #define STATCTR_AGENT_AGGREGATE_H
 
+#include "aggepoch.h" /* struct agg_epoch */
+#include "carry.h"    /* struct agg_carry */
 #include "statctr.h"
 
 #include <stdbool.h>
@@ -26,30 +28,6 @@ enum agg_status {
 	AGG_STALE = 3,        /* present but unreadable: corrupt, truncated, foreign owner */
 	AGG_WRITER_GONE = 4,  /* writer died without closing: values are final */
 	AGG_INCOMPATIBLE = 5, /* layout differs from the configuration: not served */
-};
-
-/*
- * The counts of a segment's earlier generations (docs/agent.md, "Counters
- * across writer restarts"), added to what the current generation counted
- * so that a served counter never goes backwards when a writer restarts.
- * Immutable once a result refers to it; the aggregation thread alone
- * counts its references.
- */
-struct agg_carry {
-	unsigned refs;
-	uint32_t ncells;
-	uint64_t *disc; /* per cell: the discontinuity served before, 0: the library's */
-	/* per cell: the earlier generations' counts (counters of static tables, and the
-	 * sum and buckets of their histograms in the cells of their bucket blocks) */
-	uint64_t v[];
-};
-
-/* One kept epoch of a segment, as a pass read it (docs/agent.md, "Epochs"). */
-struct agg_epoch {
-	uint32_t number;
-	bool valid; /* its interval (to the next epoch, or to the snapshot) is exact */
-	uint64_t start_ns;
-	char name[STATCTR_MAX_EPOCH_NAME + 1];
 };
 
 struct agg_segment {

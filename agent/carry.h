@@ -1,5 +1,6 @@
 /*
- * carry.h - carry_over's counts (struct agg_carry, aggregate.h) and the
+ * carry.h - carry_over's counts (struct agg_carry, which a result's segments
+ * refer to: aggregate.h) and the
  * state file that keeps them across agent restarts, STATE_FILE.carry
  * (docs/agent.md, "Counters across writer restarts").
  *
@@ -16,11 +17,27 @@
 #ifndef STATCTR_AGENT_CARRY_H
 #define STATCTR_AGENT_CARRY_H
 
-#include "aggregate.h"
+#include "statctr.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * The counts of a segment's earlier generations (docs/agent.md, "Counters
+ * across writer restarts"), added to what the current generation counted
+ * so that a served counter never goes backwards when a writer restarts.
+ * Immutable once a result refers to it; the aggregation thread alone
+ * counts its references.
+ */
+struct agg_carry {
+	unsigned refs;
+	uint32_t ncells;
+	uint64_t *disc; /* per cell: the discontinuity served before, 0: the library's */
+	/* per cell: the earlier generations' counts (counters of static tables, and the
+	 * sum and buckets of their histograms in the cells of their bucket blocks) */
+	uint64_t v[];
+};
 
 /* The carry values: one reference, zeros; NULL when out of memory. */
 struct agg_carry *carry_new(uint32_t ncells);

@@ -4,9 +4,10 @@
 # the link graph of its objects (module A uses a symbol module B defines:
 # every lib/ source includes internal.h, so only the objects show who calls
 # whom).  Prints every circle found (a strongly connected set of modules,
-# with one path round it).  A circle in lib/ fails unless KNOWN lists it,
-# and a listed one that is gone fails too (take it off the list).  agent/'s
-# circles are printed, not failed, until issue 39's agent part lands.
+# with one path round it).  A circle fails unless KNOWN lists it, and a
+# listed one that is gone fails too (take it off the list).  x_int.h, the
+# internal header x.c shares with its parts (agent/aggregate_int.h), is
+# module x's own.
 set -euo pipefail
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -51,6 +52,11 @@ top, link, known = sys.argv[1], sys.argv[2], set(k for k in sys.argv[3].split('\
 top = os.path.normpath(top)
 inc = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
+def module(rel):
+    """x.c, x.h and x_int.h are module x."""
+    m = rel[:-2]
+    return m[:-4] if m.endswith('_int') else m
+
 def include_edges(folder):
     """module -> modules whose header it includes, resolved as the compiler
     does (the including file's folder first, then the folder's root)."""
@@ -60,13 +66,13 @@ def include_edges(folder):
             if not f.endswith(('.c', '.h')):
                 continue
             path = os.path.join(root, f)
-            mod = os.path.relpath(path, top)[:-2]
+            mod = module(os.path.relpath(path, top))
             edges.setdefault(mod, set())
             for name in inc.findall(open(path, errors='replace').read()):
                 for d in (root, base):
                     hit = os.path.normpath(os.path.join(d, name))
                     if os.path.isfile(hit) and hit.startswith(base + os.sep):
-                        to = os.path.relpath(hit, top)[:-2]
+                        to = module(os.path.relpath(hit, top))
                         if to != mod:
                             edges[mod].add(to)
                         break
@@ -127,7 +133,7 @@ for kind, edges in graphs:
     for scc in circles(edges):
         key = ' '.join(scc)
         seen.add(key)
-        verdict = 'known' if key in known else 'NEW' if key.startswith('lib/') else 'agent'
+        verdict = 'known' if key in known else 'NEW'
         print('%s %s circle: %s (%s)' % (verdict, kind, path_round(edges, scc), key))
 for key in sorted(known - seen):
     print('GONE known circle: %s' % key)
