@@ -21,7 +21,7 @@ dist_mib_DATA = mib/STATCTR-MIB.txt
 # RFC 2863's ifTable/ifXTable columns, for tests/unit/test_ifmib.c; its
 # linkDown and linkUp with the SNMPv2-MIB nodes they hang from, for
 # tests/unit/test_mib.c.
-EXTRA_DIST += mib/IF-MIB-objects.list mib/IF-MIB-notifications.txt
+EXTRA_DIST += mib/IF-MIB-objects.list mib/IF-MIB-notifications.excerpt
 
 # The MIB imports SMIv2 base modules that Debian ships only in non-free
 # snmp-mibs-downloader; the helper that provides them is installed next to

@@ -7,7 +7,8 @@
  *
  * The one place of those facts: the agent's sender (agent/traps.c) walks
  * mib_notifications[], tests/unit/test_mib.c checks it against
- * mib/STATCTR-MIB.txt and mib/IF-MIB-notifications.txt, both ways.  Says
+ * mib/STATCTR-MIB.txt and mib/IF-MIB-notifications.excerpt (not a .txt: not a module, so
+ * smilint and the MIB directory never take it), both ways.  Says
  * nothing of when a notification is due or of its values.  No Net-SNMP.
  */
 #ifndef STATCTR_MIB_NOTIFICATIONS_H

@@ -1,7 +1,7 @@
 /*
  * test_mib.c - mib/: the fixed-object table against mib/STATCTR-MIB.txt,
  * object by object and both ways; the notification table against the
- * NOTIFICATION-TYPEs of STATCTR-MIB and of mib/IF-MIB-notifications.txt,
+ * NOTIFICATION-TYPEs of STATCTR-MIB and of mib/IF-MIB-notifications.excerpt,
  * both ways; the descriptors and generated text of a
  * histogram column; the agent group's key tables (and its v3_users')
  * against docs/config.md; the values settings_load() gives and what it
@@ -503,7 +503,7 @@ static void standard_notifications_are_the_mib_text(void)
 	uint32_t arcs[MIB_MAX_OID_ARCS];
 	size_t len;
 
-	load_text("mib/IF-MIB-notifications.txt");
+	load_text("mib/IF-MIB-notifications.excerpt");
 	expect_notifications(MIB_NOTIFY_IF_MIB, "snmpTraps");
 	len = resolve_oid("snmpTraps", arcs, MIB_MAX_OID_ARCS);
 	CU_ASSERT_EQUAL(len, MIB_SNMP_TRAPS_LEN);
