@@ -56,7 +56,7 @@ agent_exit_clean 10
 
 # The master stopped (SIGSTOP): the agent's pings and re-registrations wait in
 # Net-SNMP's synchronous calls, which the main loop cannot interrupt; SIGTERM
-# must still end it within 2 s (the exit watchdog, agent/main.c), 3 s here for load.
+# must still end it within 2 s (the exit watchdog, agent/daemon.c), 3 s here for load.
 log "SIGTERM while the master is stopped: the agent ends within 3 s"
 fx_agent
 fx_freeze "$SNMPD_PID"
