@@ -165,7 +165,12 @@ busy_lane() {
 		return
 	fi
 	lane=$top/build/busy b=$top/build/busy/statctr/b
-	rm -rf "$lane" && mkdir -m 0700 "$lane" || return
+	if ! { rm -rf "$lane" && mkdir -p "$top/build" && mkdir -m 0700 "$lane"; }; then
+		echo "=== $name: FAILED: cannot create $lane"
+		remember "$name: cannot create $lane"
+		failed=$((failed + 1))
+		return
+	fi
 	t0=$(date +%s)
 	export_tree "$lane/statctr"
 	# Everything make check builds, built before the hogs start (TESTS=: none run).
