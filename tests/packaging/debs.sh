@@ -63,6 +63,15 @@ for tool in dpkg-buildpackage dh dh_installsysusers lintian apt-get snmpget \
 		skip "no $tool (scripts/install-deps.sh installs it)"
 done
 
+# The packages, the statctr user and group are the host's: a second run of
+# this test (another clone's suite) waits for the first instead of purging
+# what it just installed.
+exec 9>/run/lock/statctr-debs.lock || fail "cannot open /run/lock/statctr-debs.lock"
+if ! flock -n 9; then
+	echo "debs: waiting for another run of this test (/run/lock/statctr-debs.lock)"
+	flock -w 3600 9 || fail "another run of this test held /run/lock/statctr-debs.lock for an hour"
+fi
+
 work=$(mktemp -d /tmp/statctr-debs.XXXXXX)
 # The writer's user must reach its config and binary in here.
 chmod 0755 "$work"
