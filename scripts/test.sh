@@ -5,7 +5,8 @@
 #   2. libFuzzer targets for 30 s each (clang), then make check under
 #      ASan+UBSan (--enable-sanitizers),
 #   3. the concurrency tests under TSan (--enable-tsan),
-#   4. the benchmark harness smoke test and `make distcheck`,
+#   4. the benchmark harness smoke test, `make distcheck`, and README.md's
+#      prefix install run as written (tests/docs/prefix.sh),
 #   5. the Debian packages built, checked with lintian, installed, run
 #      and purged (tests/packaging/debs.sh; root only),
 #   6. with --busy, or under CI=true (.ci/run), the busy lane (--busy-only:
@@ -252,6 +253,7 @@ if [ -x bench/run.sh ]; then
 	step "benchmark smoke test" sh -c "cd build/default && make -j$jobs bench-quick >bench.out 2>&1 || { tail -40 bench.out; exit 1; }"
 fi
 step "make distcheck" distcheck
+step "README's prefix install (tests/docs/prefix.sh)" sh -c 'tests/docs/prefix.sh >build/prefix.out 2>&1 || { tail -n 40 build/prefix.out; exit 1; }'
 # The Debian packages: build, lintian, install, run, purge (needs root).
 if [ "$(id -u)" -eq 0 ]; then
 	step "Debian packages (tests/packaging/debs.sh)" sh -c 'tests/packaging/debs.sh >build/debs.out 2>&1 || { tail -n 60 build/debs.out; exit 1; }'

@@ -13,3 +13,8 @@ EXTRA_DIST += tests/docs/collectd_block.sh
 # and a writer built with pkg-config against the installed tree.
 TESTS += tests/docs/install.sh
 dist_check_SCRIPTS += tests/docs/install.sh
+
+# README.md's "Into another prefix", run as written with P in a temporary
+# directory (a configure and build of its own: scripts/test.sh runs it once,
+# outside make check).
+EXTRA_DIST += tests/docs/prefix.sh
