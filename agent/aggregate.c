@@ -52,6 +52,7 @@
 #include "aggregate_int.h"
 #include "agent.h"
 #include "carry.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -904,11 +905,7 @@ void agg_destroy(struct aggregator *agg)
 	if (!agg)
 		return;
 	if (agg->threaded) {
-		pthread_mutex_lock(&agg->lock);
-		agg->stop = true;
-		pthread_cond_signal(&agg->wake);
-		pthread_mutex_unlock(&agg->lock);
-		pthread_join(agg->thread, NULL);
+		worker_stop(&agg->lock, &agg->wake, &agg->stop, agg->thread);
 		agg->threaded = false;
 	}
 	agg_flush_log(agg);

@@ -364,16 +364,26 @@ static int against_column(const struct if_column *col, const oid *name, size_t l
 	return snmp_oid_ncompare(name, len, col->prefix, col->prefix_len, col->prefix_len);
 }
 
+/* The present row @vb names exactly (the column's prefix, an ifIndex), or NULL. */
+static const struct if_row *row_at(const struct if_column *col, const struct agg_result *res,
+                                   const netsnmp_variable_list *vb)
+{
+	const struct if_row *row;
+
+	build(col->table, res);
+	if (against_column(col, vb->name, vb->name_length) != 0 ||
+	    vb->name_length != col->prefix_len + 1)
+		return NULL;
+	row = row_ge(col->table, vb->name[col->prefix_len]);
+	return row && row->ifindex == vb->name[col->prefix_len] ? row : NULL;
+}
+
 static int get(const void *data, const struct agg_result *res, netsnmp_variable_list *vb)
 {
 	const struct if_column *col = data;
-	const struct if_row *row = NULL;
+	const struct if_row *row = row_at(col, res, vb);
 
-	build(col->table, res);
-	if (against_column(col, vb->name, vb->name_length) == 0 &&
-	    vb->name_length == col->prefix_len + 1)
-		row = row_ge(col->table, vb->name[col->prefix_len]);
-	if (!row || row->ifindex != vb->name[col->prefix_len])
+	if (!row)
 		return SNMP_NOSUCHINSTANCE;
 	set_if_value(col, &res->segs[col->table->seg], row, vb);
 	return SNMP_ERR_NOERROR;
@@ -420,14 +430,9 @@ static int trap_enable_check(const void *data, const struct agg_result *res,
                              const netsnmp_variable_list *vb, struct agg_reset *reset)
 {
 	const struct if_column *col = data;
-	const struct if_row *row = NULL;
 
 	(void)reset;
-	build(col->table, res);
-	if (against_column(col, vb->name, vb->name_length) == 0 &&
-	    vb->name_length == col->prefix_len + 1)
-		row = row_ge(col->table, vb->name[col->prefix_len]);
-	if (!row || row->ifindex != vb->name[col->prefix_len])
+	if (!row_at(col, res, vb))
 		return SNMP_ERR_NOCREATION;
 	if (!col->table->owner->set->allow_reset)
 		return SNMP_ERR_NOTWRITABLE;

@@ -27,6 +27,7 @@
 #include "ifindex.h"
 #include "ifmib.h"
 #include "safefile.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -394,13 +395,8 @@ void ifindex_close(struct ifindex_store *s)
 {
 	if (!s)
 		return;
-	if (s->threaded) {
-		pthread_mutex_lock(&s->lock);
-		s->stop = true;
-		pthread_cond_signal(&s->wake);
-		pthread_mutex_unlock(&s->lock);
-		pthread_join(s->writer, NULL); /* writes what is still dirty first */
-	}
+	if (s->threaded) /* the writer writes what is still dirty first */
+		worker_stop(&s->lock, &s->wake, &s->stop, s->writer);
 	tdestroy(s->tree, no_free);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->list[i]);

@@ -12,7 +12,7 @@ agent_statctr_agentx_SOURCES = \
 	agent/register.h agent/register.c \
 	agent/engine.h agent/engine.c \
 	agent/backend_statctr.h agent/backend_statctr.c agent/backend_byname.h agent/backend_byname.c \
-	agent/ifindex.h agent/ifindex.c \
+	agent/ifindex.h agent/ifindex.c agent/worker.h \
 	agent/backend_ifmib.h agent/backend_ifmib.c \
 	agent/notify_state.h agent/notify_state.c agent/traps.h agent/traps.c \
 	agent/notify.h agent/notify.c \

@@ -682,6 +682,8 @@ void meta_attach(struct meta *m, const void *base)
 	m->base = base;
 }
 
+/* Frees what @m owns and empties it: no pointer into the freed copy is left, and a
+ * second call (a writer whose meta_init() failed, then its seg_free()) frees nothing. */
 void meta_fini(struct meta *m)
 {
 	free(m->cell_kind);
@@ -689,12 +691,7 @@ void meta_fini(struct meta *m)
 	free(m->table_order);
 	free(m->cell_rowdir);
 	free(m->hist);
-	m->hist = NULL;
-	m->cell_kind = NULL;
-	m->copy = NULL;
-	m->table_order = NULL;
-	m->cell_rowdir = NULL;
-	m->hdr = NULL;
+	memset(m, 0, sizeof(*m));
 }
 
 bool meta_state_ok(uint32_t state)

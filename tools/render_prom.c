@@ -66,10 +66,6 @@ static void prom_end(FILE *out)
 	taken = NULL;
 }
 
-static void prom_segment(FILE *out, const struct source *src)
-{
-}
-
 /* Whether column @col's names are free: then they are taken for it; else it is reported. */
 static bool claim_column(const struct table_view *tv, uint32_t col, struct prom_column *pc)
 {
@@ -314,9 +310,7 @@ static void prom_readable(FILE *out, const struct source *srcs, size_t n)
 
 const struct renderer render_prom = {
     .begin = prom_begin,
-    .segment_begin = prom_segment,
     .table = prom_table,
-    .segment_end = prom_segment,
     .end = prom_end,
     .readable = prom_readable,
 };

@@ -372,16 +372,11 @@ static void text_begin(FILE *out, const struct walk_opts *opts)
 		fputs("raw values: resets ignored\n", out);
 }
 
-static void text_end(FILE *out)
-{
-}
-
 const struct renderer render_text = {
     .begin = text_begin,
     .segment_begin = text_segment_begin,
     .table = text_table,
     .segment_end = text_segment_end,
-    .end = text_end,
 };
 
 /* A gauge's delta and rate stay blank: its level is all it means. "-": no
@@ -451,16 +446,10 @@ static void long_table(FILE *out, const struct table_view *tv)
 	grid_free(&g);
 }
 
-static void long_segment_end(FILE *out, const struct source *src)
-{
-}
-
 const struct renderer render_text_long = {
     .begin = text_begin,
     .segment_begin = text_segment_begin,
     .table = long_table,
-    .segment_end = long_segment_end,
-    .end = text_end,
 };
 
 static const char *const list_heads[] = {"name",       "status",  "pid",  "slots", "cells",

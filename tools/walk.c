@@ -347,11 +347,13 @@ static int render_source(FILE *out, const struct renderer *r, const struct walk_
 		error_msg("segment '%s': no table '%s'", src->label, table);
 		return -ENOENT;
 	}
-	r->segment_begin(out, src);
+	if (r->segment_begin != NULL)
+		r->segment_begin(out, src);
 	for (uint32_t t = 0; t < src->info.ntables && err == 0; t++)
 		if (table == NULL || t == only)
 			err = render_table(out, r, opts, src, t);
-	r->segment_end(out, src);
+	if (r->segment_end != NULL)
+		r->segment_end(out, src);
 	return err;
 }
 
@@ -369,7 +371,8 @@ int walk_render(FILE *out, const struct renderer *r, const struct walk_opts *opt
 	}
 	if (r->readable != NULL)
 		r->readable(out, srcs, nsrcs);
-	r->end(out);
+	if (r->end != NULL)
+		r->end(out);
 	return status;
 }
 

@@ -151,13 +151,14 @@ extern const double hist_quantiles[NQUANTILES];
 extern const char *const hist_quantile_names[NQUANTILES];
 const char *status_name(enum statctr_seg_status status);
 
+/* An output format.  begin and table are required; a hook left NULL has nothing to print. */
 struct renderer {
 	void (*begin)(FILE *out, const struct walk_opts *opts);
 	void (*segment_begin)(FILE *out, const struct source *src);
 	void (*table)(FILE *out, const struct table_view *tv);
 	void (*segment_end)(FILE *out, const struct source *src);
 	void (*end)(FILE *out);
-	/* Which sources could be read (Prometheus: PROM_READABLE_METRIC), or NULL. */
+	/* Which sources could be read (Prometheus: PROM_READABLE_METRIC). */
 	void (*readable)(FILE *out, const struct source *srcs, size_t n);
 };
 

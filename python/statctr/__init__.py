@@ -30,7 +30,7 @@ import os
 import stat
 import threading
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from . import _clib
 
@@ -252,7 +252,34 @@ class _Schema:
             raise KeyError(f"no table {name!r}") from None
 
 
-class View:
+_Self = TypeVar("_Self", bound="_Closing")
+
+
+class _Closing:
+    """What View and Snapshot share: a context manager that close()s on exit,
+    and close() when collected while _RESOURCE (the attribute that holds
+    the library's handle) is still set."""
+
+    _RESOURCE = ""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, self._RESOURCE, None) is not None:
+            try:
+                self.close()
+            except Exception:  # pragma: no cover - interpreter shutdown
+                pass
+
+
+class View(_Closing):
     """A read-only view of one segment: statctr_view_open().
 
     path_or_name is a path (contains '/') or a segment name
@@ -262,6 +289,8 @@ class View:
     symbolic link, ...) with the library's message.  A context manager:
     close() on exit.
     """
+
+    _RESOURCE = "_handle"
 
     def __init__(self, path_or_name: Union[str, "os.PathLike[str]"], *,
                  owner: Optional[int] = None) -> None:
@@ -293,19 +322,6 @@ class View:
             if self._handle is not None:
                 _lib.statctr_view_close(self._handle)
                 self._handle = None
-
-    def __enter__(self) -> "View":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_handle", None) is not None:
-            try:
-                self.close()
-            except Exception:  # pragma: no cover - interpreter shutdown
-                pass
 
     def _h(self) -> int:
         if self._handle is None:
@@ -441,7 +457,7 @@ def _row_index(schema: _Schema, tb: Table, row: Row, snap: Optional["Snapshot"])
     raise KeyError(f"table {tb.name} has no row {row!r}")
 
 
-class Snapshot:
+class Snapshot(_Closing):
     """Every cell of a segment at one time, summed over its writers' slots
     (statctr_snap_take()): each slot read at a transaction boundary of its
     writer, except those counted in stats.busy_slots.  Read-only; valid
@@ -452,6 +468,8 @@ class Snapshot:
     name.  A dynamic row absent from the snapshot reads 0 by index, and is
     not found by name.
     """
+
+    _RESOURCE = "_snap"
 
     def __init__(self, view: View, snap: ctypes.c_void_p, schema: _Schema) -> None:
         self._view: Optional[View] = view
@@ -473,19 +491,6 @@ class Snapshot:
             view._give_back(snap)
         else:
             _lib.statctr_snap_free(snap)
-
-    def __enter__(self) -> "Snapshot":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_snap", None) is not None:
-            try:
-                self.close()
-            except Exception:  # pragma: no cover - interpreter shutdown
-                pass
 
     def _s(self) -> ctypes.c_void_p:
         if self._snap is None:
