@@ -12,6 +12,11 @@ UNIT_TESTS = \
 	tests/unit/test_view \
 	tests/unit/test_guard \
 	tests/unit/test_slot \
+	tests/unit/test_confread \
+	tests/unit/test_confhist \
+	tests/unit/test_error \
+	tests/unit/test_proc \
+	tests/unit/test_numa \
 	tests/unit/test_stress \
 	tests/unit/test_hostile \
 	tests/unit/test_rows \
@@ -87,6 +92,22 @@ tests_unit_test_hist_LDADD = $(UNIT_LDADD)
 tests_unit_test_cpuslots_SOURCES = tests/unit/test_cpuslots.c tests/unit/testutil.h
 tests_unit_test_cpuslots_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cpuslots_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_confread_SOURCES = tests/unit/test_confread.c tests/unit/confutil.h tests/unit/testutil.h
+tests_unit_test_confread_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_confread_LDADD = $(UNIT_LDADD)
+tests_unit_test_confhist_SOURCES = tests/unit/test_confhist.c tests/unit/confutil.h tests/unit/testutil.h
+tests_unit_test_confhist_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_confhist_LDADD = $(UNIT_LDADD)
+tests_unit_test_error_SOURCES = tests/unit/test_error.c tests/unit/testutil.h
+tests_unit_test_error_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_error_LDADD = $(UNIT_LDADD)
+tests_unit_test_proc_SOURCES = tests/unit/test_proc.c tests/unit/testutil.h
+tests_unit_test_proc_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_proc_LDADD = $(UNIT_LDADD)
+tests_unit_test_numa_SOURCES = tests/unit/test_numa.c tests/unit/testutil.h
+tests_unit_test_numa_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_numa_LDADD = $(UNIT_LDADD)
 
 # mib/: the fixed-object table against STATCTR-MIB.txt, the agent group's keys.
 tests_unit_test_mib_SOURCES = tests/unit/test_mib.c tests/unit/testutil.h
