@@ -46,3 +46,7 @@ dist_check_SCRIPTS += tests/style/includes.sh
 # tests/common.sh alone, and doing what tests/README.md says.
 TESTS += tests/style/vocabulary.sh
 dist_check_SCRIPTS += tests/style/vocabulary.sh
+
+# One unit suite per lib module: lib/x.c has tests/unit/test_x.c (or an exception).
+TESTS += tests/style/suites.sh
+dist_check_SCRIPTS += tests/style/suites.sh

@@ -7,7 +7,16 @@ UNIT_TESTS = \
 	tests/unit/test_tear \
 	tests/unit/test_reset \
 	tests/unit/test_epoch \
-	tests/unit/test_corrupt \
+	tests/unit/test_meta \
+	tests/unit/test_mapfile \
+	tests/unit/test_view \
+	tests/unit/test_guard \
+	tests/unit/test_slot \
+	tests/unit/test_confread \
+	tests/unit/test_confhist \
+	tests/unit/test_error \
+	tests/unit/test_proc \
+	tests/unit/test_numa \
 	tests/unit/test_stress \
 	tests/unit/test_hostile \
 	tests/unit/test_rows \
@@ -53,9 +62,21 @@ tests_unit_test_reset_LDADD = $(UNIT_LDADD)
 tests_unit_test_epoch_SOURCES = tests/unit/test_epoch.c tests/unit/testutil.h
 tests_unit_test_epoch_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_unit_test_epoch_LDADD = $(UNIT_LDADD)
-tests_unit_test_corrupt_SOURCES = tests/unit/test_corrupt.c tests/unit/testutil.h
-tests_unit_test_corrupt_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_corrupt_LDADD = $(UNIT_LDADD)
+tests_unit_test_meta_SOURCES = tests/unit/test_meta.c tests/unit/corruptutil.h tests/unit/testutil.h
+tests_unit_test_meta_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_meta_LDADD = $(UNIT_LDADD)
+tests_unit_test_mapfile_SOURCES = tests/unit/test_mapfile.c tests/unit/corruptutil.h tests/unit/testutil.h
+tests_unit_test_mapfile_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_mapfile_LDADD = $(UNIT_LDADD)
+tests_unit_test_view_SOURCES = tests/unit/test_view.c tests/unit/corruptutil.h tests/unit/testutil.h
+tests_unit_test_view_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_view_LDADD = $(UNIT_LDADD)
+tests_unit_test_guard_SOURCES = tests/unit/test_guard.c tests/unit/corruptutil.h tests/unit/testutil.h
+tests_unit_test_guard_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_guard_LDADD = $(UNIT_LDADD)
+tests_unit_test_slot_SOURCES = tests/unit/test_slot.c tests/unit/testutil.h
+tests_unit_test_slot_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_slot_LDADD = $(UNIT_LDADD)
 tests_unit_test_stress_SOURCES = tests/unit/test_stress.c tests/unit/testutil.h
 tests_unit_test_stress_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stress_LDADD = $(UNIT_LDADD)
@@ -71,6 +92,22 @@ tests_unit_test_hist_LDADD = $(UNIT_LDADD)
 tests_unit_test_cpuslots_SOURCES = tests/unit/test_cpuslots.c tests/unit/testutil.h
 tests_unit_test_cpuslots_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cpuslots_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_confread_SOURCES = tests/unit/test_confread.c tests/unit/confutil.h tests/unit/testutil.h
+tests_unit_test_confread_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_confread_LDADD = $(UNIT_LDADD)
+tests_unit_test_confhist_SOURCES = tests/unit/test_confhist.c tests/unit/confutil.h tests/unit/testutil.h
+tests_unit_test_confhist_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_confhist_LDADD = $(UNIT_LDADD)
+tests_unit_test_error_SOURCES = tests/unit/test_error.c tests/unit/testutil.h
+tests_unit_test_error_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_error_LDADD = $(UNIT_LDADD)
+tests_unit_test_proc_SOURCES = tests/unit/test_proc.c tests/unit/testutil.h
+tests_unit_test_proc_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_proc_LDADD = $(UNIT_LDADD)
+tests_unit_test_numa_SOURCES = tests/unit/test_numa.c tests/unit/testutil.h
+tests_unit_test_numa_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_numa_LDADD = $(UNIT_LDADD)
 
 # mib/: the fixed-object table against STATCTR-MIB.txt, the agent group's keys.
 tests_unit_test_mib_SOURCES = tests/unit/test_mib.c tests/unit/testutil.h
