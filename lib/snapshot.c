@@ -310,24 +310,21 @@ static inline ALWAYS_INLINE uint32_t sum_groups(uint64_t *out, const uint64_t *i
                                                 bool rows)
 {
 	_Static_assert(GROUP_SLOTS == 8 && FULL_GROUP_SLOTS <= GROUP_SLOTS, "one case per size");
+#define SUM_CASE(k)                                                                                \
+	case k:                                                                                    \
+		return sum_vectors(out, in, from, n, rows, k)
 	switch (from->n) {
-	case 1:
-		return sum_vectors(out, in, from, n, rows, 1);
-	case 2:
-		return sum_vectors(out, in, from, n, rows, 2);
-	case 3:
-		return sum_vectors(out, in, from, n, rows, 3);
-	case 4:
-		return sum_vectors(out, in, from, n, rows, 4);
-	case 5:
-		return sum_vectors(out, in, from, n, rows, 5);
-	case 6:
-		return sum_vectors(out, in, from, n, rows, 6);
-	case 7:
-		return sum_vectors(out, in, from, n, rows, 7);
+		SUM_CASE(1);
+		SUM_CASE(2);
+		SUM_CASE(3);
+		SUM_CASE(4);
+		SUM_CASE(5);
+		SUM_CASE(6);
+		SUM_CASE(7);
 	default:
 		return sum_vectors(out, in, from, n, rows, GROUP_SLOTS);
 	}
+#undef SUM_CASE
 }
 #endif
 
