@@ -56,7 +56,7 @@ static void stuck_slot_is_not_waited_on_again_until_its_sequence_moves(void)
 	struct statctr_view *view;
 	struct statctr_snap_stats st;
 	pthread_t t;
-	double first, later = 0;
+	double first, fastest = 1e9, slowest = 0;
 	char c;
 	int i;
 
@@ -70,18 +70,22 @@ static void stuck_slot_is_not_waited_on_again_until_its_sequence_moves(void)
 	statctr_add(w.slot, 1, 2);
 	pthread_create(&t, NULL, stop_in_transaction, &w);
 	CU_ASSERT_EQUAL_FATAL(read(w.ready[0], &c, 1), 1);
-	first = snap_seconds(view, &st); /* may spend its budget */
+	first = snap_seconds(view, &st); /* spends the 100 ms budget: no copy comes */
 	CU_ASSERT_EQUAL(st.busy_slots, 1);
 	for (i = 0; i < 20; i++) {
 		double d = snap_seconds(view, &st);
 
-		later = d > later ? d : later;
+		fastest = d < fastest ? d : fastest;
+		slowest = d > slowest ? d : slowest;
 		CU_ASSERT_EQUAL(st.busy_slots, 1);
 		CU_ASSERT_EQUAL(st.assisted_slots, 0);
 	}
-	fprintf(stderr, "\n    first snapshot %.1f ms, slowest of 20 later ones %.2f ms\n",
-	        first * 1e3, later * 1e3);
-	CU_ASSERT(later < 0.010);
+	fprintf(stderr, "\n    first snapshot %.1f ms, 20 later ones %.2f-%.2f ms\n", first * 1e3,
+	        fastest * 1e3, slowest * 1e3);
+	/* A later snapshot that waited for the slot again would spend the
+	 * budget the first one spent; the fastest of 20, not the slowest: a
+	 * loaded machine may preempt any one of them for as long. */
+	CU_ASSERT(fastest < first / 2);
 	CU_ASSERT(write(w.go[1], "g", 1) == 1);
 	pthread_join(t, NULL);
 	snap_seconds(view, &st);
