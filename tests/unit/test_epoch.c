@@ -334,8 +334,11 @@ struct ring_reader {
 	_Atomic bool *stop;
 	uint64_t delta[RING_MAX + 2]; /* by the later epoch's number */
 	bool seen[RING_MAX + 2];
-	_Atomic unsigned reads;
+	_Atomic unsigned reads; /* that succeeded */
 	unsigned changed, errors;
+	unsigned busy;           /* -EBUSY: starts kept the file changing for a read's budget */
+	unsigned dropped, lists; /* -ENOENT: dropped since the list; lists read */
+	_Atomic bool started;    /* its view and snapshot were had */
 };
 
 static void ring_read_once(struct ring_reader *r, struct statctr_view *v,
@@ -346,16 +349,23 @@ static void ring_read_once(struct ring_reader *r, struct statctr_view *v,
 	uint64_t d;
 	int rc;
 
+	r->lists++;
 	for (uint32_t k = 0; k + 1 < n && k + 1 < RING_KEEP; k++) {
 		uint32_t to = e[k + 1].number;
 
 		rc = statctr_snap_epoch_delta(snap, 0, e[k].number, to, &d);
+		r->dropped += rc == -ENOENT;
 		if (rc == -ENOENT || to >= RING_MAX + 2)
 			continue; /* dropped since the list */
-		r->errors += rc != 0;
-		r->changed += rc == 0 && r->seen[to] && r->delta[to] != d;
+		/* A starter preempted with seq odd (a loaded machine) makes a
+		 * read give up: documented, and no value is had then. */
+		r->busy += rc == -EBUSY;
+		r->errors += rc != 0 && rc != -EBUSY;
+		if (rc != 0)
+			continue;
+		r->changed += r->seen[to] && r->delta[to] != d;
 		r->delta[to] = d;
-		r->seen[to] = r->seen[to] || rc == 0;
+		r->seen[to] = true;
 		atomic_fetch_add(&r->reads, 1);
 	}
 }
@@ -369,6 +379,7 @@ static void *ring_read_loop(void *arg)
 	if (tu_view_open(seg_path, &v) != 0)
 		return NULL;
 	if (statctr_snap_take(v, &snap) == 0) {
+		atomic_store(&r->started, true);
 		while (!atomic_load_explicit(r->stop, memory_order_relaxed))
 			ring_read_once(r, v, snap);
 		statctr_snap_free(snap);
@@ -383,6 +394,13 @@ static int64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, ms % 1000 * 1000000};
+
+	nanosleep(&ts, NULL);
 }
 
 /* Starts one more epoch; its base lies between the raw totals of @snap
@@ -445,12 +463,18 @@ static void ring_of_3(bool carried)
 		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, txn_loop, &w[i]), 0);
 	}
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&reader, NULL, ring_read_loop, &r), 0);
-	/* At least RING_STARTS, and on until the reader (which a loaded
-	 * machine may not run at once) has read a few intervals. */
+	/* The reader first has its snapshot: on a loaded machine the starts
+	 * (about 10 us each) may otherwise all be made before it runs. */
+	while (!atomic_load(&r.started) && mono_ns() < deadline)
+		nap_ms(1);
+	/* At least RING_STARTS, and on until the reader has read a few
+	 * intervals, a start a millisecond then, so that it gets a CPU. */
 	while (n < RING_STARTS ||
 	       (atomic_load(&r.reads) < RING_READS && n < RING_MAX && mono_ns() < deadline)) {
 		n = ring_start(v, &snap, mine);
 		sum += mine[n];
+		if (n >= RING_STARTS)
+			nap_ms(1);
 	}
 	atomic_store(&stop, true);
 	for (int i = 0; i < 2; i++)
@@ -472,8 +496,10 @@ static void ring_of_3(bool carried)
 	if (carried && r.seen[first]) /* epoch 1 to 2: the 10 of the generation before */
 		CU_ASSERT_EQUAL(r.delta[first], 10);
 	CU_ASSERT(atomic_load(&r.reads) >= RING_READS);
-	printf("\n  ring of %u%s: %u starts, %u reads of a kept interval by another view\n",
-	       RING_KEEP, carried ? ", with a carry" : "", n, atomic_load(&r.reads));
+	printf("\n  ring of %u%s: %u starts, %u reads of a kept interval by another view"
+	       " (%u lists, %u dropped since theirs, %u gave up busy%s)\n",
+	       RING_KEEP, carried ? ", with a carry" : "", n, atomic_load(&r.reads), r.lists,
+	       r.dropped, r.busy, atomic_load(&r.started) ? "" : "; its view or snapshot failed");
 	statctr_snap_free(snap);
 	statctr_view_close(v);
 	statctr_seg_destroy(seg);
@@ -632,7 +658,9 @@ static void odd_seq_costs_one_budget_then_is_repaired(void)
 		rc |= statctr_snap_epoch_delta(snap, 0, 1, 2, &d) != -EBUSY;
 	CU_ASSERT_EQUAL(rc, 0);
 	printf("\n  50 deltas with seq odd: %.1f ms ", ((uint64_t)mono_ns() - t0) / 1e6);
-	CU_ASSERT((uint64_t)mono_ns() - t0 < 50000000ull);
+	/* Each tries once (about 1 ms idle); one that spent the 100 ms budget
+	 * again would make it 5 s: half that is a bound no load reaches. */
+	CU_ASSERT((uint64_t)mono_ns() - t0 < 2500000000ull);
 	CU_ASSERT_EQUAL(seq_in_file(), odd); /* the lock was held: nobody repaired */
 
 	CU_ASSERT_EQUAL(flock(fd, LOCK_UN), 0); /* the starter is gone */
@@ -741,7 +769,9 @@ static void held_lock_blocks_no_writer_start_or_exit(void)
 	counted_generation(conf, 10, &rc); /* a start and an exit under the held lock */
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	printf("\n  a writer's start and exit, the lock held: %.0f ms ", (mono_ns() - t0) / 1e6);
-	CU_ASSERT(mono_ns() - t0 < 2000000000);
+	/* It waits 250 ms for the lock, twice (start, exit), then works
+	 * around it; one that waited for the lock would not return at all. */
+	CU_ASSERT(mono_ns() - t0 < 10000000000);
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(statctr_seg_create(conf, "seg", &seg), 0);
 	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &v), 0);
