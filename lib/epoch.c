@@ -356,12 +356,23 @@ static int start_outcome(int rc, const struct epochs *e, const struct store_args
 	return rc;
 }
 
-/* The view's epoch snapshot, sums only whatever the view's mode: all a base needs. */
+/*
+ * The view's epoch snapshot, sums only whatever the view's mode: all a base
+ * needs (see snap_retake_sums_into() for @dest and @add).  The view frees
+ * it through the function set here: view.c, below snapshot.c, never calls it.
+ */
+static int retake_epoch_snap(struct statctr_view *view, uint64_t *dest, const _Atomic uint64_t *add,
+                             bool *in_destp)
+{
+	view->epoch_snap_free = statctr_snap_free;
+	return snap_retake_sums_into(view, &view->epoch_snap, dest, add, in_destp);
+}
+
 static int retake_sums(struct statctr_view *view)
 {
 	bool in_dest;
 
-	return snap_retake_sums_into(view, &view->epoch_snap, NULL, NULL, &in_dest);
+	return retake_epoch_snap(view, NULL, NULL, &in_dest);
 }
 
 int statctr_epoch_start(struct statctr_view *view, const char *name, uint32_t *numberp)
@@ -385,8 +396,7 @@ int statctr_epoch_start(struct statctr_view *view, const char *name, uint32_t *n
 	a.generation = view->meta->hdr->generation;
 	err = start_outcome(guard_run(store_retire, &a, a.e->path), a.e, &a);
 	if (!err)
-		err = snap_retake_sums_into(view, &view->epoch_snap, a.direct_base, a.direct_add,
-		                            &a.in_base);
+		err = retake_epoch_snap(view, a.direct_base, a.direct_add, &a.in_base);
 	if (err == -ESTALE && a.direct_base && file_shrank(a.e))
 		err = errmsg_set(ESTALE, "%s changed size under its mapping", a.e->path);
 	if (!err) {
