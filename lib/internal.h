@@ -297,8 +297,10 @@ struct statctr_view {
 	bool *copy_first;
 	struct meta *meta;
 	bool sums_only;        /* snapshots keep no slot values (statctr_view_set_sums_only()) */
-	struct epochs *epochs; /* the validated epoch file, or NULL (epoch.c) */
+	struct epochs *epochs; /* the validated epoch file, or NULL (epochfile.c) */
 	struct statctr_snap *epoch_snap; /* retaken by statctr_epoch_start() */
+	/* epoch.c's free of epoch_snap, set with it: view.c calls no snapshot.c. */
+	void (*epoch_snap_free)(struct statctr_snap *snap);
 	/* CLOCK_MONOTONIC_COARSE at the last size check that passed (snapshot.c). */
 	uint64_t sizes_checked_tick;
 };
@@ -333,21 +335,23 @@ int snap_retake_sums_into(struct statctr_view *view, struct statctr_snap **snapp
                           const _Atomic uint64_t *add, bool *in_destp);
 
 /*
- * mapfile.c, for view.c and epoch.c: the open-time checks every shared file passes
+ * mapfile.c, for view.c and epochfile.c: the open-time checks every shared file passes
  * (docs/segment-format.md, "Opening").
  */
 int view_open_nofollow(const char *path, int flags, int *fdp);
 int view_open_rw_or_ro(const char *path, int *fdp, bool *writablep);
 int view_check_stat(const struct statctr_view *v, const char *path, int fd, struct stat *st);
 
-/* mapfile.c, for segment.c and epoch.c: a new moded, fully allocated, mapped temporary file. */
+/* mapfile.c, for segment.c and epochfile.c: a new moded, fully allocated, mapped temporary
+ * file. */
 int create_mapped(const char *path, uint64_t size, mode_t mode, const char *group, char **tmp_path,
                   uint8_t **basep);
 
 /*
- * epoch.c (docs/epochs.md).  epochs_open() validates and maps @v's epoch
- * file (v->epochs; NULL with a message when there is none usable); a
- * snapshot keeps a reference to the one it was taken with.  The writer
+ * epochfile.c (epochfile.h) and epoch.c (docs/epochs.md).  epochs_open()
+ * validates and maps @v's epoch file (v->epochs; NULL with a message when
+ * there is none usable); a snapshot keeps a reference to the one it was
+ * taken with (epochfile.c, below view.c and snapshot.c).  The writer
  * side: epochs_capture() of the dead predecessor before build and of its
  * own segment in destroy (final counts), epochs_adopt() after the rename.
  */

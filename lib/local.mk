@@ -5,7 +5,7 @@ noinst_LTLIBRARIES += lib/libstatctr_core.la
 lib_libstatctr_core_la_SOURCES = \
 	lib/statctr.h lib/layout.h lib/internal.h \
 	common/errmsg.h common/errmsg.c lib/error.c lib/guard.c lib/confread.h lib/confread.c lib/config.c lib/proc.c lib/meta.c \
-	lib/confhist.c lib/hist.c lib/segment.c lib/slot.c lib/cpuslot.c lib/numa.c lib/mapfile.c lib/rows.c lib/view.c lib/snapshot.c lib/reset.c lib/epoch.c
+	lib/confhist.c lib/hist.c lib/segment.c lib/slot.c lib/cpuslot.c lib/numa.c lib/mapfile.c lib/rows.c lib/view.c lib/snapshot.c lib/reset.c lib/epochfile.h lib/epochfile.c lib/epoch.c
 lib_libstatctr_core_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 lib_libstatctr_core_la_LIBADD = $(LIBCONFIG_LIBS)
 

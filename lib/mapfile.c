@@ -3,7 +3,7 @@
  * blocking or following a link and judged by fstat before a byte is read
  * (docs/segment-format.md, "Opening"), and a new moded, fully allocated,
  * mapped temporary file.  For the segment and control files (view.c,
- * segment.c) and the epoch file (epoch.c) alike.
+ * segment.c) and the epoch file (epochfile.c) alike.
  *
  * Owns those open-time rules, once.  Never reads a file's contents, never
  * renames or publishes a file (its callers do, once it is valid), never
