@@ -324,6 +324,7 @@ const struct settings_key settings_exporter_keys[] = {
 const size_t settings_nexporter_keys =
     sizeof(settings_exporter_keys) / sizeof(settings_exporter_keys[0]);
 
+/* Every settings_type has its name: the table has no gap. */
 static const char *const type_names[] = {
     [SETTINGS_INTEGER] = "integer",       [SETTINGS_BOOLEAN] = "boolean",
     [SETTINGS_STRING] = "string",         [SETTINGS_OWNER] = "string or integer",
@@ -333,11 +334,9 @@ static const char *const type_names[] = {
 
 const char *settings_type_name(enum settings_type type)
 {
-	size_t i = (size_t)type;
-
-	if (i >= sizeof(type_names) / sizeof(type_names[0]) || type_names[i] == NULL)
+	if ((size_t)type >= sizeof(type_names) / sizeof(type_names[0]))
 		return "?";
-	return type_names[i];
+	return type_names[type];
 }
 
 /*
