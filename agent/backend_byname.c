@@ -52,8 +52,8 @@ struct byname_table {
 };
 
 struct byname {
-	struct byname_table *tables;
 	uint32_t ntables;
+	struct byname_table tables[]; /* one per dynamic table */
 };
 
 /* ------------------------------------------------------------------------
@@ -250,16 +250,15 @@ static int add_table(struct engine *e, const struct agent_settings *set, uint32_
 int byname_add(struct engine *e, const struct agent_settings *set, struct byname **bp)
 {
 	const struct statctr_config *cfg = set->cfg;
-	struct byname *b = calloc(1, sizeof(*b));
-	uint32_t n = 0;
+	struct byname *b;
+	size_t n = 0;
 
-	*bp = b;
 	for (uint32_t s = 0; s < cfg->nsegments; s++)
 		for (uint32_t t = 0; t < cfg->segments[s].ntables; t++)
 			n += cfg->segments[s].tables[t].dynamic != 0;
-	if (b)
-		b->tables = calloc(n ? n : 1, sizeof(*b->tables));
-	if (!b || !b->tables)
+	b = calloc(1, sizeof(*b) + n * sizeof(b->tables[0]));
+	*bp = b;
+	if (!b)
 		return errmsg_set(ENOMEM, "out of memory");
 	for (uint32_t s = 0; s < cfg->nsegments; s++)
 		for (uint32_t t = 0; t < cfg->segments[s].ntables; t++) {
@@ -280,6 +279,5 @@ void byname_free(struct byname *b)
 		return;
 	for (uint32_t i = 0; i < b->ntables; i++)
 		free(b->tables[i].rows);
-	free(b->tables);
 	free(b);
 }

@@ -27,12 +27,16 @@
 #include <string.h>
 #include <time.h>
 
-struct handlers_region;
+/* One region of the oidmap: the data the engine hands the backend. */
+struct handlers_region {
+	const struct handlers *h;
+	const struct oidmap_region *region;
+};
 
 struct handlers {
 	const struct agent_settings *set;
 	const struct oidmap *map;
-	struct handlers_region *regions;
+	struct handlers_region regions[]; /* one per oidmap region */
 };
 
 /* ------------------------------------------------------------------------
@@ -495,11 +499,6 @@ static bool set_value(const struct handlers *h, const struct agg_result *res,
  * The backend: GET, GETNEXT and SET of one region.
  */
 
-struct handlers_region {
-	const struct handlers *h;
-	const struct oidmap_region *region;
-};
-
 static int get(const void *data, const struct agg_result *res, netsnmp_variable_list *vb)
 {
 	const struct handlers_region *hr = data;
@@ -579,13 +578,11 @@ static const struct engine_backend backend = {.get = get, .next = next, .set_che
 int handlers_add(struct engine *e, const struct agent_settings *set, const struct oidmap *map,
                  struct handlers **hp)
 {
-	struct handlers *h = calloc(1, sizeof(*h));
 	size_t n = oidmap_nregions(map);
+	struct handlers *h = calloc(1, sizeof(*h) + n * sizeof(h->regions[0]));
 
 	*hp = h;
-	if (h)
-		h->regions = calloc(n ? n : 1, sizeof(*h->regions));
-	if (!h || !h->regions)
+	if (!h)
 		return errmsg_set(ENOMEM, "out of memory");
 	h->set = set;
 	h->map = map;
@@ -604,8 +601,5 @@ int handlers_add(struct engine *e, const struct agent_settings *set, const struc
 
 void handlers_free(struct handlers *h)
 {
-	if (!h)
-		return;
-	free(h->regions);
 	free(h);
 }

@@ -324,25 +324,19 @@ const struct settings_key settings_exporter_keys[] = {
 const size_t settings_nexporter_keys =
     sizeof(settings_exporter_keys) / sizeof(settings_exporter_keys[0]);
 
+/* Every settings_type has its name: the table has no gap. */
+static const char *const type_names[] = {
+    [SETTINGS_INTEGER] = "integer",       [SETTINGS_BOOLEAN] = "boolean",
+    [SETTINGS_STRING] = "string",         [SETTINGS_OWNER] = "string or integer",
+    [SETTINGS_USERS] = "list of groups",  [SETTINGS_SINKS] = "list of groups",
+    [SETTINGS_NAMES] = "list of strings",
+};
+
 const char *settings_type_name(enum settings_type type)
 {
-	switch (type) {
-	case SETTINGS_INTEGER:
-		return "integer";
-	case SETTINGS_BOOLEAN:
-		return "boolean";
-	case SETTINGS_STRING:
-		return "string";
-	case SETTINGS_OWNER:
-		return "string or integer";
-	case SETTINGS_USERS:
-	case SETTINGS_SINKS:
-		return "list of groups";
-	case SETTINGS_NAMES:
-		return "list of strings";
-	default:
+	if ((size_t)type >= sizeof(type_names) / sizeof(type_names[0]))
 		return "?";
-	}
+	return type_names[type];
 }
 
 /*

@@ -123,7 +123,7 @@ static void generate_options(const struct option *modes, struct option *longopts
 	longopts[n++] = (struct option){"output", required_argument, NULL, 'o'};
 	for (; modes && modes[n - 1].name && n + 1 < size; n++)
 		longopts[n] = modes[n - 1];
-	longopts[n] = (struct option){NULL, 0, NULL, 0};
+	longopts[n] = (struct option)OPTIONS_END;
 }
 
 /* The option of @modes whose val is @mode. */
@@ -160,8 +160,7 @@ int generate_command(const struct common_opts *common, int argc, char **argv, co
 {
 	struct option longopts[MAX_CMD_OPTIONS - 4];
 	struct common_opts opts = *common;
-	struct cmd_parser p = {
-	    .cmd = cmd, .shortopts = "o:", .longopts = longopts, .help = help, .common = &opts};
+	struct cmd_parser p = CMD_PARSER(cmd, "o:", longopts, 0, help, &opts);
 	struct generate_input in = {.mode = 0};
 	struct statctr_config *cfg;
 	struct ifmib_config *ifmib;

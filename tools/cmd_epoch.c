@@ -154,10 +154,8 @@ static int epoch_start(const struct common_opts *opts, const char *name, const c
 
 int cmd_epoch(const struct common_opts *common, int argc, char **argv)
 {
-	static const struct option longopts[] = {{NULL, 0, NULL, 0}};
 	struct common_opts opts = *common;
-	struct cmd_parser p = {
-	    .cmd = "epoch", .longopts = longopts, .help = epoch_help, .common = &opts};
+	struct cmd_parser p = {.cmd = "epoch", .help = epoch_help, .common = &opts};
 	int nargs;
 
 	if (cmd_getopt(&p, argc, argv) != -1)
@@ -281,15 +279,10 @@ int cmd_diff(const struct common_opts *common, int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"threshold", required_argument, NULL, 't'},
 	    {"all", no_argument, NULL, 'a'},
-	    FIELD_OPTION,
-	    {NULL, 0, NULL, 0},
+	    OPTIONS_END,
 	};
 	struct common_opts opts = *common;
-	struct cmd_parser p = {.cmd = "diff",
-	                       .shortopts = "t:a" FIELD_SHORT,
-	                       .longopts = longopts,
-	                       .help = diff_help,
-	                       .common = &opts};
+	struct cmd_parser p = CMD_PARSER("diff", "t:a", longopts, CMD_FIELD, diff_help, &opts);
 	struct diff_opts d = {.threshold = DEFAULT_RATIO, .all = false, .fields = &opts.fields};
 	struct source *srcs;
 	size_t n;

@@ -46,7 +46,7 @@ enum exporter_mode { EXPORTER_RELABEL = GENERATE_MODE, EXPORTER_IF_MIB };
 static const struct option exporter_modes[] = {
     {"relabel", no_argument, NULL, EXPORTER_RELABEL},
     {"if-mib", no_argument, NULL, EXPORTER_IF_MIB},
-    {NULL, 0, NULL, 0},
+    OPTIONS_END,
 };
 
 struct exporter_job {

@@ -75,16 +75,11 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"since", required_argument, NULL, 'S'},
 	    {"epoch", required_argument, NULL, 'E'},
-	    FIELD_OPTION,
-	    ANY_OWNER_OPTION,
-	    {NULL, 0, NULL, 0},
+	    OPTIONS_END,
 	};
 	struct common_opts opts = *common;
-	struct cmd_parser p = {.cmd = "show",
-	                       .shortopts = "srbo:" FIELD_SHORT,
-	                       .longopts = longopts,
-	                       .help = show_help,
-	                       .common = &opts};
+	struct cmd_parser p =
+	    CMD_PARSER("show", "srbo:", longopts, CMD_FIELD | CMD_ANY_OWNER, show_help, &opts);
 	struct walk_opts wopts = {.raw = false, .slots = false, .buckets = false, .width = 0};
 	struct show_job job = {.wopts = &wopts, .table = NULL};
 	const char *out = NULL;
@@ -167,9 +162,8 @@ static void print_list(enum out_format format, const struct list_item *items, si
 int cmd_list(const struct common_opts *common, int argc, char **argv)
 {
 	struct common_opts opts = *common;
-	static const struct option longopts[] = {ANY_OWNER_OPTION, {NULL, 0, NULL, 0}};
 	struct cmd_parser p = {
-	    .cmd = "list", .longopts = longopts, .help = list_help, .common = &opts};
+	    .cmd = "list", .shared = CMD_ANY_OWNER, .help = list_help, .common = &opts};
 	struct seg_entry *entries;
 	struct list_item *items;
 	struct statctr_view **views;

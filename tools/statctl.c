@@ -130,6 +130,8 @@ static void print_command_help(const struct command *cmd, const char *help)
 	       toupper((unsigned char)cmd->summary[0]), cmd->summary + 1, common_help, help);
 }
 
+#define ANY_OWNER_CHAR 0x100
+
 static void build_options(struct cmd_parser *p)
 {
 	static const struct option common_long[] = {
@@ -137,11 +139,19 @@ static void build_options(struct cmd_parser *p)
 	    {"format", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	};
+	static const struct option field_long = {"field", required_argument, NULL, 'F'};
+	static const struct option any_owner_long = {"any-owner", no_argument, NULL,
+	                                             ANY_OWNER_CHAR};
 	size_t n = 0;
 
-	snprintf(p->all_short, sizeof(p->all_short), "c:f:h%s", p->shortopts ? p->shortopts : "");
-	for (; p->longopts && p->longopts[n].name && n < MAX_CMD_OPTIONS - 4; n++)
+	snprintf(p->all_short, sizeof(p->all_short), "c:f:h%s%s", p->shortopts ? p->shortopts : "",
+	         p->shared & CMD_FIELD ? "F:" : "");
+	for (; p->longopts && p->longopts[n].name && n < MAX_CMD_OPTIONS - 2 - 3 - 1; n++)
 		p->all_long[n] = p->longopts[n];
+	if (p->shared & CMD_FIELD)
+		p->all_long[n++] = field_long;
+	if (p->shared & CMD_ANY_OWNER)
+		p->all_long[n++] = any_owner_long;
 	for (size_t i = 0; i < 3; i++)
 		p->all_long[n++] = common_long[i];
 	memset(&p->all_long[n], 0, sizeof(p->all_long[n]));
@@ -224,7 +234,7 @@ static int parse_global(int argc, char **argv, struct common_opts *common)
 	    {"format", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+	    OPTIONS_END,
 	};
 	int c;
 

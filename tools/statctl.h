@@ -44,28 +44,25 @@ struct common_opts {
 };
 
 /*
- * --any-owner, of the commands that find segments (list, show, watch):
- * cmd_getopt() sets common->any_owner, and refuses it beside -c.
+ * The options some commands share, which cmd_getopt() adds to a command's own
+ * when its cmd_parser.shared names them, and handles itself:
+ *
+ * CMD_ANY_OWNER: --any-owner, of the commands that find segments (list,
+ * show, watch): sets common->any_owner, refused beside -c.
+ *
+ * CMD_FIELD: -F GLOB, --field=GLOB, of the commands that print cells (show,
+ * watch, diff): adds GLOB to common->fields, refusing an empty glob and
+ * more than MAX_FIELD_GLOBS.
+ *
+ * The command's help text includes their lines, ANY_OWNER_HELP, FIELD_HELP.
  */
-#define ANY_OWNER_CHAR 0x100
-#define ANY_OWNER_OPTION                                                                           \
-	{                                                                                          \
-		"any-owner", no_argument, NULL, ANY_OWNER_CHAR                                     \
-	}
+enum {
+	CMD_ANY_OWNER = 1 << 0,
+	CMD_FIELD = 1 << 1,
+};
 #define ANY_OWNER_HELP                                                                             \
 	"      --any-owner      without -c, read the segments of every owner in /dev/shm\n"        \
 	"                       (default: only yours and root's)\n"
-
-/*
- * -F GLOB, --field=GLOB, of the commands that print cells (show, watch,
- * diff): cmd_getopt() adds it to common->fields, refusing an empty glob and
- * more than MAX_FIELD_GLOBS.  The command puts FIELD_SHORT in its shortopts.
- */
-#define FIELD_SHORT "F:"
-#define FIELD_OPTION                                                                               \
-	{                                                                                          \
-		"field", required_argument, NULL, 'F'                                              \
-	}
 #define FIELD_HELP                                                                                 \
 	"  -F, --field=GLOB     only the columns whose SEGMENT.TABLE.COLUMN matches GLOB\n"        \
 	"                       (fnmatch(3)); !GLOB leaves them out; repeatable\n"
@@ -97,21 +94,33 @@ int write_output(const char *path, int (*fill)(FILE *f, void *arg), void *arg);
 
 /*
  * Per-command option parsing (statctl.c): getopt_long over @argv with the
- * common options (-c, -f, -h) added to the command's own.  Returns -1 when
- * the options are done, the character of one of the command's options, or
- * '?' after --help or an error, with the exit status in @status.
+ * common options (-c, -f, -h) and the shared ones it names added to the
+ * command's own.  Returns -1 when the options are done, the character of
+ * one of the command's options, or '?' after --help or an error, with the
+ * exit status in @status.
  */
-#define MAX_CMD_OPTIONS 16
+#define MAX_CMD_OPTIONS 16 /* the command's own, 2 shared, 3 common, the end */
+#define OPTIONS_END                                                                                \
+	{                                                                                          \
+		NULL, 0, NULL, 0                                                                   \
+	}
 struct cmd_parser {
 	const char *cmd;
 	const char *shortopts;         /* the command's own, or NULL */
-	const struct option *longopts; /* the command's own, zero-terminated */
+	const struct option *longopts; /* the command's own, ended by OPTIONS_END; or NULL */
+	unsigned shared;               /* CMD_ANY_OWNER, CMD_FIELD: the shared options it takes */
 	const char *help;              /* usage text printed by --help */
 	struct common_opts *common;
 	int status;
 	char all_short[64];
 	struct option all_long[MAX_CMD_OPTIONS];
 };
+/* A command's parser: its name, own options, shared ones (CMD_*), --help text, common options. */
+#define CMD_PARSER(name, short_opts, long_opts, shared_opts, help_text, common_p)                  \
+	{                                                                                          \
+		.cmd = (name), .shortopts = (short_opts), .longopts = (long_opts),                 \
+		.shared = (shared_opts), .help = (help_text), .common = (common_p)                 \
+	}
 int cmd_getopt(struct cmd_parser *p, int argc, char **argv);
 
 /*

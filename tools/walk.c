@@ -17,19 +17,20 @@
 
 /* The one status vocabulary of the library, statctl, the MIB and the docs
  * (docs/statctl.md, "Segment status"); list_status() adds "absent". */
+static const char *const status_names[] = {
+    [STATCTR_SEG_ACTIVE] = "active",
+    [STATCTR_SEG_CLOSED] = "closed",
+    [STATCTR_SEG_GONE] = "gone",
+    [STATCTR_SEG_STALE] = "stale",
+};
+
 const char *status_name(enum statctr_seg_status status)
 {
-	switch (status) {
-	case STATCTR_SEG_ACTIVE:
-		return "active";
-	case STATCTR_SEG_CLOSED:
-		return "closed";
-	case STATCTR_SEG_GONE:
-		return "gone";
-	case STATCTR_SEG_STALE:
-		return "stale";
-	}
-	return "unknown";
+	size_t i = (size_t)status;
+
+	if (i >= sizeof(status_names) / sizeof(status_names[0]) || status_names[i] == NULL)
+		return "unknown";
+	return status_names[i];
 }
 
 const char *list_status(const struct list_item *item)

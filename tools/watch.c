@@ -344,15 +344,10 @@ static int parse_watch_opts(struct watch *w, struct common_opts *opts, int argc,
 	    {"interval", required_argument, NULL, 'i'},
 	    {"count", required_argument, NULL, 'n'},
 	    {"raw", no_argument, NULL, 'r'},
-	    FIELD_OPTION,
-	    ANY_OWNER_OPTION,
-	    {NULL, 0, NULL, 0},
+	    OPTIONS_END,
 	};
-	struct cmd_parser p = {.cmd = "watch",
-	                       .shortopts = "i:n:r" FIELD_SHORT,
-	                       .longopts = longopts,
-	                       .help = watch_help,
-	                       .common = opts};
+	struct cmd_parser p =
+	    CMD_PARSER("watch", "i:n:r", longopts, CMD_FIELD | CMD_ANY_OWNER, watch_help, opts);
 	char *end;
 	int c;
 
