@@ -28,9 +28,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_CS    10000000u /* nanoseconds per centisecond */
-#define JUMP_CS      100       /* a larger move is a new master or a clock step */
-#define SAME_BASE_CS 2         /* a stored offset this close is the same master's */
+#define NS_PER_CS 10000000u /* nanoseconds per centisecond */
+/*
+ * A larger move is a new master or a clock step.  An estimate is the
+ * master's uptime as of its last AgentX message minus the time now, so it
+ * is late by that message's latency: 80-150 ms at load 20.  Within this
+ * bound an estimate, or the offset an earlier agent process stored, is the
+ * same master's (two masters' offsets differ by the time between their
+ * starts).
+ */
+#define JUMP_CS 100
 
 static char *state_file;
 static long long base_cs; /* sysUpTime - realtime, centiseconds */
@@ -67,7 +74,7 @@ static void state_error(const char *what, int err)
 		return;
 	told_state_error = true;
 	snmp_log(LOG_WARNING,
-	         "state file %s: %s: %s (TimeStamps may move by 1 cs when the agent restarts)\n",
+	         "state file %s: %s: %s (TimeStamps may move when the agent restarts)\n",
 	         state_file, what, strerror(err));
 }
 
@@ -117,7 +124,7 @@ static void adopt(long long estimate)
 	have_base = true;
 	if (!state_file)
 		return;
-	if (have_stored && llabs(stored_cs - estimate) <= SAME_BASE_CS) {
+	if (have_stored && llabs(stored_cs - estimate) <= JUMP_CS) {
 		base_cs = stored_cs;
 		return;
 	}

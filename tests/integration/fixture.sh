@@ -96,9 +96,14 @@ fx_need() {
 	[ -x "$PIPELINE" ] && [ -x "$READER" ] || skip "examples/pipeline and examples/reader not built"
 }
 
-# Polls "$@" every 50 ms until it succeeds or $1 (first arg) seconds pass.
+# Polls "$@" every 50 ms until it succeeds or $1 (first arg) seconds pass,
+# times the machine's load per CPU (fx_loaded: 1 to 10): a deadline is for
+# liveness, and a loaded machine is slower at everything the test waits for
+# (SIGHUP's reload logged after 5 s at load 19).  Nothing passes for it
+# that would fail: it only waits longer before failing.
 fx_wait() {
-	local secs=$1 i
+	local secs i
+	secs=$(fx_loaded "$1")
 	shift
 	for i in $(seq $((secs * 20))); do
 		"$@" >/dev/null 2>&1 && return 0

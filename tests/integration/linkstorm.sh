@@ -10,7 +10,7 @@
 # GET reads down(2) for all rows; statctrNotificationsSent equals what
 # snmptrapd received, Sent + Suppressed grew by exactly the changes made,
 # none lost; the hold-down let each row's later state through; GETs through
-# the agent during the storm are all answered, p99 below 100 ms plus twice
+# the agent during the storm are all answered, p99 below 100 ms plus 4 times
 # snmpd's own sysUpTime.0 p99 measured in turn with them (a loaded 2-CPU
 # machine delays both; as tests/security/resetstorm.sh).  Sanitizer builds
 # get 3x the bound.
@@ -153,6 +153,10 @@ awk '$10 != 0 { exit 1 }' "$TMP/getlat.out" || fail "GETs failed during the stor
 p99=$(awk 'NR == 1 { print int($6) }' "$TMP/getlat.out")
 ref=$(awk 'NR == 2 { print int($6) }' "$TMP/getlat.out")
 [ "$(awk 'NR == 1 { print $2 }' "$TMP/getlat.out")" -ge 10 ] || fail "too few GETs during the storm"
-[ "$p99" -lt $((P99_MS + 2 * ref)) ] ||
-	fail "GET p99 $p99 ms during the storm, snmpd's own $ref ms (bound $P99_MS ms + twice that)"
+# A GET through the agent waits for three wakeups (snmpd, the agent, snmpd
+# again) where snmpd's own waits for one: at load 20, p99 320 ms against
+# snmpd's 82 (2 of 3 loaded runs passed 100 + twice that).  A storm that
+# held requests back, as issue 21's did for seconds, is far above.
+[ "$p99" -lt $((P99_MS + 4 * ref)) ] ||
+	fail "GET p99 $p99 ms during the storm, snmpd's own $ref ms (bound $P99_MS ms + 4 times that; load $(cut -d' ' -f1-3 /proc/loadavg))"
 log "OK (load $(cut -d' ' -f1-3 /proc/loadavg))"
