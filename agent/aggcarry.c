@@ -3,7 +3,9 @@
  * (aggregate_int.h; docs/agent.md, "Counters across writer restarts").
  *
  * Owns what a segment's generations carry: the next generation's carry,
- * from the final counts of a writer gone or the last ones served; a carry
+ * from the final counts of a writer gone or the last ones served (a
+ * dynamic row's by its name); each pass's binding of its dynamic rows to
+ * the counts their names carry; a carry
  * doubted (its discontinuities moved) when the agent cannot vouch for it;
  * the cells resets zero in it; STATE_FILE.carry's records, written after
  * a change and read once before the first pass; a SIGHUP's adoption of the
@@ -40,41 +42,150 @@ static uint64_t snap_count(const struct statctr_snap *snap, const struct carry_c
 	}
 }
 
+/* What @c adds to cell @id: its count carried, 0 when none. */
+static uint64_t carried(const struct agg_carry *c, statctr_id id)
+{
+	struct carry_slot at;
+
+	return c && carry_at(c, id, &at) ? *at.v : 0;
+}
+
+/*
+ * The discontinuity served with @c of cell @id of @snap (of the generation
+ * created at @created_ns): the carried one while the library's is no later
+ * than the one it stands for, and a dynamic row's at least @c's floor.
+ */
+static uint64_t served_disc(const struct agg_carry *c, const struct statctr_snap *snap,
+                            uint64_t created_ns, statctr_id id)
+{
+	uint64_t d = statctr_snap_discontinuity(snap, id);
+	struct carry_slot at;
+
+	if (!c)
+		return d;
+	if (carry_at(c, id, &at) && *at.disc && d <= (at.dynamic ? at.since : created_ns))
+		d = *at.disc;
+	return at.dynamic && d < c->floor_ns ? c->floor_ns : d;
+}
+
 struct carry_from {
 	struct agg_carry *to;
 	const struct agg_carry *carry; /* what the snapshot's values were served with */
 	const struct statctr_snap *snap;
 	uint64_t created_ns; /* of the snapshot's generation */
+	uint32_t first;      /* the dynamic row's first value in to->rows */
 };
 
-static uint64_t served_disc(const struct agg_carry *c, const struct statctr_snap *snap,
-                            uint64_t created_ns, statctr_id id)
+/* What @f's snapshot served of @cv, into *@v and *@disc. */
+static void served_into(const struct carry_from *f, const struct carry_cell *cv, uint64_t *v,
+                        uint64_t *disc)
 {
-	uint64_t d = statctr_snap_discontinuity(snap, id);
-
-	return c && id < c->ncells && c->disc[id] && d <= created_ns ? c->disc[id] : d;
+	if (carry_counts(cv))
+		*v = carried(f->carry, cv->id) + snap_count(f->snap, cv);
+	if (carry_has_disc(cv))
+		*disc = served_disc(f->carry, f->snap, f->created_ns, cv->id);
 }
 
 static void add_served(const struct carry_cell *cv, void *arg)
 {
 	struct carry_from *f = arg;
-	statctr_id id = cv->id;
 
-	if (id >= f->to->ncells)
-		return;
-	if (carry_counts(cv))
-		f->to->v[id] = (f->carry ? f->carry->v[id] : 0) + snap_count(f->snap, cv);
-	if (carry_has_disc(cv))
-		f->to->disc[id] = served_disc(f->carry, f->snap, f->created_ns, id);
+	if (cv->id < f->to->ncells)
+		served_into(f, cv, &f->to->v[cv->id], &f->to->disc[cv->id]);
 }
 
-/* The next generation's carry: every count @snap's generation served. */
+static void add_served_row(const struct carry_cell *cv, void *arg)
+{
+	struct carry_from *f = arg;
+	uint32_t i = f->first + cv->off;
+
+	served_into(f, cv, &f->to->rows->v[i], &f->to->rows->disc[i]);
+}
+
+/* Calls @fn for each dynamic row present in @snap: its table, row and name. */
+static void each_present_row(const struct statctr_segment_decl *d, const struct statctr_snap *snap,
+                             void (*fn)(uint32_t t, uint32_t r, const char *name, void *arg),
+                             void *arg)
+{
+	for (uint32_t t = 0; t < d->ntables; t++)
+		for (uint32_t r = 0; d->tables[t].dynamic && r < d->tables[t].nrows; r++) {
+			const char *name = statctr_snap_row_name(snap, t, r);
+
+			if (name)
+				fn(t, r, name, arg);
+		}
+}
+
+struct rows_size {
+	const struct statctr_segment_decl *d;
+	uint32_t n, nvalues;
+	size_t textlen;
+};
+
+static void size_row(uint32_t t, uint32_t r, const char *name, void *arg)
+{
+	struct rows_size *z = arg;
+
+	(void)r;
+	z->n++;
+	z->nvalues += carry_row_values(&z->d->tables[t]);
+	z->textlen += strlen(name) + 1;
+}
+
+struct rows_fill {
+	struct carry_from *f;
+	const struct statctr_segment_decl *d;
+	uint32_t i, nvalues; /* the rows and values filled */
+	size_t at;           /* in the text */
+};
+
+/* Row @r of table @t, named @name, carries what it served, by its name. */
+static void fill_row(uint32_t t, uint32_t r, const char *name, void *arg)
+{
+	struct rows_fill *z = arg;
+	struct carry_rows *rows = z->f->to->rows;
+	struct carry_row *row = &rows->row[z->i];
+
+	*row = (struct carry_row){t, z->nvalues, rows->text + z->at};
+	memcpy(rows->text + z->at, name, strlen(name) + 1);
+	z->at += strlen(name) + 1;
+	z->i++;
+	z->nvalues += carry_row_values(&z->d->tables[t]);
+	z->f->first = row->first;
+	carry_each_row(z->d, t, r, add_served_row, z->f);
+}
+
+/* The dynamic rows @f's snapshot ends with, by name, into f->to; false when out of memory. */
+static bool rows_after(struct carry_from *f, const struct statctr_segment_decl *d)
+{
+	struct rows_size z = {d, 0, 0, 0};
+	struct rows_fill fill = {f, d, 0, 0, 0};
+
+	each_present_row(d, f->snap, size_row, &z);
+	if (!z.n)
+		return true;
+	if (!(f->to->rows = carry_rows_new(z.n, z.nvalues, z.textlen)))
+		return false;
+	each_present_row(d, f->snap, fill_row, &fill);
+	carry_rows_sort(f->to->rows);
+	return true;
+}
+
+/*
+ * The next generation's carry: every count @snap's generation served, its
+ * dynamic rows' by the names they had in @snap (a name the generation no
+ * longer had carries nothing).
+ */
 static struct agg_carry *carry_after(const struct seg_watch *st, const struct statctr_snap *snap)
 {
-	struct carry_from f = {carry_new(st->decl->ncells), st->carry, snap, st->created_ns};
+	struct carry_from f = {carry_new(st->decl), st->carry, snap, st->created_ns, 0};
 
 	if (f.to)
-		carry_each(st->decl, false, add_served, &f);
+		carry_each(st->decl, add_served, &f);
+	if (f.to && !rows_after(&f, st->decl)) {
+		carry_drop(f.to);
+		return NULL;
+	}
 	return f.to;
 }
 
@@ -85,6 +196,7 @@ void agg_carry_final(struct aggregator *agg, struct seg_watch *st, const struct 
 
 	if (!st->carry_over || st->next || !snap)
 		return;
+	agg_carry_bind(agg, st, snap); /* a row the passes never saw, or another name */
 	next = carry_after(st, snap);
 	pthread_mutex_lock(&agg->lock); /* agg_adopt_carry() reads it */
 	st->next = next;
@@ -93,7 +205,7 @@ void agg_carry_final(struct aggregator *agg, struct seg_watch *st, const struct 
 }
 
 /* @st's carry becomes @c (NULL: none); under agg->lock, for agg_adopt_carry(). */
-static void carry_set(struct aggregator *agg, struct seg_watch *st, struct agg_carry *c)
+static void carry_swap(struct aggregator *agg, struct seg_watch *st, struct agg_carry *c)
 {
 	struct agg_carry *old = st->carry;
 
@@ -101,7 +213,77 @@ static void carry_set(struct aggregator *agg, struct seg_watch *st, struct agg_c
 	st->carry = c;
 	pthread_mutex_unlock(&agg->lock);
 	carry_drop(old);
+}
+
+/* The same, for the carry file too. */
+static void carry_set(struct aggregator *agg, struct seg_watch *st, struct agg_carry *c)
+{
+	carry_swap(agg, st, c);
 	agg->carry_dirty = true;
+}
+
+/* ------------------------------------------------------------------------
+ * Dynamic rows, carried by name: each pass binds the rows of its snapshot
+ * to the counts their names carry.  A name's first row seen this
+ * generation keeps its carried discontinuity while the library's is no
+ * later than that row's was then: a row added again (under the name, at
+ * any index) or reset moves it.  The binding is not written to the carry
+ * file (its counts are not: carry.c).
+ */
+
+struct bind_of {
+	const struct statctr_snap *snap;
+	const struct statctr_segment_decl *d;
+	const struct agg_carry *from;
+	struct agg_carry *to; /* a copy, at the first change */
+	uint32_t first;       /* the row's name's first value, or CARRY_UNBOUND */
+	bool nomem;
+};
+
+static void bind_cell(const struct carry_cell *cv, void *arg)
+{
+	struct bind_of *b = arg;
+	uint32_t want = b->first == CARRY_UNBOUND ? CARRY_UNBOUND : b->first + cv->off;
+	const struct agg_carry *c = b->to ? b->to : b->from;
+	bool since = want != CARRY_UNBOUND && !c->rows->since[want];
+
+	if (b->nomem || cv->id >= c->ncells || (c->src[cv->id] == want && !since))
+		return;
+	if (!b->to && !(b->to = carry_copy(b->from))) {
+		b->nomem = true;
+		return;
+	}
+	b->to->src[cv->id] = want;
+	if (since) /* a bucket block's cells have the histogram's */
+		b->to->rows->since[want] =
+		    statctr_snap_discontinuity(b->snap, carry_has_disc(cv) ? cv->id : cv->hist);
+}
+
+static void bind_row(uint32_t t, uint32_t r, const char *name, void *arg)
+{
+	struct bind_of *b = arg;
+	const struct carry_row *row = carry_rows_find(b->from->rows, t, name);
+
+	b->first = row ? row->first : CARRY_UNBOUND;
+	carry_each_row(b->d, t, r, bind_cell, b);
+}
+
+void agg_carry_bind(struct aggregator *agg, struct seg_watch *st, const struct statctr_snap *snap)
+{
+	struct bind_of b = {snap, st->decl, st->carry, NULL, CARRY_UNBOUND, false};
+
+	if (!st->carry || !st->carry->rows || !st->carry->src)
+		return;
+	each_present_row(st->decl, snap, bind_row, &b);
+	if (b.nomem) {
+		carry_drop(b.to);
+		agg_log(agg, LOG_ERR,
+		        "segment %s: out of memory binding dynamic rows to their "
+		        "carried counts\n",
+		        st->decl->name);
+	} else if (b.to) {
+		carry_swap(agg, st, b.to);
+	}
 }
 
 struct doubt_of {
@@ -125,11 +307,14 @@ static void doubt_cell(const struct carry_cell *cv, void *arg)
 static struct agg_carry *carry_doubted(const struct seg_watch *st, const struct agg_carry *base)
 {
 	struct doubt_of d = {base && base->ncells == st->decl->ncells ? carry_copy(base)
-	                                                              : carry_new(st->decl->ncells),
+	                                                              : carry_new(st->decl),
 	                     agg_realtime_now()};
 
-	if (d.c)
-		carry_each(st->decl, false, doubt_cell, &d);
+	if (!d.c)
+		return NULL;
+	carry_each(st->decl, doubt_cell, &d);
+	carry_unbind(d.c);
+	d.c->floor_ns = d.now; /* the dynamic rows' */
 	return d.c;
 }
 
@@ -177,6 +362,15 @@ static const struct statctr_snap *last_served(const struct aggregator *agg,
 	return ss.generation == st->generation ? snap : NULL;
 }
 
+/* Counts were lost: @c's discontinuities are the library's, its rows bound anew. */
+static void carry_forget_disc(struct agg_carry *c)
+{
+	memset(c->disc, 0, c->ncells * sizeof(c->disc[0]));
+	if (c->rows)
+		memset(c->rows->disc, 0, c->rows->nvalues * sizeof(c->rows->disc[0]));
+	carry_unbind(c);
+}
+
 /*
  * A new generation: it continues the counts of the one before.  Exact when
  * the agent saw that one's final counts (agg_carry_final()); otherwise from the
@@ -208,7 +402,7 @@ void agg_carry_on(struct aggregator *agg, struct seg_watch *st)
 		last = last_served(agg, st);
 		c = last ? carry_after(st, last) : carry_copy(st->carry);
 		if (c)
-			memset(c->disc, 0, c->ncells * sizeof(c->disc[0]));
+			carry_forget_disc(c);
 		agg_log(agg, LOG_WARNING,
 		        "segment %s: its writer restarted before the agent saw its final counts: "
 		        "counts since the last pass are lost, discontinuity times move\n",
@@ -222,46 +416,74 @@ struct reset_of {
 	const struct agg_carry *from;
 	struct agg_carry *to;
 	bool nomem;
-	const struct statctr_range *r;
-	uint32_t n;
 };
+
+/* z->to, copied from z->from at the first change; NULL when out of memory. */
+static struct agg_carry *reset_copy(struct reset_of *z)
+{
+	if (!z->to && !z->nomem && !(z->to = carry_copy(z->from)))
+		z->nomem = true;
+	return z->to;
+}
 
 static void zero_carried(struct reset_of *z, uint64_t id)
 {
-	if (z->nomem || id >= z->from->ncells || (!z->from->v[id] && !z->from->disc[id]))
+	struct carry_slot at;
+
+	if (!carry_at(z->from, id, &at) || (!*at.v && !*at.disc) || !reset_copy(z))
 		return;
-	if (!z->to && !(z->to = carry_copy(z->from))) {
-		z->nomem = true;
-		return;
-	}
-	z->to->v[id] = 0;
-	z->to->disc[id] = 0;
+	carry_at(z->to, id, &at);
+	*at.v = 0;
+	*at.disc = 0;
 }
 
-/* A histogram's sum and buckets are reset with it (its id in a range). */
-static void zero_block(const struct carry_cell *cv, void *arg)
+/* Cell @id reset: with a histogram, its sum and buckets. */
+static void zero_cell(struct reset_of *z, const struct statctr_segment_decl *d, uint64_t id)
 {
-	struct reset_of *z = arg;
+	uint32_t nb = 0;
+	statctr_id b = carry_hist_block(d, id, &nb);
 
-	for (uint32_t i = 0; !carry_has_disc(cv) && i < z->n; i++)
-		if (cv->hist >= z->r[i].first && cv->hist - z->r[i].first < z->r[i].count) {
-			zero_carried(z, cv->id);
-			return;
+	zero_carried(z, id);
+	for (uint32_t k = 0; b && k < nb + 2; k++)
+		zero_carried(z, b + k);
+}
+
+/* Dynamic table @t reset whole: every name it carries, bound to a row yet or not. */
+static void zero_names(struct reset_of *z, const struct statctr_segment_decl *d, uint32_t t)
+{
+	const struct carry_rows *rows = z->from->rows;
+	uint32_t nv = carry_row_values(&d->tables[t]);
+
+	for (uint32_t i = 0; rows && i < rows->n; i++)
+		if (rows->row[i].table == t && reset_copy(z)) {
+			memset(&z->to->rows->v[rows->row[i].first], 0, nv * sizeof(uint64_t));
+			memset(&z->to->rows->disc[rows->row[i].first], 0, nv * sizeof(uint64_t));
 		}
+}
+
+/* Whether @r covers every cell of table @td. */
+static bool covers_table(const struct statctr_range *r, const struct statctr_table_decl *td)
+{
+	return r->first <= td->first_cell &&
+	       (uint64_t)r->first + r->count >= (uint64_t)td->first_cell + td->nrows * td->ncolumns;
 }
 
 /* Resets zero what the reset cells carried, in a new carry (results hold the old). */
 void agg_carry_reset(struct aggregator *agg, struct seg_watch *st, const struct statctr_range *r,
                      uint32_t n)
 {
-	struct reset_of z = {st->carry, NULL, false, r, n};
+	struct reset_of z = {st->carry, NULL, false};
+	const struct statctr_segment_decl *d = st->decl;
 
 	if (!st->carry)
 		return;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		for (uint64_t id = r[i].first; id < (uint64_t)r[i].first + r[i].count; id++)
-			zero_carried(&z, id);
-	carry_each(st->decl, true, zero_block, &z);
+			zero_cell(&z, d, id);
+		for (uint32_t t = 0; t < d->ntables; t++)
+			if (d->tables[t].dynamic && covers_table(&r[i], &d->tables[t]))
+				zero_names(&z, d, t);
+	}
 	if (z.nomem)
 		carry_drop(z.to); /* out of memory: the carry stays */
 	else if (z.to)
@@ -276,12 +498,14 @@ void agg_carry_reset(struct aggregator *agg, struct seg_watch *st, const struct 
 /* @st's record as the file keeps it: generation 0 while its carry is doubted. */
 static struct carry_record record_of(const struct seg_watch *st)
 {
-	struct carry_record r = {.name = st->decl->name,
-	                         .decl_hash = carry_decl_hash(st->decl),
-	                         .generation = st->doubt ? 0 : st->generation,
-	                         .created_ns = st->doubt ? 0 : st->created_ns,
-	                         .carry = st->doubt ? NULL : st->carry,
-	                         .next = st->doubt ? NULL : st->next};
+	struct carry_record r = {
+	    .name = st->decl->name,
+	    .decl_hash = carry_decl_hash(st->decl),
+	    .generation = st->doubt ? 0 : st->generation,
+	    .created_ns = st->doubt ? 0 : st->created_ns,
+	    .carry = st->doubt ? NULL : st->carry,
+	    .next = st->doubt ? NULL : st->next,
+	    .rows = !st->doubt && st->carry && st->carry->rows ? st->carry->rows->n : 0};
 
 	return r;
 }
@@ -314,6 +538,20 @@ void agg_carry_save(struct aggregator *agg)
 	agg->carry_err = err;
 }
 
+/*
+ * The carry file kept @st's static counts but not the @n dynamic rows'
+ * it carried by name: they serve the library's counts, so their
+ * discontinuity times move to now.
+ */
+static void carry_rows_lost(struct aggregator *agg, struct seg_watch *st, uint32_t n)
+{
+	st->carry->floor_ns = agg_realtime_now();
+	agg_log(agg, LOG_WARNING,
+	        "carry file %s: segment %s: the counts of %u dynamic rows carried by name are not "
+	        "kept: they start from the library's, and their discontinuity times move to now\n",
+	        agg->carry_path, st->decl->name, n);
+}
+
 /* The records of the file, or why there are none, into the segments. */
 static void carry_restore(struct aggregator *agg, struct seg_watch *st,
                           const struct carry_record *r)
@@ -333,6 +571,8 @@ static void carry_restore(struct aggregator *agg, struct seg_watch *st,
 	st->generation = r->generation;
 	st->created_ns = r->created_ns;
 	st->carry = (struct agg_carry *)r->carry;
+	if (r->rows && st->carry)
+		carry_rows_lost(agg, st, r->rows);
 	st->next = (struct agg_carry *)r->next;
 	st->adopted = true;
 	st->restored = true;
@@ -394,48 +634,44 @@ int agg_keep_carry(struct aggregator *agg, const char *state_file, bool load)
 
 uint64_t agg_counter(const struct agg_segment *as, statctr_id id)
 {
-	const struct agg_carry *c = as->carry;
-
-	return statctr_snap_counter(as->snap, id) + (c && id < c->ncells ? c->v[id] : 0);
+	return statctr_snap_counter(as->snap, id) + carried(as->carry, id);
 }
 
-/* Histogram @id's carried sum and buckets (nbuckets + 2 values), or NULL; *@nb its buckets. */
-static const uint64_t *hist_carried(const struct agg_segment *as, statctr_id id, uint32_t *nb)
+/* Histogram @id's carried block (its sum, then buckets), or 0; *@nb its buckets. */
+static statctr_id hist_carried(const struct agg_segment *as, statctr_id id, uint32_t *nb)
 {
-	const struct agg_carry *c = as->carry;
-	statctr_id b = c ? carry_hist_block(as->decl, id, nb) : 0;
-
-	return b && b + *nb + 2 <= c->ncells ? &c->v[b] : NULL;
+	return as->carry ? carry_hist_block(as->decl, id, nb) : 0;
 }
 
 uint64_t agg_hist_cumulative(const struct agg_segment *as, statctr_id id, uint32_t b)
 {
 	uint32_t nb = 0;
-	const uint64_t *c = hist_carried(as, id, &nb);
+	statctr_id c = hist_carried(as, id, &nb);
 	uint64_t total = 0;
 
 	for (uint32_t k = 0; k <= b; k++)
-		total += statctr_snap_hist_bucket(as->snap, id, k) + (c && k <= nb ? c[1 + k] : 0);
+		total += statctr_snap_hist_bucket(as->snap, id, k) +
+		         (c && k <= nb ? carried(as->carry, c + 1 + k) : 0);
 	return total;
 }
 
 uint64_t agg_hist_count(const struct agg_segment *as, statctr_id id)
 {
 	uint32_t nb = 0;
-	const uint64_t *c = hist_carried(as, id, &nb);
+	statctr_id c = hist_carried(as, id, &nb);
 	uint64_t total = statctr_snap_hist_count(as->snap, id);
 
 	for (uint32_t k = 0; c && k <= nb; k++)
-		total += c[1 + k];
+		total += carried(as->carry, c + 1 + k);
 	return total;
 }
 
 uint64_t agg_hist_sum(const struct agg_segment *as, statctr_id id)
 {
 	uint32_t nb = 0;
-	const uint64_t *c = hist_carried(as, id, &nb);
+	statctr_id c = hist_carried(as, id, &nb);
 
-	return statctr_snap_hist_sum(as->snap, id) + (c ? c[0] : 0);
+	return statctr_snap_hist_sum(as->snap, id) + (c ? carried(as->carry, c) : 0);
 }
 
 uint64_t agg_discontinuity(const struct agg_segment *as, statctr_id id)

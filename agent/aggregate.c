@@ -441,6 +441,8 @@ static void pass_segment(struct aggregator *agg, struct seg_watch *st, struct ag
 		return;
 	take_with_epochs(agg, st, info.can_reset && info.status == STATCTR_SEG_ACTIVE, out, room);
 	out->can_reset = st->view && out->snap && info.can_reset;
+	if (out->snap && st->carry_over)
+		agg_carry_bind(agg, st, out->snap);
 	if (out->snap && info.status == STATCTR_SEG_GONE) /* taken after its writer died */
 		agg_carry_final(agg, st, out->snap);
 	out->carry = out->snap ? carry_hold(st->carry) : NULL;

@@ -142,6 +142,8 @@ void agg_refresh_segment(struct aggregator *agg, uint32_t seg);
 /* aggcarry.c: a writer gone or closed: @snap, its final counts, make the
  * next generation's carry. */
 void agg_carry_final(struct aggregator *agg, struct seg_watch *st, const struct statctr_snap *snap);
+/* aggcarry.c: the dynamic rows of @snap bound to the counts their names carry. */
+void agg_carry_bind(struct aggregator *agg, struct seg_watch *st, const struct statctr_snap *snap);
 /* aggcarry.c: a new generation continues the counts of the one before. */
 void agg_carry_on(struct aggregator *agg, struct seg_watch *st);
 /* aggcarry.c: the carry of @st with the cells of @r (@n ranges) zeroed. */

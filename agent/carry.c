@@ -5,21 +5,26 @@
  * thread alone), the declaration hash, which cells carry over and where
  * (carry_each(), carry_hist_block()), and the text of STATE_FILE.carry:
  *
- *   statctr-agentx carry 2
+ *   statctr-agentx carry 3
  *   segment NAME HASH GENERATION CREATED_NS   (HASH: 16 hex digits)
  *   carry N | carry none                      (N lines "ID VALUE DISC" follow)
  *   next N | next none                        (idem)
+ *   rows N                                    (dynamic rows carried by name)
  *   ...                                       (one group per segment)
  *   end RECORDS
  *
- * Only cells with a value or a discontinuity are written: a counter's, a
- * gauge's (its discontinuity), a histogram's (its discontinuity) and the
- * cells of a histogram's bucket block (its sum, its buckets' counts).
- * Version 1 (magic "statctr-agentx carry 1", the same lines) was written
+ * Only the static tables' cells with a value or a discontinuity are
+ * written: a counter's, a gauge's (its discontinuity), a histogram's (its
+ * discontinuity) and the cells of a histogram's bucket block (its sum, its
+ * buckets' counts).  The counts of dynamic rows, carried by name, are not
+ * kept: "rows" says how many names the carry had, so that an agent that
+ * continues it moves their discontinuity times (aggcarry.c).
+ * Version 1 (magic "statctr-agentx carry 1", no "rows" line) was written
  * before histograms were carried: it is still read, its histograms
- * carrying nothing, as its agent served them.  Version 2 has its own magic
- * so that such an older agent refuses it (and moves its discontinuity
- * times) rather than serve a histogram's carried discontinuity time with
+ * carrying nothing, as its agent served them.  Version 2 (no "rows" line)
+ * carried no dynamic row: it is still read.  Each version has its own
+ * magic so that an older agent refuses a newer file (and moves its
+ * discontinuity times) rather than serve a carried discontinuity time with
  * counts that start again.  Never decides what a record means (aggregate.c
  * does) and never logs: a read's failure is returned with the line it names.
  */
@@ -34,25 +39,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAGIC        "statctr-agentx carry 2"
-#define MAGIC_V1     "statctr-agentx carry 1" /* read only: no histogram carried */
+#define MAGIC        "statctr-agentx carry 3"
+#define MAGIC_V2     "statctr-agentx carry 2" /* read only: no "rows" line, none carried */
+#define MAGIC_V1     "statctr-agentx carry 1" /* read only: nor any histogram */
 #define LINE_MAX_SZ  64 /* "ID VALUE DISC": 10 + 20 + 20 digits and two spaces */
 #define HEADER_BYTES 4096
 
-struct agg_carry *carry_new(uint32_t ncells)
+/* A carry of @ncells cells, zeros, with room for src if @src (filled by the caller). */
+static struct agg_carry *carry_alloc(uint32_t ncells, bool src)
 {
+	size_t n = ncells ? ncells : 1;
 	struct agg_carry *c = calloc(1, sizeof(*c) + (size_t)ncells * sizeof(c->v[0]));
 
-	if (c)
-		c->disc = calloc(ncells ? ncells : 1, sizeof(c->disc[0]));
-	if (c && !c->disc) {
-		free(c);
-		return NULL;
-	}
 	if (c) {
 		c->refs = 1;
 		c->ncells = ncells;
+		c->disc = calloc(n, sizeof(c->disc[0]));
+		c->src = src ? malloc(n * sizeof(c->src[0])) : NULL;
 	}
+	if (c && (!c->disc || (src && !c->src))) {
+		carry_drop(c);
+		return NULL;
+	}
+	return c;
+}
+
+static bool has_dynamic(const struct statctr_segment_decl *d)
+{
+	for (uint32_t t = 0; t < d->ntables; t++)
+		if (d->tables[t].dynamic)
+			return true;
+	return false;
+}
+
+static void unbind_cell(const struct carry_cell *cv, void *arg)
+{
+	uint32_t *src = arg;
+
+	src[cv->id] = CARRY_UNBOUND;
+}
+
+struct agg_carry *carry_new(const struct statctr_segment_decl *d)
+{
+	struct agg_carry *c = carry_alloc(d->ncells, has_dynamic(d));
+
+	for (uint32_t i = 0; c && c->src && i < c->ncells; i++)
+		c->src[i] = CARRY_STATIC;
+	for (uint32_t t = 0; c && c->src && t < d->ntables; t++)
+		for (uint32_t r = 0; d->tables[t].dynamic && r < d->tables[t].nrows; r++)
+			carry_each_row(d, t, r, unbind_cell, c->src);
 	return c;
 }
 
@@ -68,6 +103,8 @@ void carry_drop(const struct agg_carry *cc)
 	struct agg_carry *c = (struct agg_carry *)cc;
 
 	if (c && --c->refs == 0) {
+		carry_rows_free(c->rows);
+		free(c->src);
 		free(c->disc);
 		free(c);
 	}
@@ -75,13 +112,47 @@ void carry_drop(const struct agg_carry *cc)
 
 struct agg_carry *carry_copy(const struct agg_carry *from)
 {
-	struct agg_carry *c = from ? carry_new(from->ncells) : NULL;
+	struct agg_carry *c = from ? carry_alloc(from->ncells, from->src != NULL) : NULL;
 
+	if (c && from->rows && !(c->rows = carry_rows_copy(from->rows))) {
+		carry_drop(c);
+		return NULL;
+	}
 	if (c) {
 		memcpy(c->v, from->v, from->ncells * sizeof(c->v[0]));
 		memcpy(c->disc, from->disc, from->ncells * sizeof(c->disc[0]));
+		if (c->src)
+			memcpy(c->src, from->src, from->ncells * sizeof(c->src[0]));
+		c->floor_ns = from->floor_ns;
 	}
 	return c;
+}
+
+bool carry_at(const struct agg_carry *c, statctr_id id, struct carry_slot *at)
+{
+	uint32_t s = c->src && id < c->ncells ? c->src[id] : CARRY_STATIC;
+
+	*at = (struct carry_slot){NULL, NULL, 0, s != CARRY_STATIC};
+	if (id >= c->ncells) {
+		return false;
+	} else if (s == CARRY_STATIC) {
+		at->v = (uint64_t *)&c->v[id];
+		at->disc = &c->disc[id];
+	} else if (s != CARRY_UNBOUND && c->rows && s < c->rows->nvalues) {
+		at->v = &c->rows->v[s];
+		at->disc = &c->rows->disc[s];
+		at->since = c->rows->since[s];
+	}
+	return at->v != NULL;
+}
+
+void carry_unbind(struct agg_carry *c)
+{
+	for (uint32_t i = 0; c->src && i < c->ncells; i++)
+		if (c->src[i] != CARRY_STATIC)
+			c->src[i] = CARRY_UNBOUND;
+	if (c->rows)
+		memset(c->rows->since, 0, c->rows->nvalues * sizeof(c->rows->since[0]));
 }
 
 /* ------------------------------------------------------------------------
@@ -165,57 +236,78 @@ static statctr_id block_cells(const struct statctr_table_decl *td, uint32_t c)
 	return cd->kind == STATCTR_KIND_HISTOGRAM ? td->nrows * (cd->nbuckets + 2) : 0;
 }
 
-/* Histogram column @c of @td, its blocks from @block: each row's id, sum and buckets. */
-static void each_hist_value(const struct statctr_table_decl *td, uint32_t c, statctr_id block,
-                            void (*fn)(const struct carry_cell *cv, void *arg), void *arg)
+/* Where column @c's bucket block is among a row's values: after the columns
+ * and the blocks of the histogram columns before it. */
+static uint32_t block_off(const struct statctr_table_decl *td, uint32_t c)
 {
-	uint32_t nb = td->columns[c].nbuckets;
+	uint32_t off = td->ncolumns;
 
-	for (uint32_t r = 0; r < td->nrows; r++) {
-		statctr_id h = td->first_cell + (statctr_id)r * td->ncolumns + c;
-		statctr_id b = block + (statctr_id)r * (nb + 2);
-		struct carry_cell cv = {CARRY_HIST, h, h, 0};
+	for (uint32_t k = 0; k < c; k++)
+		if (td->columns[k].kind == STATCTR_KIND_HISTOGRAM)
+			off += td->columns[k].nbuckets + 2;
+	return off;
+}
 
+uint32_t carry_row_values(const struct statctr_table_decl *td)
+{
+	return block_off(td, td->ncolumns);
+}
+
+/* Histogram column @c of @td at row @r, its blocks from @block: its id, sum and buckets. */
+static void hist_row_value(const struct statctr_table_decl *td, uint32_t c, statctr_id block,
+                           uint32_t r, void (*fn)(const struct carry_cell *cv, void *arg),
+                           void *arg)
+{
+	uint32_t nb = td->columns[c].nbuckets, off = block_off(td, c);
+	statctr_id h = td->first_cell + (statctr_id)r * td->ncolumns + c;
+	statctr_id b = block + (statctr_id)r * (nb + 2);
+	struct carry_cell cv = {CARRY_HIST, h, h, 0, c};
+
+	fn(&cv, arg);
+	cv = (struct carry_cell){CARRY_HIST_SUM, b, h, 0, off};
+	fn(&cv, arg);
+	for (uint32_t k = 0; k <= nb; k++) {
+		cv = (struct carry_cell){CARRY_HIST_BUCKET, b + 1 + k, h, k, off + 1 + k};
 		fn(&cv, arg);
-		cv = (struct carry_cell){CARRY_HIST_SUM, b, h, 0};
-		fn(&cv, arg);
-		for (uint32_t k = 0; k <= nb; k++) {
-			cv = (struct carry_cell){CARRY_HIST_BUCKET, b + 1 + k, h, k};
-			fn(&cv, arg);
-		}
 	}
 }
 
-/* Column @c of the static table @td (its blocks from @block): its values carried. */
-static void each_column_value(const struct statctr_table_decl *td, uint32_t c, statctr_id block,
-                              void (*fn)(const struct carry_cell *cv, void *arg), void *arg)
+/* Column @c of @td at row @r (its blocks from @block): its values carried. */
+static void column_row_value(const struct statctr_table_decl *td, uint32_t c, statctr_id block,
+                             uint32_t r, void (*fn)(const struct carry_cell *cv, void *arg),
+                             void *arg)
 {
 	enum statctr_kind k = td->columns[c].kind;
-	struct carry_cell cv = {k == STATCTR_KIND_COUNTER ? CARRY_COUNTER : CARRY_GAUGE, 0, 0, 0};
+	struct carry_cell cv = {k == STATCTR_KIND_COUNTER ? CARRY_COUNTER : CARRY_GAUGE,
+	                        td->first_cell + (statctr_id)r * td->ncolumns + c, 0, 0, c};
 
-	if (k == STATCTR_KIND_HISTOGRAM) {
-		each_hist_value(td, c, block, fn, arg);
-		return;
-	}
-	if (k != STATCTR_KIND_COUNTER && k != STATCTR_KIND_GAUGE)
-		return;
-	for (uint32_t r = 0; r < td->nrows; r++) {
-		cv.id = td->first_cell + (statctr_id)r * td->ncolumns + c;
+	if (k == STATCTR_KIND_HISTOGRAM)
+		hist_row_value(td, c, block, r, fn, arg);
+	else if (k == STATCTR_KIND_COUNTER || k == STATCTR_KIND_GAUGE)
 		fn(&cv, arg);
-	}
+}
+
+/* The first bucket block of table @t of @d. */
+static statctr_id first_block(const struct statctr_segment_decl *d, uint32_t t)
+{
+	statctr_id block = grid_cells(d);
+
+	for (uint32_t u = 0; u < t; u++)
+		for (uint32_t c = 0; c < d->tables[u].ncolumns; c++)
+			block += block_cells(&d->tables[u], c);
+	return block;
 }
 
 statctr_id carry_hist_block(const struct statctr_segment_decl *d, statctr_id id, uint32_t *nb)
 {
-	statctr_id block = grid_cells(d);
-
 	for (uint32_t t = 0; t < d->ntables; t++) {
 		const struct statctr_table_decl *td = &d->tables[t];
-		bool in = id >= td->first_cell && id - td->first_cell < td->nrows * td->ncolumns;
+		statctr_id block = first_block(d, t);
 
+		if (id < td->first_cell || id - td->first_cell >= td->nrows * td->ncolumns)
+			continue;
 		for (uint32_t c = 0; c < td->ncolumns; c++) {
-			if (in && !td->dynamic && block_cells(td, c) &&
-			    (id - td->first_cell) % td->ncolumns == c) {
+			if (block_cells(td, c) && (id - td->first_cell) % td->ncolumns == c) {
 				*nb = td->columns[c].nbuckets;
 				return block + (id - td->first_cell) / td->ncolumns * (*nb + 2);
 			}
@@ -225,21 +317,24 @@ statctr_id carry_hist_block(const struct statctr_segment_decl *d, statctr_id id,
 	return 0;
 }
 
-void carry_each(const struct statctr_segment_decl *d, bool hist_only,
+void carry_each_row(const struct statctr_segment_decl *d, uint32_t t, uint32_t r,
+                    void (*fn)(const struct carry_cell *cv, void *arg), void *arg)
+{
+	const struct statctr_table_decl *td = &d->tables[t];
+	statctr_id block = first_block(d, t);
+
+	for (uint32_t c = 0; c < td->ncolumns; c++) {
+		column_row_value(td, c, block, r, fn, arg);
+		block += block_cells(td, c);
+	}
+}
+
+void carry_each(const struct statctr_segment_decl *d,
                 void (*fn)(const struct carry_cell *cv, void *arg), void *arg)
 {
-	statctr_id block = grid_cells(d);
-
-	for (uint32_t t = 0; t < d->ntables; t++) {
-		const struct statctr_table_decl *td = &d->tables[t];
-
-		for (uint32_t c = 0; c < td->ncolumns; c++) {
-			/* A dynamic row name's counts may land in another row next generation. */
-			if (!td->dynamic && (!hist_only || block_cells(td, c)))
-				each_column_value(td, c, block, fn, arg);
-			block += block_cells(td, c);
-		}
-	}
+	for (uint32_t t = 0; t < d->ntables; t++)
+		for (uint32_t r = 0; !d->tables[t].dynamic && r < d->tables[t].nrows; r++)
+			carry_each_row(d, t, r, fn, arg);
 }
 
 /* ------------------------------------------------------------------------
@@ -283,6 +378,8 @@ static int fill(FILE *f, void *arg)
 			err = put_cells(f, "carry", rec->carry);
 		if (!err)
 			err = put_cells(f, "next", rec->next);
+		if (!err && fprintf(f, "rows %" PRIu32 "\n", rec->rows) < 0)
+			err = -EIO;
 	}
 	if (!err && fprintf(f, "end %" PRIu32 "\n", r->n) < 0)
 		err = -EIO;
@@ -305,6 +402,7 @@ struct parser {
 	char *at, *end; /* what is left of the buffer */
 	uint32_t lineno;
 	const struct statctr_config *cfg;
+	bool rows; /* version 3: each record has a "rows" line */
 	char *why;
 	size_t whysize;
 };
@@ -382,7 +480,7 @@ static int cells(struct parser *p, const char *word, const struct statctr_segmen
 		return err;
 	if (d && n > d->ncells)
 		return bad(p, "more cells than the segment has");
-	if (d && !(c = carry_new(d->ncells))) {
+	if (d && !(c = carry_new(d))) {
 		snprintf(p->why, p->whysize, "out of memory");
 		return -ENOMEM;
 	}
@@ -416,6 +514,25 @@ static int segment_of(const struct statctr_config *cfg, const char *name, size_t
 	return -1;
 }
 
+/* A record's lines after "segment": its carry, next and (version 3) rows. */
+static int record_lines(struct parser *p, const struct statctr_segment_decl *d,
+                        struct carry_record *r)
+{
+	int err = cells(p, "carry", d, &r->carry);
+
+	if (!err)
+		err = cells(p, "next", d, &r->next);
+	if (!err && p->rows)
+		err = count_line(p, "rows", &r->rows);
+	if (!err && r->rows == UINT32_MAX)
+		err = bad(p, "a count expected");
+	if (err < 0) {
+		carry_drop(r->carry);
+		carry_drop(r->next);
+	}
+	return err;
+}
+
 /*
  * "segment NAME HASH GENERATION CREATED_NS" and its cells.  A segment the
  * configuration no longer has is skipped; one it declares otherwise gets a
@@ -439,9 +556,7 @@ static int record(struct parser *p, char *line, struct carry_record *recs)
 		return bad(p, "a segment named twice");
 	if (seg >= 0 && carry_decl_hash(&p->cfg->segments[seg]) == r.decl_hash)
 		d = &p->cfg->segments[seg];
-	err = cells(p, "carry", d, &r.carry);
-	if (!err)
-		err = cells(p, "next", d, &r.next);
+	err = record_lines(p, d, &r);
 	if (err < 0 || seg < 0)
 		return err;
 	r.name = p->cfg->segments[seg].name;
@@ -463,8 +578,10 @@ static int parse(struct parser *p, struct carry_record *recs)
 	uint64_t end;
 	int err = 0;
 
-	if (!line || (strcmp(line, MAGIC) != 0 && strcmp(line, MAGIC_V1) != 0))
+	if (!line || (strcmp(line, MAGIC) != 0 && strcmp(line, MAGIC_V2) != 0 &&
+	              strcmp(line, MAGIC_V1) != 0))
 		return bad(p, "not \"" MAGIC "\"");
+	p->rows = strcmp(line, MAGIC) == 0;
 	while (!err && (line = next_line(p)) != NULL && strncmp(line, "end ", 4) != 0) {
 		if (strncmp(line, "segment ", 8) != 0)
 			return bad(p, "\"segment\" or \"end\" expected");
@@ -500,7 +617,7 @@ int carry_file_read(const char *path, const struct statctr_config *cfg, struct c
 	char *buf = NULL;
 	size_t len = 0;
 	int err = safefile_read(path, max_size(cfg), &buf, &len, &rule);
-	struct parser p = {buf, buf + len, 0, cfg, why, whysize};
+	struct parser p = {buf, buf + len, 0, cfg, false, why, whysize};
 
 	memset(recs, 0, cfg->nsegments * sizeof(*recs));
 	if (err < 0) {

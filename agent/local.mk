@@ -3,7 +3,7 @@ sbin_PROGRAMS += agent/statctr-agentx
 agent_statctr_agentx_SOURCES = \
 	agent/agent.h \
 	agent/aggregate.h agent/aggregate_int.h agent/aggregate.c agent/aggreset.c agent/aggcarry.c \
-	agent/carry.h agent/carry.c \
+	agent/carry.h agent/carry.c agent/carryrows.c \
 	agent/aggepoch.h agent/aggepoch.c \
 	agent/oidmap.h agent/oidmap.c \
 	agent/setcheck.h agent/setcheck.c \

@@ -8,6 +8,7 @@ FAULT_TESTS = \
 	tests/fault/writer_restarts.sh \
 	tests/fault/carry_over.sh \
 	tests/fault/carry_hist.sh \
+	tests/fault/carry_dyn.sh \
 	tests/fault/carry_restart.sh \
 	tests/fault/daemon_carry_restart.sh \
 	tests/fault/truncate.sh \

@@ -24,7 +24,7 @@ tests_fuzz_replay_view_LDADD = lib/libstatctr_core.la $(LIBCONFIG_LIBS)
 tests_fuzz_replay_set_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_set.c $(FUZZ_AGENT) \
 	agent/aggregate.h agent/aggregate_int.h agent/aggregate.c agent/aggreset.c agent/aggcarry.c \
 	agent/aggepoch.h agent/aggepoch.c \
-	agent/carry.h agent/carry.c agent/setcheck.h agent/setcheck.c agent/worker.h
+	agent/carry.h agent/carry.c agent/carryrows.c agent/setcheck.h agent/setcheck.c agent/worker.h
 tests_fuzz_replay_set_CPPFLAGS = $(FUZZ_CPPFLAGS) -I$(srcdir)/common
 tests_fuzz_replay_set_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_replay_set_LDADD = common/libstatctr_common.la $(FUZZ_LDADD)

@@ -17,6 +17,9 @@
 
 fx_need snmpget snmpgetnext snmpwalk snmpset snmptable python3
 fx_config "interval_ms = 100; allow_reset = true;"
+# Each writer's own counts here: the churn below restarts the writer, and
+# carry_over would add the names' counts of the one before (carry_dyn.sh tests it).
+sed -i 's|name = "dataplane";|name = "dataplane"; carry_over = false;|' "$TMP/statctr.conf"
 VF=$DATA.4 # vfStats
 BN=$ROOT.6.1.4.1 # its by-name table's entry (statctrRowsByName.dataplane.vfStats)
 # The IMPLIED index of a name: its bytes, ".118.102.48" for vf0.

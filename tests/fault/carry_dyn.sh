@@ -1,0 +1,229 @@
+#!/bin/bash
+# carry_over of dynamic tables' rows, by name (docs/agent.md, "Counters
+# across writer restarts"): tests/integration/ifwriter adds rows to
+# dyn.ports (a counter and a histogram) in another order each generation, so
+# that a name's index changes, and is killed (-9) and restarted while a
+# poller reads row a's counter and discontinuity time by name.  Proves:
+# - after each restart the agent saw (writerGone), every served value of
+#   each named row (the counter by index and by name, the histogram's
+#   count, sum and cumulative buckets) is the sum of that name's
+#   generations, at its new index, and its discontinuity time did not move;
+# - a name that takes another name's old index inherits nothing (its own
+#   counts, its add as discontinuity);
+# - a name added later in a generation gets its carry when its row is added;
+# - a name absent when a generation ends carries nothing into the next;
+# - a row reset zeroes the row (counter and histogram), moves its
+#   discontinuity, and a restart after it carries from 0;
+# - the agent killed (-9) and restarted does not continue the rows' carry
+#   (the carry file, version 3, keeps no dynamic row's counts): it says so,
+#   and moves their discontinuity times;
+# - the poller never saw row a's counter go backwards without its
+#   discontinuity time changing, which changed at the reset and the agent's
+#   restart only.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
+
+fx_need snmpget snmpwalk snmpset
+[ -x "$top_builddir/tests/integration/ifwriter" ] || skip "tests/integration/ifwriter not built (make check builds it)"
+
+S=7                # the segment's oid
+D=$ROOT.3.$S.1.1   # ports' entry: discontinuity .3, reset .4, rx .10, lat's count .11
+H=$ROOT.4.$S.1.11  # ports.lat: cumulative buckets .1.1.3.row.bucket, count and sum .2.1.{1,2}.row
+BN=$ROOT.6.$S.1.1  # ports by name: index .2, discontinuity .3, rx .10
+STATE=$TMP/agent.state
+cat >"$TMP/statctr.conf" <<EOF
+segments = ( {
+  name = "dyn"; oid = $S; slots = 2; path = "$TMP/dyn";
+  tables = ( {
+    name = "ports"; oid = 1; rows = { max = 4; };
+    columns = (
+      { name = "rx"; kind = "counter"; },
+      { name = "lat"; kind = "histogram"; units = "us"; buckets = [ 10, 100 ]; } );
+  } );
+} );
+agent = { interval_ms = 100; allow_reset = true; state_file = "$STATE"; };
+EOF
+
+# The name's bytes as sub-identifiers (the by-name table's IMPLIED index).
+key() {
+	local s=$1 out="" i
+	for ((i = 0; i < ${#s}; i++)); do out="$out.$(printf '%d' "'${s:i:1}")"; done
+	echo "$out"
+}
+# What each name should serve: rx, and lat's values at most 10, at most 100, count, sum.
+declare -A RX LE10 LE100 CNT SUM PRESENT DISC
+add() {
+	fx_ifcmd "add ports rx $1 $2"
+	RX[$1]=$((${RX[$1]:-0} + $2))
+}
+rec() {
+	fx_ifcmd "rec ports lat $1 $2"
+	[ "$2" -le 10 ] && LE10[$1]=$((${LE10[$1]:-0} + 1))
+	[ "$2" -le 100 ] && LE100[$1]=$((${LE100[$1]:-0} + 1))
+	CNT[$1]=$((${CNT[$1]:-0} + 1)) SUM[$1]=$((${SUM[$1]:-0} + $2))
+}
+row_add() {
+	local name
+	for name; do
+		fx_ifcmd "row+ ports $name"
+		PRESENT[$name]=1
+	done
+}
+index_of() { snmp_value "$BN.2$(key "$1")"; }
+disc_of() { snmp_value "$D.3.$(index_of "$1")"; }
+
+# served_is WHAT: every present name serves its sums, by index and by name.
+served_is() {
+	local what=$1 name i v
+	for name in "${!PRESENT[@]}"; do
+		i=$(index_of "$name")
+		[[ "$i" =~ ^[0-9]+$ ]] || fail "$what: row $name is not served ($i)"
+		for v in "$D.10.$i ${RX[$name]:-0}" "$BN.10$(key "$name") ${RX[$name]:-0}" \
+			"$D.11.$i ${CNT[$name]:-0}" "$H.2.1.1.$i ${CNT[$name]:-0}" \
+			"$H.2.1.2.$i ${SUM[$name]:-0}" "$H.1.1.3.$i.1 ${LE10[$name]:-0}" \
+			"$H.1.1.3.$i.2 ${LE100[$name]:-0}" "$H.1.1.3.$i.3 ${CNT[$name]:-0}"; do
+			[ "$(snmp_value "${v% *}")" = "${v#* }" ] ||
+				fail "$what: row $name (index $i): ${v% *} is $(snmp_value "${v% *}"), not ${v#* }"
+		done
+	done
+	log "$what: $(for n in $(printf '%s\n' "${!PRESENT[@]}" | sort); do
+		printf '%s@%s rx %s lat %s; ' "$n" "$(index_of "$n")" "${RX[$n]:-0}" "${CNT[$n]:-0}"
+	done)exact"
+}
+# disc_kept WHAT NAME...: each name's discontinuity is the one recorded.
+disc_kept() {
+	local what=$1 name
+	shift
+	for name; do
+		[ "$(disc_of "$name")" = "${DISC[$name]}" ] ||
+			fail "$what: row $name's discontinuity moved (${DISC[$name]} -> $(disc_of "$name")) though no count was lost"
+	done
+}
+note_disc() {
+	local name
+	for name; do DISC[$name]=$(disc_of "$name"); done
+}
+
+writer_starts() {
+	sleep 0.1 # a generation's creation time is in ms; TimeStamps in cs
+	fx_ifwriter dyn
+	[ -z "${AGENT_PID:-}" ] || wait_status "$(fx_loaded 5)" "$S" "$ST_ACTIVE"
+}
+# writer_dies: kill -9; the agent sees it gone.  A name absent at the end carries nothing.
+writer_dies() {
+	local dead=$WRITER_PID name
+	fx_kill "$WRITER_PID" KILL
+	exec 7>&-
+	wait_status "$(fx_loaded 5)" "$S" "$ST_GONE"
+	wait_log "$(fx_loaded 5)" "segment dyn: writer pid $dead died without closing it: its values are final \(writerGone\); the next writer's counts continue them"
+	fx_wait_pass
+	served_is "writer gone"
+	for name in "${!RX[@]}"; do
+		[ -n "${PRESENT[$name]:-}" ] && continue
+		RX[$name]=0 LE10[$name]=0 LE100[$name]=0 CNT[$name]=0 SUM[$name]=0
+	done
+	PRESENT=()
+}
+
+fx_snmpd
+writer_starts
+fx_agent
+wait_log "$(fx_loaded 5)" "carry file $STATE.carry: none yet"
+
+log "generation 1: a, b, c at indexes 1, 2, 3"
+row_add a b c
+add a 100
+add b 200
+add c 300
+rec a 5
+rec b 50
+rec c 500
+fx_wait_pass
+served_is "generation 1"
+note_disc a b c
+c_index=$(index_of c)
+poller_start "$BN.10$(key a)" "$BN.3$(key a)"
+
+log "generation 2: c, a, d (d at c's old index, a at b's); b added later"
+writer_dies
+writer_starts
+row_add c a d
+add a 10
+add c 30
+add d 7
+rec a 50
+rec d 1
+fx_wait_pass
+served_is "generation 2"
+disc_kept "generation 2" a c
+[ "$(index_of a)" = 2 ] && [ "$(index_of c)" = 1 ] || fail "the rows did not change indexes"
+[ "$(index_of d)" = "$c_index" ] || fail "d is not at c's old index $c_index"
+[ "$(disc_of d)" != "${DISC[c]}" ] || fail "d, at c's old index, serves c's discontinuity"
+snmp_value "$BN.2$(key b)" | grep -q 'No Such' || fail "b is served though not added yet"
+note_disc d
+row_add b
+add b 1
+fx_wait_pass
+served_is "b added later in generation 2"
+disc_kept "b added later" b
+
+log "generation 3: b, a, c; d, present when generation 2 ended, not added: dropped"
+writer_dies
+writer_starts
+row_add b a c
+add b 1000
+rec b 7
+fx_wait_pass
+served_is "generation 3"
+disc_kept "generation 3" a b c
+
+log "a row reset zeroes a (counter and histogram); a restart after it carries from 0"
+fx_expect_set ok "$D.4.$(index_of a)" i 2
+RX[a]=0 LE10[a]=0 LE100[a]=0 CNT[a]=0 SUM[a]=0
+fx_wait_pass
+served_is "after the reset of a"
+[ "$(disc_of a)" -gt "${DISC[a]}" ] || fail "the reset did not move a's discontinuity"
+note_disc a
+add a 5
+
+log "generation 4: d, a, b; d starts from its own counts"
+writer_dies
+writer_starts
+row_add d a b
+add d 3
+fx_wait_pass
+served_is "generation 4"
+disc_kept "generation 4" a b
+[ "$(disc_of d)" -gt "${DISC[d]}" ] || fail "d, dropped and added again, kept its old discontinuity"
+grep -q '^statctr-agentx carry 3$' "$STATE.carry" || fail "the carry file is not version 3"
+grep -q '^rows 3$' "$STATE.carry" || fail "the carry file does not count the 3 rows carried by name"
+
+log "the agent killed (-9): the rows' carry is not kept, their discontinuity moves"
+before=$(disc_of b)
+fx_kill "$AGENT_PID" KILL
+fx_agent
+wait_log "$(fx_loaded 5)" "carry file $STATE.carry: segment dyn: the counts of 3 dynamic rows carried by name are not kept"
+fx_wait_pass
+for name in a b d; do
+	RX[$name]=0 LE10[$name]=0 LE100[$name]=0 CNT[$name]=0 SUM[$name]=0
+done
+RX[d]=3
+served_is "agent restarted (-9)"
+[ "$(disc_of b)" -gt "$before" ] || fail "the agent's restart did not move b's discontinuity ($before)"
+
+poller_stop
+awk '$2 == 0 && NF == 4 {
+		if (seen && $3 < v && $4 == d) { print "backwards at " $1 ": " v " -> " $3 " (disc " d ")"; bad++ }
+		if (seen && $4 != d) changes++
+		v = $3; d = $4; seen = 1; n++
+	}
+	END { print n " polls, " changes + 0 " discontinuity changes"; exit bad > 0 || changes > 2 || n < 10 }' \
+	"$TMP/poller.log" >"$TMP/mono.out" || {
+	cat "$TMP/mono.out" >&2
+	fail "row a's counter went backwards without a discontinuity, or the discontinuity moved more than twice"
+}
+log "poller: $(tail -1 "$TMP/mono.out")"
+kill -0 "$AGENT_PID" || fail "the agent died"
+agent_exit_clean 10
+fx_ifwriter_stop
+log "pass"
+exit 0
