@@ -127,11 +127,17 @@ EOF
 [ "$(grep -c '^statctr_dataplane_stages_latency_bucket{.*row="receive"' "$TMP/snmp.series")" = 17 ] ||
 	fail "receive has not 17 buckets"
 
-# Each path's own families, and no MIB name left on the SNMP side.
-[ -n "$(series '{job="snmp",__name__="statctr_dataplane_if_stats_discontinuity",row="dp0"}')" ] ||
+# Each path's own families, and no MIB name left on the SNMP side.  A query
+# is retried to the deadline: at load 24 one took Prometheus over curl's 5 s.
+has_series() { [ -n "$(series "$1")" ]; }
+until_deadline "$(fx_loaded 10)" has_series \
+	'{job="snmp",__name__="statctr_dataplane_if_stats_discontinuity",row="dp0"}' ||
 	fail "the SNMP path has no statctr_dataplane_if_stats_discontinuity of dp0"
-[ -n "$(series '{job="textfile",__name__="statctr_dataplane_if_stats_rx_octets_created",row="dp0"}')" ] ||
+until_deadline "$(fx_loaded 10)" has_series \
+	'{job="textfile",__name__="statctr_dataplane_if_stats_rx_octets_created",row="dp0"}' ||
 	fail "the textfile path has no statctr_dataplane_if_stats_rx_octets_created of dp0"
+# "up" answers for every job: an empty answer is then a failed query, not a pass.
+until_deadline "$(fx_loaded 10)" has_series '{__name__="up"}' || fail "Prometheus does not answer queries"
 left=$(series '{job="snmp",__name__!~"statctr_.+|snmp_scrape_.+|up|scrape_.+"}')
 [ -z "$left" ] || fail "SNMP samples not renamed: $(head -n 5 <<<"$left")"
 log "all passed"
