@@ -7,6 +7,7 @@ UNIT_TESTS = \
 	tests/unit/test_tear \
 	tests/unit/test_reset \
 	tests/unit/test_epoch \
+	tests/unit/test_epochfile \
 	tests/unit/test_meta \
 	tests/unit/test_mapfile \
 	tests/unit/test_view \
@@ -59,9 +60,12 @@ tests_unit_test_tear_LDADD = $(UNIT_LDADD)
 tests_unit_test_reset_SOURCES = tests/unit/test_reset.c tests/unit/testutil.h
 tests_unit_test_reset_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_reset_LDADD = $(UNIT_LDADD)
-tests_unit_test_epoch_SOURCES = tests/unit/test_epoch.c tests/unit/testutil.h
+tests_unit_test_epoch_SOURCES = tests/unit/test_epoch.c tests/unit/epochutil.h tests/unit/testutil.h
 tests_unit_test_epoch_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_unit_test_epoch_LDADD = $(UNIT_LDADD)
+tests_unit_test_epochfile_SOURCES = tests/unit/test_epochfile.c tests/unit/epochutil.h tests/unit/testutil.h
+tests_unit_test_epochfile_CFLAGS = $(UNIT_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_epochfile_LDADD = $(UNIT_LDADD)
 tests_unit_test_meta_SOURCES = tests/unit/test_meta.c tests/unit/corruptutil.h tests/unit/testutil.h
 tests_unit_test_meta_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_meta_LDADD = $(UNIT_LDADD)
