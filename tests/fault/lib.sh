@@ -100,6 +100,25 @@ poller_stop() {
 # Successful polls logged after time $1 (ms).
 polls_ok_since() { awk -v t="$1" '$1 >= t && $2 == 0' "$TMP/poller.log" | wc -l; }
 
+# poller_never_backwards MAX_CHANGES MIN_POLLS WHAT: the poller polled a
+# counter and its discontinuity TimeStamp (poller_start COUNTER DISC): over
+# its successful polls the counter never went backwards while the
+# discontinuity stayed, the discontinuity moved at most MAX_CHANGES times,
+# and there were at least MIN_POLLS polls; else fails naming WHAT.
+poller_never_backwards() {
+	awk -v max="$1" -v min="$2" '$2 == 0 && NF == 4 {
+		if (seen && $3 < v && $4 == d) { print "backwards at " $1 ": " v " -> " $3 " (disc " d ")"; bad++ }
+		if (seen && $4 != d) changes++
+		v = $3; d = $4; seen = 1; n++
+	}
+	END { print n " polls, " changes + 0 " discontinuity changes"; exit bad > 0 || changes > max || n < min }' \
+		"$TMP/poller.log" >"$TMP/mono.out" || {
+		cat "$TMP/mono.out" >&2
+		fail "$3 went backwards without a discontinuity, or the discontinuity moved more than $1 times"
+	}
+	log "poller: $(tail -1 "$TMP/mono.out")"
+}
+
 # Fails unless no line of the agent's log matches the extended regexp $1.
 no_log() {
 	if grep -Eq "$1" "$TMP/agent.log"; then
