@@ -64,6 +64,20 @@ wait_status() {
 	fail "segment $2: status $(seg_status "$2" || true), not $3 after $1 s"
 }
 
+# writer_restart ARGS...: kills the writer (-9), waits until the agent
+# serves its segment (oid 1) writerGone (it saw the final counts), starts
+# the next writer with ARGS, and waits until its counts settled and the
+# agent serves it active (tests/fleet/pollers_restarts.sh, prom_restarts.sh).
+writer_restart() {
+	fx_kill "$WRITER_PID" KILL
+	wait_status "$(fx_loaded 5)" 1 "$ST_GONE"
+	fx_wait_pass
+	fx_writer "$@"
+	fx_writer_settled
+	wait_status "$(fx_loaded 5)" 1 "$ST_ACTIVE"
+	fx_wait_pass
+}
+
 # Waits up to $1 s for the agent's log to match the extended regexp $2.
 wait_log() {
 	fx_wait "$1" grep -Eq "$2" "$TMP/agent.log" || fail "the agent did not log /$2/ within $1 s"

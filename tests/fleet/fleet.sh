@@ -1,11 +1,14 @@
 # shellcheck shell=bash
 # fleet.sh - what the fleet tests that run Debian's snmp_exporter generator
-# and a Prometheus server share (exporter.sh, histogram.sh, naming.sh);
-# sourced after tests/fault/lib.sh.  fleet_need checks the tools and finds
-# the SMI modules, fleet_generate turns $TMP/statctr.conf into the MIB, the
-# generator.yml and the generator's snmp.yml, fleet_prometheus starts a
-# Prometheus with $TMP/prometheus.yml; metrics_up and prometheus_ready are
-# their fx_on_free_port checks.
+# and a Prometheus server share (exporter.sh, histogram.sh, naming.sh,
+# prom_restarts.sh); sourced after tests/fault/lib.sh.  fleet_need checks
+# the tools and finds the SMI modules, fleet_generate turns
+# $TMP/statctr.conf into the MIB, the generator.yml and the generator's
+# snmp.yml, fleet_relabel into the scrape job's metric_relabel_configs;
+# fleet_prometheus_head and fleet_snmp_job write $TMP/prometheus.yml,
+# fleet_prometheus starts a Prometheus with it and prom_query asks it;
+# metrics_up and prometheus_ready are their fx_on_free_port checks,
+# until_deadline polls a check to a deadline.
 STATCTL=$top_builddir/tools/statctl
 
 # fleet_need [TOOL...]: the fleet's tools and these, statctl, the SMI modules
@@ -40,6 +43,15 @@ fleet_generate() {
 	grep -q "^$2:" "$gen/snmp.yml" || fail "snmp.yml has no module $2"
 }
 
+# fleet_relabel: statctl exporter-config --relabel of $TMP/statctr.conf as
+# $TMP/relabel.yml, the metric_relabel_configs that give the SNMP samples
+# the names of statctl show -f prometheus (docs/fleet.md, "One metric
+# naming"); appended to a job of fleet_snmp_job.
+fleet_relabel() {
+	"$STATCTL" exporter-config --relabel "$TMP/statctr.conf" -o "$TMP/relabel.yml" ||
+		fail "statctl exporter-config --relabel"
+}
+
 # fleet_prometheus: $TMP/prometheus.yml, checked by promtool, served by a
 # Prometheus on a free port: PROM_PORT.
 fleet_prometheus() {
@@ -58,6 +70,12 @@ fleet_snmp_exporter() {
 		prometheus-snmp-exporter --config.file="$gen/snmp.yml" \
 		--web.listen-address=127.0.0.1:@PORT@
 	EXPORTER_PORT=$FREE_PORT
+}
+
+# fleet_prometheus_head: the head of a prometheus.yml that scrapes every
+# second, up to scrape_configs: jobs follow.
+fleet_prometheus_head() {
+	printf '%s\n' "global:" "  scrape_interval: 1s" "  scrape_timeout: 1s" "scrape_configs:"
 }
 
 # fleet_snmp_job JOB TARGET: the scrape job of docs/fleet.md: snmp_exporter
@@ -79,4 +97,26 @@ fleet_snmp_job() {
       - target_label: __address__
         replacement: 127.0.0.1:$EXPORTER_PORT
 JOB
+}
+
+# prom_query PROMQL [CURL_ARGS...]: the JSON answer of the Prometheus of
+# fleet_prometheus to an instant query (CURL_ARGS: --data-urlencode
+# time=...); fails if curl does (5 s at most).
+prom_query() {
+	local q=$1
+	shift
+	curl -sf --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$q" "$@"
+}
+
+# until_deadline SECONDS COMMAND...: runs COMMAND every 0.5 s until it
+# succeeds (0) or SECONDS have passed (1).  For checks that take a while
+# each (Prometheus queries): fx_wait's count of tries would stretch it on a
+# loaded machine; give it SECONDS through fx_loaded.
+until_deadline() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
 }

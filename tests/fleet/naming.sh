@@ -24,8 +24,7 @@ fleet_need prometheus-node-exporter
 
 fx_config
 fleet_generate STATCTR-DATAPLANE-MIB "$MODULE"
-"$STATCTL" exporter-config --relabel "$TMP/statctr.conf" -o "$TMP/relabel.yml" ||
-	fail "statctl exporter-config --relabel"
+fleet_relabel
 
 # ------------------------------------------------------------------------
 # Known values, then an idle writer: both paths read the same numbers
@@ -55,17 +54,16 @@ fleet_snmp_exporter
 
 # Two jobs, 1 s apart; the SNMP job as docs/fleet.md writes it, with the
 # relabelling appended (it follows the job's keys).
-cat >"$TMP/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
+{
+	fleet_prometheus_head
+	cat <<EOF
   - job_name: textfile
     static_configs:
       - targets: ["127.0.0.1:$NODE_PORT"]
-$(fleet_snmp_job snmp "127.0.0.1:$PORT")
 EOF
-cat "$TMP/relabel.yml" >>"$TMP/prometheus.yml"
+	fleet_snmp_job snmp "127.0.0.1:$PORT"
+	cat "$TMP/relabel.yml"
+} >"$TMP/prometheus.yml"
 fleet_prometheus
 
 # ------------------------------------------------------------------------
@@ -74,7 +72,7 @@ fleet_prometheus
 # series SELECTOR: "name{label="value",...} value" per series, labels
 # sorted, job and instance left out; sorted.
 series() {
-	curl -sf --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+	prom_query "$1" |
 		jq -r '.data.result[] | (.metric | del(.job, .instance)) as $m |
 			"\($m.__name__){\($m | del(.__name__) | to_entries | sort_by(.key) |
 			map("\(.key)=\"\(.value)\"") | join(","))} \(.value[1])"' | sort
@@ -89,16 +87,7 @@ both_scraped() {
 	series "$SNMP" >"$TMP/snmp.series"
 	[ "$(grep -c . "$TMP/textfile.series")" = "$expected" ] && cmp -s "$TMP/textfile.series" "$TMP/snmp.series"
 }
-# Polled against a deadline (each poll is two queries: fx_wait's count of
-# tries would stretch it on a loaded machine).
-until_deadline() { # SECONDS COMMAND...
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.5
-	done
-}
+# Polled against a deadline (each poll is two queries).
 until_deadline "$(fx_loaded 30)" both_scraped || {
 	log "textfile: $(grep -c . "$TMP/textfile.series") series of $expected; snmp: $(grep -c . "$TMP/snmp.series")"
 	same_lines "$TMP/textfile.series" "$TMP/snmp.series" \

@@ -50,13 +50,7 @@ read -r t0 c0 _ <<<"$(mrtg_line 1)"
 first=$sum
 for n in 500 1500 700; do
 	sleep 1 # MRTG's rate needs a second between two runs
-	fx_kill "$WRITER_PID" KILL
-	wait_status "$(fx_loaded 5)" 1 "$ST_GONE"
-	fx_wait_pass
-	fx_writer -t 2 -n "$n"
-	fx_writer_settled
-	wait_status "$(fx_loaded 5)" 1 "$ST_ACTIVE"
-	fx_wait_pass
+	writer_restart -t 2 -n "$n"
 	sum=$((sum + 2 * n))
 	[ "$(snmp_value "$PKT")" = "$sum" ] || fail "served totals.packets $(snmp_value "$PKT"), not the sum $sum"
 	mrtg_run
