@@ -29,10 +29,13 @@ exit_ms() {
 	echo $((($(date +%s%N) - t0) / 1000000))
 }
 
-# The exit bound: 500 ms stretched by the load (as fx_loaded), at most 1900
-# ms: the exit watchdog's _exit() at 2 s is not an orderly exit.
+# The exit bound: 500 ms stretched by the load (as fx_loaded).  Under 2 s it
+# tells an orderly exit from the exit watchdog's _exit() at 2 s.  Where the
+# load stretches it past 1900 ms (4 runnable tasks per CPU) an orderly exit
+# may legitimately take as long as the watchdog's, and only the end itself
+# is checked: the run says so.
 exit_limit_ms() {
-	awk -v n="$(nproc)" '{ f = $1 / n; if (f < 1) f = 1; t = 500 * f; if (t > 1900) t = 1900; printf "%d\n", t }' /proc/loadavg
+	awk -v n="$(nproc)" '{ f = $1 / n; if (f < 1) f = 1; printf "%d\n", 500 * f }' /proc/loadavg
 }
 
 check_exit() {
@@ -40,9 +43,14 @@ check_exit() {
 	limit=$(exit_limit_ms)
 	ms=$(exit_ms "$pid")
 	fx_runs "$pid" && fail "$what: still runs 10 s after SIGTERM"
+	fx_untrack "$pid"
+	if [ "$limit" -gt 1900 ]; then
+		log "$what: exited $ms ms after SIGTERM; NOT CHECKED against 500 ms at load" \
+			"$(cut -d' ' -f1 /proc/loadavg) (the bound, $limit ms, passes the watchdog's 2 s)"
+		return
+	fi
 	log "$what: exited $ms ms after SIGTERM (limit $limit ms)"
 	[ "$ms" -le "$limit" ] || fail "$what: exit took $ms ms after SIGTERM, above $limit ms"
-	fx_untrack "$pid"
 }
 
 # ------------------------------------------------------------------------
