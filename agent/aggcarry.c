@@ -228,7 +228,8 @@ static void carry_set(struct aggregator *agg, struct seg_watch *st, struct agg_c
  * generation keeps its carried discontinuity while the library's is no
  * later than that row's was then: a row added again (under the name, at
  * any index) or reset moves it.  The binding is not written to the carry
- * file (its counts are not: carry.c).
+ * file, the names' counts and that discontinuity (since) are: an agent
+ * restarted on the same generation binds its rows again at its first pass.
  */
 
 struct bind_of {
@@ -282,7 +283,7 @@ void agg_carry_bind(struct aggregator *agg, struct seg_watch *st, const struct s
 		        "carried counts\n",
 		        st->decl->name);
 	} else if (b.to) {
-		carry_swap(agg, st, b.to);
+		carry_set(agg, st, b.to); /* the file keeps when a name was first bound */
 	}
 }
 
@@ -498,14 +499,13 @@ void agg_carry_reset(struct aggregator *agg, struct seg_watch *st, const struct 
 /* @st's record as the file keeps it: generation 0 while its carry is doubted. */
 static struct carry_record record_of(const struct seg_watch *st)
 {
-	struct carry_record r = {
-	    .name = st->decl->name,
-	    .decl_hash = carry_decl_hash(st->decl),
-	    .generation = st->doubt ? 0 : st->generation,
-	    .created_ns = st->doubt ? 0 : st->created_ns,
-	    .carry = st->doubt ? NULL : st->carry,
-	    .next = st->doubt ? NULL : st->next,
-	    .rows = !st->doubt && st->carry && st->carry->rows ? st->carry->rows->n : 0};
+	struct carry_record r = {.name = st->decl->name,
+	                         .decl_hash = carry_decl_hash(st->decl),
+	                         .generation = st->doubt ? 0 : st->generation,
+	                         .created_ns = st->doubt ? 0 : st->created_ns,
+	                         .carry = st->doubt ? NULL : st->carry,
+	                         .next = st->doubt ? NULL : st->next,
+	                         .decl = st->decl};
 
 	return r;
 }
@@ -538,20 +538,6 @@ void agg_carry_save(struct aggregator *agg)
 	agg->carry_err = err;
 }
 
-/*
- * The carry file kept @st's static counts but not the @n dynamic rows'
- * it carried by name: they serve the library's counts, so their
- * discontinuity times move to now.
- */
-static void carry_rows_lost(struct aggregator *agg, struct seg_watch *st, uint32_t n)
-{
-	st->carry->floor_ns = agg_realtime_now();
-	agg_log(agg, LOG_WARNING,
-	        "carry file %s: segment %s: the counts of %u dynamic rows carried by name are not "
-	        "kept: they start from the library's, and their discontinuity times move to now\n",
-	        agg->carry_path, st->decl->name, n);
-}
-
 /* The records of the file, or why there are none, into the segments. */
 static void carry_restore(struct aggregator *agg, struct seg_watch *st,
                           const struct carry_record *r)
@@ -571,8 +557,6 @@ static void carry_restore(struct aggregator *agg, struct seg_watch *st,
 	st->generation = r->generation;
 	st->created_ns = r->created_ns;
 	st->carry = (struct agg_carry *)r->carry;
-	if (r->rows && st->carry)
-		carry_rows_lost(agg, st, r->rows);
 	st->next = (struct agg_carry *)r->next;
 	st->adopted = true;
 	st->restored = true;

@@ -8,25 +8,26 @@
  *   statctr-agentx carry 3
  *   segment NAME HASH GENERATION CREATED_NS   (HASH: 16 hex digits)
  *   carry N | carry none                      (N lines "ID VALUE DISC" follow)
- *   next N | next none                        (idem)
- *   rows N                                    (dynamic rows carried by name)
+ *   rows R FLOOR                              (after "carry N": R row lines follow)
+ *   next N | next none                        (idem, with its "rows")
  *   ...                                       (one group per segment)
  *   end RECORDS
  *
  * Only the static tables' cells with a value or a discontinuity are
  * written: a counter's, a gauge's (its discontinuity), a histogram's (its
  * discontinuity) and the cells of a histogram's bucket block (its sum, its
- * buckets' counts).  The counts of dynamic rows, carried by name, are not
- * kept: "rows" says how many names the carry had, so that an agent that
- * continues it moves their discontinuity times (aggcarry.c).
- * Version 1 (magic "statctr-agentx carry 1", no "rows" line) was written
- * before histograms were carried: it is still read, its histograms
- * carrying nothing, as its agent served them.  Version 2 (no "rows" line)
- * carried no dynamic row: it is still read.  Each version has its own
- * magic so that an older agent refuses a newer file (and moves its
- * discontinuity times) rather than serve a carried discontinuity time with
- * counts that start again.  Never decides what a record means (aggregate.c
- * does) and never logs: a read's failure is returned with the line it names.
+ * buckets' counts).  A dynamic row carried by name is one line, "TABLE
+ * NAME" (NAME's bytes outside '!'..'~', and '%', as %HH) and a "VALUE DISC
+ * SINCE" triple per value of its table's rows (carry_each_row()'s offsets);
+ * FLOOR is the carry's floor_ns.
+ * Version 1 (magic "statctr-agentx carry 1") was written before histograms
+ * were carried: it is still read, its histograms carrying nothing, as its
+ * agent served them.  Version 2 (no "rows" line) carried no dynamic row:
+ * it is still read.  Each version has its own magic so that an older
+ * agent refuses a newer file (and moves its discontinuity times) rather
+ * than serve a carried discontinuity time with counts that start again.
+ * Never decides what a record means (aggregate.c does) and never logs: a
+ * read's failure is returned with the line it names.
  */
 #include "config.h"
 
@@ -44,6 +45,9 @@
 #define MAGIC_V1     "statctr-agentx carry 1" /* read only: nor any histogram */
 #define LINE_MAX_SZ  64 /* "ID VALUE DISC": 10 + 20 + 20 digits and two spaces */
 #define HEADER_BYTES 4096
+/* a row line's "TABLE NAME": 10 digits, a name of %HH, two spaces */
+#define ROW_HEAD_SZ (10 + 3 * STATCTR_MAX_ROWNAME + 2)
+#define VALUE_SZ    63 /* " VALUE DISC SINCE": 3 x 20 digits and three spaces */
 
 /* A carry of @ncells cells, zeros, with room for src if @src (filled by the caller). */
 static struct agg_carry *carry_alloc(uint32_t ncells, bool src)
@@ -363,6 +367,54 @@ static int put_cells(FILE *f, const char *what, const struct agg_carry *c)
 	return 0;
 }
 
+/* @name, its bytes outside '!'..'~', and '%', as %HH. */
+static int put_name(FILE *f, const char *name)
+{
+	for (const unsigned char *b = (const unsigned char *)name; *b; b++) {
+		int err =
+		    *b > ' ' && *b <= '~' && *b != '%' ? fputc(*b, f) : fprintf(f, "%%%02X", *b);
+
+		if (err < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* @r's row lines: "TABLE NAME" and a "VALUE DISC SINCE" triple per value of its table in @d. */
+static int put_row_lines(FILE *f, const struct carry_rows *r, const struct statctr_segment_decl *d)
+{
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct carry_row *row = &r->row[i];
+		uint32_t nv =
+		    row->table < d->ntables ? carry_row_values(&d->tables[row->table]) : 0;
+
+		if (fprintf(f, "%" PRIu32 " ", row->table) < 0 || put_name(f, row->name) < 0)
+			return -EIO;
+		for (uint32_t k = row->first; k < row->first + nv; k++)
+			if (fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->v[k], r->disc[k],
+			            r->since[k]) < 0)
+				return -EIO;
+		if (fputc('\n', f) == EOF)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* "carry N" or "next N", its cells, "rows R FLOOR" and its rows (@d: what they mean). */
+static int put_carry(FILE *f, const char *what, const struct agg_carry *c,
+                     const struct statctr_segment_decl *d)
+{
+	int err = put_cells(f, what, c);
+
+	if (err || !c)
+		return err;
+	if (c->rows && !d)
+		return -EINVAL;
+	if (fprintf(f, "rows %" PRIu32 " %" PRIu64 "\n", c->rows ? c->rows->n : 0, c->floor_ns) < 0)
+		return -EIO;
+	return c->rows ? put_row_lines(f, c->rows, d) : 0;
+}
+
 static int fill(FILE *f, void *arg)
 {
 	const struct records *r = arg;
@@ -375,11 +427,9 @@ static int fill(FILE *f, void *arg)
 		            rec->decl_hash, rec->generation, rec->created_ns) < 0)
 			err = -EIO;
 		if (!err)
-			err = put_cells(f, "carry", rec->carry);
+			err = put_carry(f, "carry", rec->carry, rec->decl);
 		if (!err)
-			err = put_cells(f, "next", rec->next);
-		if (!err && fprintf(f, "rows %" PRIu32 "\n", rec->rows) < 0)
-			err = -EIO;
+			err = put_carry(f, "next", rec->next, rec->decl);
 	}
 	if (!err && fprintf(f, "end %" PRIu32 "\n", r->n) < 0)
 		err = -EIO;
@@ -402,7 +452,7 @@ struct parser {
 	char *at, *end; /* what is left of the buffer */
 	uint32_t lineno;
 	const struct statctr_config *cfg;
-	bool rows; /* version 3: each record has a "rows" line */
+	bool rows; /* version 3: each carry has a "rows" line */
 	char *why;
 	size_t whysize;
 };
@@ -464,9 +514,179 @@ static int count_line(struct parser *p, const char *word, uint32_t *np)
 	return 0;
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 /*
- * "carry N" or "next N" and N lines of cells of @d, into *@cp (NULL: none);
- * @d NULL: checked and skipped.
+ * A row's name ending at a space or the line's end, its %HH decoded, into
+ * @name (its length *@len): 1..STATCTR_MAX_ROWNAME bytes of 0x20..0x7e, as
+ * the library's names, else -EINVAL.
+ */
+static int row_name(char **s, char *name, size_t *len)
+{
+	char *at = *s;
+	size_t n = 0;
+
+	while (*at && *at != ' ') {
+		int c = (unsigned char)*at++;
+
+		if (c == '%') {
+			int hi = hex_digit(at[0]), lo = hi < 0 ? -1 : hex_digit(at[1]);
+
+			if (lo < 0)
+				return -EINVAL;
+			c = hi * 16 + lo;
+			at += 2;
+		} else if (c < '!' || c > '~') {
+			return -EINVAL; /* a raw byte of a name is '!'..'~' */
+		}
+		if (c < ' ' || c > '~' || n == STATCTR_MAX_ROWNAME)
+			return -EINVAL;
+		name[n++] = (char)c;
+	}
+	if (!n)
+		return -EINVAL;
+	name[n] = '\0';
+	*len = n;
+	*s = *at ? at + 1 : at;
+	return 0;
+}
+
+/*
+ * Row lines read: twice for a carry kept, once to size its rows (rows
+ * NULL), once to fill them; once for a carry skipped (d NULL: checked).
+ */
+struct rows_in {
+	const struct statctr_segment_decl *d;
+	struct carry_rows *rows;
+	uint32_t n, nvalues; /* the rows and values read so far */
+	size_t textlen;      /* their names', NULs included */
+};
+
+/* Value @i of the row line being read (a triple per value), into z->rows. */
+static void row_value(struct rows_in *z, uint32_t i, uint64_t v)
+{
+	uint64_t *to[3] = {z->rows->v, z->rows->disc, z->rows->since};
+
+	if (z->nvalues + i / 3 < z->rows->nvalues)
+		to[i % 3][z->nvalues + i / 3] = v;
+}
+
+/* The row line's table @t and name @name (@len bytes), into z->rows. */
+static void row_named(struct rows_in *z, uint32_t t, const char *name, size_t len)
+{
+	char *text = z->rows->text + z->textlen;
+
+	if (z->n >= z->rows->n || z->textlen + len + 1 > z->rows->textlen)
+		return;
+	memcpy(text, name, len + 1);
+	z->rows->row[z->n] = (struct carry_row){t, z->nvalues, text};
+}
+
+/* A row line "TABLE NAME VALUE DISC SINCE ...": NULL, or the rule it breaks. */
+static const char *row_line(char *s, struct rows_in *z)
+{
+	char name[STATCTR_MAX_ROWNAME + 1];
+	uint64_t t, v;
+	size_t len;
+	uint32_t i = 0, nv = UINT32_MAX / 3; /* a carry skipped: any count */
+
+	if (number(&s, 10, &t) < 0)
+		return "not \"TABLE NAME VALUE DISC SINCE ...\"";
+	if (row_name(&s, name, &len) < 0)
+		return "a dynamic row's name that is not 1..255 bytes of 0x20..0x7e";
+	if (z->d && (t >= z->d->ntables || !z->d->tables[t].dynamic))
+		return "a row of a table that is not dynamic";
+	if (z->d)
+		nv = carry_row_values(&z->d->tables[t]);
+	for (; *s && i < 3 * nv; i++) {
+		if (number(&s, 10, &v) < 0)
+			return "a dynamic row's value that is not a number";
+		if (z->rows)
+			row_value(z, i, v);
+	}
+	if (*s || i % 3 || (z->d && i != 3 * nv))
+		return "a dynamic row with another count of values than its table's";
+	if (z->rows)
+		row_named(z, (uint32_t)t, name, len);
+	z->n++;
+	z->nvalues += i / 3;
+	z->textlen += len + 1;
+	return NULL;
+}
+
+/* The dynamic rows @d's tables have room for. */
+static uint64_t dynamic_rows(const struct statctr_segment_decl *d)
+{
+	uint64_t n = 0;
+
+	for (uint32_t t = 0; t < d->ntables; t++)
+		n += d->tables[t].dynamic ? d->tables[t].nrows : 0;
+	return n;
+}
+
+/*
+ * Fills c->rows from the row lines at @at, read once already into @sized
+ * (each NUL-terminated now).  A rule of the rows together is named at the
+ * "rows" line, line @head.
+ */
+static int rows_fill(struct parser *p, struct agg_carry *c, const struct rows_in *sized, char *at,
+                     uint32_t head)
+{
+	struct rows_in z = {sized->d, carry_rows_new(sized->n, sized->nvalues, sized->textlen), 0,
+	                    0, 0};
+	const char *why;
+
+	if (!z.rows) {
+		snprintf(p->why, p->whysize, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < sized->n; i++, at += strlen(at) + 1)
+		(void)row_line(at, &z); /* checked by the first pass */
+	c->rows = z.rows;
+	carry_rows_sort(c->rows);
+	why = carry_rows_check(c->rows, z.d);
+	if (why)
+		p->lineno = head; /* the file is refused: no line is read after it */
+	return why ? bad(p, why) : 0;
+}
+
+/* "rows R FLOOR" and R row lines, into @c; @d NULL: checked and skipped. */
+static int rows(struct parser *p, const struct statctr_segment_decl *d, struct agg_carry *c)
+{
+	char *s = next_line(p), *line, *at = p->at; /* the row lines */
+	struct rows_in z = {d, NULL, 0, 0, 0};
+	uint32_t head = p->lineno;
+	uint64_t n, floor_ns;
+	const char *why;
+
+	if (!s || strncmp(s, "rows ", 5) != 0)
+		return bad(p, "\"rows R FLOOR\" expected");
+	s += 5;
+	if (number(&s, 10, &n) < 0 || number(&s, 10, &floor_ns) < 0 || *s)
+		return bad(p, "not \"rows R FLOOR\"");
+	if (d && n > dynamic_rows(d))
+		return bad(p, "more dynamic rows than the segment has");
+	for (uint64_t i = 0; i < n; i++) {
+		if (!(line = next_line(p)))
+			return bad(p, "a dynamic row's line expected (cut short)");
+		if ((why = row_line(line, &z)) != NULL)
+			return bad(p, why);
+	}
+	if (c)
+		c->floor_ns = floor_ns;
+	return c && n ? rows_fill(p, c, &z, at, head) : 0;
+}
+
+/*
+ * "carry N" or "next N" and N lines of cells of @d, and (version 3) its
+ * rows, into *@cp (NULL: none); @d NULL: checked and skipped.
  */
 static int cells(struct parser *p, const char *word, const struct statctr_segment_decl *d,
                  const struct agg_carry **cp)
@@ -498,6 +718,8 @@ static int cells(struct parser *p, const char *word, const struct statctr_segmen
 			c->disc[id] = disc;
 		}
 	}
+	if (!err && p->rows)
+		err = rows(p, d, c);
 	if (err < 0)
 		carry_drop(c);
 	else
@@ -514,7 +736,7 @@ static int segment_of(const struct statctr_config *cfg, const char *name, size_t
 	return -1;
 }
 
-/* A record's lines after "segment": its carry, next and (version 3) rows. */
+/* A record's lines after "segment": its carry and next. */
 static int record_lines(struct parser *p, const struct statctr_segment_decl *d,
                         struct carry_record *r)
 {
@@ -522,10 +744,6 @@ static int record_lines(struct parser *p, const struct statctr_segment_decl *d,
 
 	if (!err)
 		err = cells(p, "next", d, &r->next);
-	if (!err && p->rows)
-		err = count_line(p, "rows", &r->rows);
-	if (!err && r->rows == UINT32_MAX)
-		err = bad(p, "a count expected");
 	if (err < 0) {
 		carry_drop(r->carry);
 		carry_drop(r->next);
@@ -561,6 +779,7 @@ static int record(struct parser *p, char *line, struct carry_record *recs)
 		return err;
 	r.name = p->cfg->segments[seg].name;
 	r.seg = (uint32_t)seg;
+	r.decl = d;
 	if (!d) { /* its cells meant something else */
 		r = (struct carry_record){.name = r.name, .seg = r.seg};
 		r.doubt = "declared otherwise when the file was written";
@@ -600,13 +819,26 @@ static int parse(struct parser *p, struct carry_record *recs)
 	return 0;
 }
 
+/* The largest row lines of @d's dynamic rows, a carry's. */
+static size_t row_bytes(const struct statctr_segment_decl *d)
+{
+	size_t n = 0;
+
+	for (uint32_t t = 0; t < d->ntables; t++)
+		if (d->tables[t].dynamic)
+			n += (size_t)d->tables[t].nrows *
+			     (ROW_HEAD_SZ + (size_t)carry_row_values(&d->tables[t]) * VALUE_SZ);
+	return n;
+}
+
 /* The largest file an agent of @cfg writes. */
 static size_t max_size(const struct statctr_config *cfg)
 {
 	size_t max = HEADER_BYTES;
 
 	for (uint32_t i = 0; i < cfg->nsegments; i++)
-		max += HEADER_BYTES + 2 * (size_t)cfg->segments[i].ncells * LINE_MAX_SZ;
+		max += HEADER_BYTES + 2 * ((size_t)cfg->segments[i].ncells * LINE_MAX_SZ +
+		                           row_bytes(&cfg->segments[i]));
 	return max;
 }
 

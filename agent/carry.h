@@ -7,9 +7,8 @@
  * The file holds one record per segment: its name, a hash of its
  * declaration (the cells' meaning), the generation (number and creation
  * time) the carry applies to, the carry, and the next generation's carry
- * when the agent saw that generation's final counts, of the static tables'
- * cells; and how many dynamic rows the carry had by name, whose counts it
- * does not keep.  It is written with
+ * when the agent saw that generation's final counts: each the static
+ * tables' cells and the dynamic rows' values by name.  It is written with
  * safefile_write() (a new file renamed over the old: never through a link,
  * never over anything but a regular file) and read back with
  * safefile_read() (only a file of the agent's user or root, not writable
@@ -83,6 +82,12 @@ struct carry_rows *carry_rows_copy(const struct carry_rows *from);
 void carry_rows_free(struct carry_rows *r);
 /* Sorts the rows by table, then name, for carry_rows_find(). */
 void carry_rows_sort(struct carry_rows *r);
+/*
+ * carry_rows_check() - NULL when sorted rows @r fit @d (their tables
+ * valid and dynamic), else the rule they break: a name twice in a table,
+ * more rows than a table has.
+ */
+const char *carry_rows_check(const struct carry_rows *r, const struct statctr_segment_decl *d);
 /* The row named @name of table @table, or NULL. */
 const struct carry_row *carry_rows_find(const struct carry_rows *r, uint32_t table,
                                         const char *name);
@@ -177,9 +182,9 @@ struct carry_record {
 	uint64_t decl_hash;
 	uint64_t generation, created_ns;
 	const struct agg_carry *carry, *next; /* NULL: none */
-	/* names carry's dynamic rows carried, whose counts the file does not keep
-	 * (a version-3 file's; 0 in older ones, which carried none) */
-	uint32_t rows;
+	/* what the carries' cells mean, their rows' values' count: written with
+	 * them; NULL in a record read doubted */
+	const struct statctr_segment_decl *decl;
 };
 
 /*

@@ -3,7 +3,8 @@
  * carry.h; docs/agent.md, "Counters across writer restarts").
  *
  * Owns their memory (one block: rows, values, names), their order (by
- * table, then name) and the lookup of a name.  Never decides which row
+ * table, then name), the lookup of a name and whether rows fit a
+ * declaration (a carry file's: carry.c).  Never decides which row
  * gets which name's counts (aggcarry.c binds them) and never reads a
  * snapshot.
  */
@@ -11,6 +12,7 @@
 
 #include "carry.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,4 +75,20 @@ const struct carry_row *carry_rows_find(const struct carry_rows *r, uint32_t tab
 	struct carry_row key = {table, 0, name};
 
 	return r ? bsearch(&key, r->row, r->n, sizeof(r->row[0]), by_table_then_name) : NULL;
+}
+
+const char *carry_rows_check(const struct carry_rows *r, const struct statctr_segment_decl *d)
+{
+	uint32_t run = 0;
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		bool same = i && r->row[i].table == r->row[i - 1].table;
+
+		if (same && strcmp(r->row[i].name, r->row[i - 1].name) == 0)
+			return "a dynamic row named twice";
+		run = same ? run + 1 : 1;
+		if (run > d->tables[r->row[i].table].nrows)
+			return "more dynamic rows than their table has";
+	}
+	return NULL;
 }

@@ -14,12 +14,17 @@
 # - a name absent when a generation ends carries nothing into the next;
 # - a row reset zeroes the row (counter and histogram), moves its
 #   discontinuity, and a restart after it carries from 0;
-# - the agent killed (-9) and restarted does not continue the rows' carry
-#   (the carry file, version 3, keeps no dynamic row's counts): it says so,
-#   and moves their discontinuity times;
+# - the agent killed (-9) while the writer runs, stopped (SIGTERM) and
+#   restarted as a daemon, and killed (-9) while the writer is dead (the
+#   writer restarted after it) continues every named row exactly from the
+#   carry file (version 3: each name's counts): the sums, no discontinuity
+#   move; a name with a space, '*' and '%' planted in it comes back escaped
+#   (x%20y*%25);
 # - the poller never saw row a's counter go backwards without its
-#   discontinuity time changing, which changed at the reset and the agent's
-#   restart only.
+#   discontinuity time changing, which changed at the reset only;
+# - a carry file whose row line has a bad name, another count of values, a
+#   table that is not dynamic, or a name twice is refused, its cause
+#   logged, and the discontinuity moves.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
 
 fx_need snmpget snmpwalk snmpset
@@ -195,23 +200,82 @@ served_is "generation 4"
 disc_kept "generation 4" a b
 [ "$(disc_of d)" -gt "${DISC[d]}" ] || fail "d, dropped and added again, kept its old discontinuity"
 grep -q '^statctr-agentx carry 3$' "$STATE.carry" || fail "the carry file is not version 3"
-grep -q '^rows 3$' "$STATE.carry" || fail "the carry file does not count the 3 rows carried by name"
+# generation 4's carry: a, b and c (c not added yet), a row line each of 6 values' triples
+# (rx, lat, lat's sum and its 3 buckets: 10, 100, +Inf)
+fx_wait "$(fx_loaded 5)" grep -q '^rows 3 0$' "$STATE.carry" || fail "the carry file has no \"rows 3 0\""
+[ "$(grep -Ec '^0 [abc]( [0-9]+){18}$' "$STATE.carry")" = 3 ] ||
+	fail "the carry file does not keep the 3 rows carried by name: $(cat "$STATE.carry")"
 
-log "the agent killed (-9): the rows' carry is not kept, their discontinuity moves"
-before=$(disc_of b)
+# continued WHAT: after an agent restart every named row serves its sums, its
+# discontinuity unmoved, and counts go on from there.
+continued() {
+	fx_wait_pass
+	served_is "$1"
+	disc_kept "$1" "${!PRESENT[@]}"
+	no_log "no carried counts to continue \((the carry file|its decl|already)|while the agent was not running|before the agent saw|carry file .*refused" \
+		"$1: the agent did not continue the carry"
+	add a 1
+	rec b 20
+	fx_wait_pass
+	served_is "$1, counting on"
+}
+
+log "the agent killed (-9) while the writer runs: the rows continue exactly"
+note_disc a b d
 fx_kill "$AGENT_PID" KILL
 fx_agent
-wait_log "$(fx_loaded 5)" "carry file $STATE.carry: segment dyn: the counts of 3 dynamic rows carried by name are not kept"
-fx_wait_pass
-for name in a b d; do
-	RX[$name]=0 LE10[$name]=0 LE100[$name]=0 CNT[$name]=0 SUM[$name]=0
-done
-RX[d]=3
-served_is "agent restarted (-9)"
-[ "$(disc_of b)" -gt "$before" ] || fail "the agent's restart did not move b's discontinuity ($before)"
+continued "agent restarted (-9)"
+
+log "the agent stopped (SIGTERM), a row \"x y*%\" planted, restarted as a daemon: the same"
+agent_exit_clean 10
+zeros=$(printf ' 0%.0s' $(seq 18))
+awk -v row="0 x%20y%2A%25$zeros" '/^rows / && !seen { seen = 1; $2 = $2 + 1; print; print row; next } { print }' \
+	"$STATE.carry" >"$TMP/planted" && cat "$TMP/planted" >"$STATE.carry"
+FX_DAEMON=1
+fx_agent
+continued "agent restarted (SIGTERM, daemon)"
+fx_wait "$(fx_loaded 5)" grep -q "^0 x%20y\*%25$zeros\$" "$STATE.carry" ||
+	fail "the name \"x y*%\" did not come back as x%20y*%25: $(grep '^0 x' "$STATE.carry")"
+
+log "the agent (a daemon) killed (-9) while the writer is dead, the writer restarted after it: exact"
+note_disc a b
+writer_dies
+fx_wait "$(fx_loaded 5)" grep -q '^next [0-9]' "$STATE.carry" || fail "the carry file keeps no final counts"
+[ "$(awk '/^next / { n = 1 } n && /^0 [abd] /' "$STATE.carry" | wc -l)" = 3 ] ||
+	fail "the final counts do not keep a, b and d: $(cat "$STATE.carry")"
+fx_kill "$AGENT_PID" KILL
+fx_agent
+wait_status "$(fx_loaded 5)" "$S" "$ST_GONE"
+writer_starts
+row_add b a
+add b 4
+continued "writer restarted after the agent (-9)"
 
 poller_stop
-poller_never_backwards 2 10 "row a's counter"
+poller_never_backwards 1 10 "row a's counter"
+
+# refused CAUSE ON_ROWS ON_ROW: the agent restarted on the good carry file
+# changed by the awk actions ON_ROWS (on its first "rows" line) and ON_ROW (on
+# the row line after it) refuses it, logging CAUSE, and moves a's discontinuity.
+cp "$STATE.carry" "$TMP/good.carry"
+refused() {
+	local before after
+	before=$(disc_of a)
+	agent_exit_clean 10
+	awk "/^rows / && !seen { seen = 1; n = NR + 1; $2 } NR == n { $3 } { print }" \
+		"$TMP/good.carry" >"$TMP/planted" && cat "$TMP/planted" >"$STATE.carry"
+	fx_agent
+	wait_log "$(fx_loaded 5)" "carry file $STATE.carry: line [0-9]+: $1: refused"
+	fx_wait_pass
+	after=$(disc_of a)
+	[ "$after" -gt "$before" ] || fail "$1: a's discontinuity did not move ($before -> $after)"
+	log "refused: $1 (a's discontinuity $before -> $after)"
+}
+refused "a dynamic row's name that is not 1..255 bytes of 0x20..0x7e" '' 'sub(/^0 [^ ]*/, "0 a%0A")'
+refused "a dynamic row with another count of values than its table's" '' 'sub(/ [0-9]+$/, "")'
+refused "a row of a table that is not dynamic" '' 'sub(/^0 /, "1 ")'
+refused "a dynamic row named twice" '$2 = $2 + 1' 'print'
+
 kill -0 "$AGENT_PID" || fail "the agent died"
 agent_exit_clean 10
 fx_ifwriter_stop
