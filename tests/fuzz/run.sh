@@ -53,8 +53,9 @@ sources_of() {
 LIB_SRC=$(sources_of lib lib_libstatctr_core_la_SOURCES)
 MIB_SRC=$(sources_of mib mib_libstatctr_mib_la_SOURCES)
 COMMON_SRC=$(sources_of common common_libstatctr_common_la_SOURCES)
-# the agent's parts the targets use (not main.c)
-AGENT_SRC="agent/oidmap agent/aggregate agent/aggreset agent/aggcarry agent/aggepoch agent/carry agent/setcheck"
+# the agent's parts the targets use (not main.c): those the replay of the
+# set target links (tests/fuzz/local.mk), with FUZZ_AGENT's oidmap
+AGENT_SRC="agent/oidmap $(sources_of tests/fuzz tests_fuzz_replay_set_SOURCES | tr ' ' '\n' | grep '^agent/' | tr '\n' ' ')"
 
 echo "=== building the fuzz targets with $($CC --version | head -1)"
 # obj DIR/NAME: its object file.
