@@ -40,8 +40,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define AGENTX_WAIT_S 5 /* for the master's answer to one of our PDUs: setup_roles() */
-
 /* Exported by libnetsnmpagent (agent/mibgroup/mibII/vacm_conf.c), not in an installed header. */
 void init_vacm_conf(void);
 /* Exported by libnetsnmpmibs (mibII/system_mib.c, mibII/sysORTable.c, snmpv3/snmpEngine.c). */
@@ -327,18 +325,6 @@ static void setup_roles(const struct server *s)
 	                       1);
 	netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET,
 	                      master_address(s));
-	/*
-	 * One try per PDU, with a long wait: Net-SNMP's default for the session
-	 * (1 s, 5 retries) re-sends a Register PDU snmpd has not answered within
-	 * a second, and snmpd takes the copy for a second registration, which it
-	 * refuses as a duplicate of the first: on a busy host (load 20) a start
-	 * failed with duplicateRegistration(263) against itself.  A stream socket
-	 * loses nothing; a master that has not answered in AGENTX_WAIT_S is
-	 * stuck, and the ping's failure reconnects.
-	 */
-	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_TIMEOUT,
-	                   AGENTX_WAIT_S * ONE_SEC);
-	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_RETRIES, 0);
 }
 
 /*
