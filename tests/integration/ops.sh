@@ -120,6 +120,12 @@ fx_snmpd_start || fail "snmpd did not restart"
 HOLDER_PID=$!
 fx_track "$HOLDER_PID"
 fx_wait "$(fx_loaded 5)" answers_all || fail "the holder does not answer"
+# Every region of the holder's, not only those answers_all reads: A woken
+# before the holder's last Register PDU went out took that region (at load
+# 33: vfStats.ifAlias, so A logged 51 refusals of 53).  The holder logs
+# "serving" once it has registered every region.
+fx_wait "$(fx_loaded 5)" grep -q ' serving .* as uid ' "$TMP/holder.log" ||
+	fail "the holder did not finish registering"
 kill -CONT "$AGENT_PID"
 since() { tail -n +$((lines + 1)) "$TMP/agent.log" | grep -c "$1" || true; }
 all=$((FX_REGIONS + FX_IF_RANGES))
