@@ -685,6 +685,8 @@ static int adopt_segment(struct seg_watch *st, const struct seg_watch *from)
 	st->restored = from->restored;
 	st->generation = from->generation;
 	st->created_ns = from->created_ns;
+	st->file_dev = from->file_dev;
+	st->file_ino = from->file_ino;
 	st->adopted = from->generation != 0;
 	st->carry = carry_copy(from->carry);
 	st->next = carry_copy(from->next);

@@ -62,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -209,17 +210,52 @@ static bool layout_matches(const struct statctr_view *view, const struct statctr
 	return true;
 }
 
-static void note_generation(struct aggregator *agg, struct seg_watch *st, const char *how)
+/* The identity of the file at @path, or 0, 0. */
+static struct stat file_at(const char *path)
+{
+	struct stat sb;
+
+	if (lstat(path, &sb) != 0)
+		memset(&sb, 0, sizeof(sb));
+	return sb;
+}
+
+/*
+ * Whether the view just opened or followed maps the file st->file_* names,
+ * given @before, the path's file before the open: the path named one file
+ * throughout (a restart renames a new one into place, so it cannot have
+ * come back), and that file is the last generation's.  The mapping keeps
+ * the last generation's inode from being reused.
+ */
+static bool same_file(const struct seg_watch *st, const struct stat *before)
+{
+	struct stat after = file_at(st->decl->path);
+
+	return before->st_ino != 0 && before->st_ino == after.st_ino &&
+	       before->st_dev == after.st_dev && before->st_ino == st->file_ino &&
+	       before->st_dev == st->file_dev;
+}
+
+/*
+ * @before: the identity of the file at the path before the view was opened
+ * or followed (see same_file()).
+ */
+static void note_generation(struct aggregator *agg, struct seg_watch *st, const char *how,
+                            const struct stat *before)
 {
 	struct statctr_seg_info info;
-	bool same;
+	bool same, in_place;
 
 	st->compatible = layout_matches(st->view, st->decl);
 	st->last_error = 0;
 	statctr_view_info(st->view, &info);
+	/* The generation number changed in the same file: whoever may write
+	 * the segment rewrote its header (tests/security/corrupt_live.sh).
+	 * Not a restart: a carry for it would add the same counts twice. */
+	in_place = info.generation != st->generation && same_file(st, before);
 	/* A carry file's generation: the same number and creation time. */
-	same = info.generation == st->generation &&
-	       (!st->restored || info.created_ns == st->created_ns);
+	same = in_place || (info.generation == st->generation &&
+	                    (!st->restored || info.created_ns == st->created_ns));
 	if (st->adopted && same) {
 		st->generations++; /* a reload's (or a restart's) first attach continues */
 		st->disc_floor_ns = 0;
@@ -233,7 +269,9 @@ static void note_generation(struct aggregator *agg, struct seg_watch *st, const 
 		 * that read closed or corrupt was restored): a carry taken from
 		 * it for a next generation would count it twice. */
 		st->disc_floor_ns = agg_realtime_now();
-		how = "reattached to";
+		how = in_place ? "its header's generation changed in place (a restart makes a new "
+		                 "file), reattached to"
+		               : "reattached to";
 		pthread_mutex_lock(&agg->lock);
 		carry_drop(st->next);
 		st->next = NULL;
@@ -245,6 +283,8 @@ static void note_generation(struct aggregator *agg, struct seg_watch *st, const 
 	st->doubt = NULL;
 	st->generation = info.generation;
 	st->created_ns = info.created_ns;
+	st->file_dev = before->st_dev;
+	st->file_ino = before->st_ino;
 	pthread_mutex_unlock(&agg->lock);
 	agg->carry_dirty = true;
 	agg_log(agg, LOG_INFO, "segment %s: %s %s (writer pid %d)%s\n", st->decl->name, how,
@@ -257,6 +297,9 @@ static void detach(struct aggregator *agg, struct seg_watch *st, const char *why
 	statctr_view_close(st->view);
 	st->view = NULL;
 	st->last_error = 0;
+	/* Gone from the path, and no longer mapped: its inode may be reused. */
+	st->file_dev = 0;
+	st->file_ino = 0;
 	agg_log(agg, LOG_INFO, "segment %s: %s, detached\n", st->decl->name, why);
 }
 
@@ -271,12 +314,13 @@ static void drop(struct aggregator *agg, struct seg_watch *st, int err, const ch
 
 static enum presence open_view(struct aggregator *agg, struct seg_watch *st)
 {
+	struct stat before = file_at(st->decl->path);
 	int err = statctr_view_open_owned(st->decl->path, agg->owner, &st->view);
 
 	if (err == 0)
 		err = statctr_view_set_sums_only(st->view, !agg->slot_values);
 	if (err == 0) {
-		note_generation(agg, st, "attached to");
+		note_generation(agg, st, "attached to", &before);
 		return PRESENT;
 	}
 	st->view = NULL;
@@ -295,13 +339,15 @@ static enum presence open_view(struct aggregator *agg, struct seg_watch *st)
  */
 static enum presence attach(struct aggregator *agg, struct seg_watch *st)
 {
+	struct stat before;
 	int err;
 
 	if (!st->view)
 		return open_view(agg, st);
+	before = file_at(st->decl->path);
 	err = statctr_view_refresh(st->view);
 	if (err == 1) {
-		note_generation(agg, st, "writer restarted, reattached to");
+		note_generation(agg, st, "writer restarted, reattached to", &before);
 	} else if (err == -ENOENT) {
 		detach(agg, st, "removed");
 	} else if (err == -EPROTO || err == -ESTALE || err == -EINVAL) {

@@ -49,6 +49,11 @@ struct seg_watch {
 	bool restored;       /* ... from the carry file: the agent was not running in between */
 	const char *doubt;   /* the first attach doubts the carry, because of this; NULL: not */
 	uint64_t created_ns; /* of generation */
+	/* The file of generation (note_generation()): a new generation is a new
+	 * file, so a generation number that changed in the same file is its
+	 * header rewritten in place, not a restart.  0, 0: not known. */
+	dev_t file_dev;
+	ino_t file_ino;
 	struct agg_carry *carry; /* what generation's results add (one reference); NULL: none */
 	struct agg_carry
 	    *next; /* the next generation's, from this one's final counts; NULL: unseen */

@@ -9,7 +9,7 @@ SECURITY_CONFIG_TESTS = tests/security/config.sh tests/security/output.sh tests/
 SECURITY_AGENT_TESTS = tests/security/stuck.sh tests/security/epochfile.sh tests/security/sinks.sh
 SECURITY_SNMP_TESTS = tests/security/setorder.sh tests/security/listen.sh tests/security/privdrop.sh \
 	tests/security/resetstorm.sh
-SECURITY_LIVE_TESTS = tests/security/corrupt_live.sh
+SECURITY_LIVE_TESTS = tests/security/corrupt_live.sh tests/security/generation_in_place.sh
 SECURITY_TESTS = $(SECURITY_READER_TESTS) $(SECURITY_WRITER_TESTS) \
 	$(SECURITY_CONFIG_TESTS) $(SECURITY_AGENT_TESTS) $(SECURITY_SNMP_TESTS) \
 	$(SECURITY_LIVE_TESTS)
