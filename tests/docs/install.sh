@@ -12,6 +12,7 @@ top_builddir=${top_builddir:-$top_srcdir}
 NAME=install
 TEST_NAME=$NAME
 . "$top_srcdir/tests/common.sh" # skip, fail
+. "$top_srcdir/tests/docs/writer.sh" # start_minimal
 for p in make pkg-config cc; do
 	command -v "$p" >/dev/null || skip "$p not found (scripts/install-deps.sh)"
 done
@@ -70,20 +71,8 @@ libs=$(ldd "$TMP/minimal")
 grep -q "$libdir/libstatctr.so" <<<"$libs" ||
 	fail "the writer does not load the installed libstatctr: $(grep statctr <<<"$libs")"
 
-sed "s|name = \"dataplane\";|name = \"dataplane\"; path = \"$TMP/dataplane\";|" \
-	"$top_srcdir/conf/statctr.conf" >"$TMP/statctr.conf"
-"$TMP/minimal" "$TMP/statctr.conf" >"$TMP/writer.log" 2>&1 &
-WRITER=$!
-got=""
-for _ in $(seq 200); do
-	got=$("$statctl" -f json show "$TMP/dataplane" ifStats 2>/dev/null |
-		jq -r '.segments[0].tables[0].rows[0].values.rxPackets' 2>/dev/null) || true
-	[ -n "$got" ] && [ "$got" != null ] && [ "$got" -gt 0 ] && break
-	kill -0 "$WRITER" 2>/dev/null || fail "the writer exited: $(cat "$TMP/writer.log")"
-	sleep 0.05
-done
-[ -n "$got" ] && [ "$got" != null ] && [ "$got" -gt 0 ] ||
-	fail "the installed statctl read no packets of the writer (got '$got')"
+start_minimal "$TMP/minimal" "$statctl"
+got=$GOT
 
 # The installed Python module, on PYTHONPATH as README.md says, reads the
 # same writer through the installed library.

@@ -18,3 +18,4 @@ dist_check_SCRIPTS += tests/docs/install.sh
 # directory (a configure and build of its own: scripts/test.sh runs it once,
 # outside make check).
 EXTRA_DIST += tests/docs/prefix.sh
+EXTRA_DIST += tests/docs/writer.sh

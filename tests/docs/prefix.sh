@@ -22,6 +22,7 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 NAME=prefix
 TEST_NAME=$NAME
 . "$top_srcdir/tests/common.sh" # skip, fail
+. "$top_srcdir/tests/docs/writer.sh" # start_minimal
 for p in make cc pkg-config readelf python3 snmptranslate jq; do
 	command -v "$p" >/dev/null || skip "$p not found (scripts/install-deps.sh)"
 done
@@ -93,20 +94,8 @@ flags=$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs statctr) ||
 # shellcheck disable=SC2086 # a list of flags
 cc -Wall -Wextra -Werror -o "$TMP/minimal" "$top_srcdir/examples/minimal.c" $flags \
 	-Wl,-rpath,"$P/lib" || fail "examples/minimal.c does not build against $P"
-sed "s|name = \"dataplane\";|name = \"dataplane\"; path = \"$TMP/dataplane\";|" \
-	"$top_srcdir/conf/statctr.conf" >"$TMP/statctr.conf"
-"$TMP/minimal" "$TMP/statctr.conf" >"$TMP/writer.log" 2>&1 &
-WRITER=$!
-got=""
-for _ in $(seq 400); do
-	got=$("$P/bin/statctl" -f json show "$TMP/dataplane" ifStats 2>/dev/null |
-		jq -r '.segments[0].tables[0].rows[0].values.rxPackets' 2>/dev/null) || true
-	[ -n "$got" ] && [ "$got" != null ] && [ "$got" -gt 0 ] && break
-	kill -0 "$WRITER" 2>/dev/null || fail "the writer exited: $(cat "$TMP/writer.log")"
-	sleep 0.05
-done
-[ -n "$got" ] && [ "$got" != null ] && [ "$got" -gt 0 ] ||
-	fail "the installed statctl read no packets of the writer (got '$got')"
+start_minimal "$TMP/minimal" "$P/bin/statctl"
+got=$GOT
 
 # The Python module: the block's PYTHONPATH, no LD_LIBRARY_PATH.
 py=$(PYTHONPATH=$P/lib/python3/dist-packages python3 -c '
