@@ -232,8 +232,8 @@ struct sources {
  * x86-64 and arm64 has without -march (a wider vector type is split and
  * spilled to the stack; gcc's -O2 does not vectorise the scalar loop).  The
  * sum of the four cells over the sources stays in registers and is stored
- * once.  A full read loads cells with load_once_pair() (8-byte aligned, in
- * the segment): the row and the sum must take one load.  A sums-only read
+ * once.  A full read loads cells with load_once_pair() (an asm load, 8-byte
+ * aligned, in the segment): the row and the sum must take one load.  A sums-only read
  * gives each loaded vector one use, the sum, so a plain load (memcpy())
  * cannot make two uses disagree, and lets the compiler schedule the loads:
  * the volatile form cost 3-19% there at cache-resident sizes (PERFORMANCE.md
