@@ -333,6 +333,9 @@ void snap_note_reset(struct statctr_snap *snap, statctr_id id, uint64_t now);
 const struct meta *snap_meta(const struct statctr_snap *snap);
 struct epochs *snap_epochs(const struct statctr_snap *snap);
 const uint64_t *snap_sums(const struct statctr_snap *snap); /* ncells raw totals */
+/* Full snapshots: passes spoiled by a failed in-place group read and read
+ * again, over the snapshot's life (its retakes): tests see the path ran. */
+uint32_t snap_spoiled(const struct statctr_snap *snap);
 /*
  * A sums-only retake of @view into *@snapp, whatever the view's mode (as
  * statctr_snap_retake() otherwise), whose final pass over the sums writes

@@ -28,7 +28,10 @@
  * in the slot's row, the same register the sum took, so that rows add up
  * to sums; a failed read's row is written again by the slot's next read.
  * The first slot's read stores its cells as they are (nothing to add to),
- * into the committed sum itself: nothing is committed yet to keep.
+ * into the committed sum itself: nothing is committed yet to keep.  So do
+ * the group reads (below) of a full snapshot's first pass, in place: one
+ * that fails once a slot was committed spoils the pass, which is read
+ * again at once with pending sums (read_all(); at most once a snapshot).
  * Slots whose sequence has not moved since the view last read them whole
  * (idle writers, free and dead slots) are read several at a time under one
  * check of their sequences, which passes over the sums once per group;
@@ -113,6 +116,7 @@ struct statctr_snap {
 	uint64_t base_serial, base_reset_seq;
 	uint64_t created_ns;
 	struct statctr_snap_stats stats;
+	uint32_t spoiled;  /* passes read again since the snapshot was made (tests) */
 	struct meta *meta; /* a reference to the metadata the snapshot was taken against */
 	/* Per row directory entry (nrowdir of them; none without dynamic tables). */
 	uint32_t nrowdir;
@@ -128,6 +132,11 @@ struct reader {
 	struct statctr_view *view;
 	struct statctr_snap *snap;
 	bool sum_empty; /* no slot committed to snap->sum in this pass yet */
+	/* Full snapshots: group reads add into snap->sum itself, without a
+	 * pending sum to stream through; one that fails once a slot was
+	 * committed leaves part of it there, spoiling the pass (read_all()). */
+	bool in_place;
+	bool spoiled;
 	/* Sums only: where the final pass puts the sums instead of the
 	 * pending sum (NULL: there), and whether it did in this pass; with
 	 * final_add (or NULL), cells it adds to them there. */
@@ -179,7 +188,8 @@ static void copy_cells(uint64_t *dst, const _Atomic uint64_t *src, uint32_t n)
  */
 struct take {
 	uint32_t n;
-	bool final; /* the last group of read_slots(): the final pass over the sums */
+	bool final;    /* the last group of read_slots(): the final pass over the sums */
+	bool in_place; /* a group read of a full snapshot's first pass (read_all()) */
 	uint32_t slot[GROUP_SLOTS];
 	const _Atomic uint64_t *src[GROUP_SLOTS];
 	uint64_t before[GROUP_SLOTS];
@@ -374,14 +384,15 @@ static void sum_slots(uint64_t *out, const uint64_t *in, const struct sources *f
 }
 
 /*
- * Where a read's sum goes: the pending sum, or, for a pass's first read,
- * the committed sum itself: there is none yet to keep (sum_empty), and a
- * failed read leaves sum_empty set, so nothing reads what it wrote there.
- * One sum array less to stream through the caches than a swap.
+ * Where a read's sum goes: the pending sum, or the committed sum itself
+ * for a pass's first read (there is none yet to keep: sum_empty, and a
+ * failed read leaves sum_empty set, so nothing reads what it wrote there)
+ * and for an in-place group read (a failed one spoils the pass).  One sum
+ * array less to stream through the caches than a swap.
  */
-static uint64_t *read_dest(const struct reader *rd)
+static uint64_t *read_dest(const struct reader *rd, const struct take *t)
 {
-	return rd->sum_empty ? rd->snap->sum : rd->snap->pending;
+	return rd->sum_empty || t->in_place ? rd->snap->sum : rd->snap->pending;
 }
 
 /*
@@ -394,7 +405,7 @@ static void take_cells(struct reader *rd, const struct take *t)
 {
 	struct statctr_snap *snap = rd->snap;
 	struct sources from = {.n = t->n};
-	uint64_t *dest = read_dest(rd);
+	uint64_t *dest = read_dest(rd, t);
 	uint32_t k;
 
 	for (k = 0; k < t->n; k++) {
@@ -413,7 +424,8 @@ static void take_cells(struct reader *rd, const struct take *t)
  * Ends the read take_cells() began: committed when @whole (the pending sum
  * becomes the sum), else dropped, the committed sum untouched (a full
  * snapshot's rows then hold what was read; they are written again before
- * the snapshot is complete).  Returns @whole.
+ * the snapshot is complete), or, for an in-place read after a commit,
+ * spoiled: the pass is read again (read_all()).  Returns @whole.
  */
 static bool settle(struct reader *rd, const struct take *t, bool whole)
 {
@@ -424,10 +436,12 @@ static bool settle(struct reader *rd, const struct take *t, bool whole)
 	 * pass's first read went to snap->sum itself (read_dest()). */
 	if (whole && t->final && rd->final_dest) {
 		rd->in_final_dest = true;
-	} else if (whole && !rd->sum_empty) {
+	} else if (whole && !rd->sum_empty && !t->in_place) {
 		tmp = snap->sum;
 		snap->sum = snap->pending;
 		snap->pending = tmp;
+	} else if (!whole && !rd->sum_empty && t->in_place) {
+		rd->spoiled = true;
 	}
 	rd->sum_empty = rd->sum_empty && !whole;
 	return whole;
@@ -762,14 +776,18 @@ static void keep_atomic(struct reader *rd, uint32_t s)
 		sum_slots(snap->sum, snap->sum, &from, snap->ncells);
 }
 
-/* A group in one sequence read; if it fails, one by one. */
+/* A group in one sequence read; if it fails, one by one (unless it spoiled
+ * the pass: read_all() reads it again). */
 static void read_group(struct reader *rd, struct take *t)
 {
 	uint32_t k;
 
+	t->in_place = rd->in_place;
 	if (t->n == 0 || seq_read_all(rd, t))
 		return;
 	rd->snap->stats.retries++;
+	if (rd->spoiled)
+		return;
 	for (k = 0; k < t->n; k++) {
 		if (has_seq(rd, t->slot[k]))
 			read_slot(rd, t->slot[k]);
@@ -805,6 +823,8 @@ static void read_slots(struct reader *rd)
 		}
 		if (t.n == per_group) {
 			read_group(rd, &t);
+			if (rd->spoiled)
+				return;
 			t.n = 0;
 		}
 		t.slot[t.n] = s;
@@ -830,6 +850,14 @@ static void read_cpu_aborts(struct reader *rd)
 	}
 }
 
+/* A spoiled pass's counts, but its failed reads (retries). */
+static void forget_pass(struct statctr_snap_stats *stats)
+{
+	stats->assisted_slots = 0;
+	stats->busy_slots = 0;
+	stats->dead_torn_slots = 0;
+}
+
 /* One pass over all slots and the baselines; false if a reset interfered. */
 static bool read_all(struct reader *rd)
 {
@@ -842,6 +870,14 @@ static bool read_all(struct reader *rd)
 	rd->sum_empty = true;
 	rd->in_final_dest = false;
 	read_slots(rd);
+	if (rd->spoiled) { /* once per snapshot: in place no more */
+		snap->spoiled++;
+		rd->in_place = false;
+		rd->spoiled = false;
+		rd->sum_empty = true;
+		forget_pass(&snap->stats);
+		read_slots(rd);
+	}
 	read_cpu_aborts(rd);
 	read_baselines(rd->view, snap, before);
 	/* Pairs with the release fence after the odd reset_seq in
@@ -1097,6 +1133,7 @@ static int snap_fill(struct statctr_view *view, struct statctr_snap *snap, uint6
 	rd->snap = snap;
 	rd->final_dest = snap->slot_values ? NULL : final_dest;
 	rd->final_add = rd->final_dest ? final_add : NULL;
+	rd->in_place = snap->slot_values != NULL;
 	err = guard_run(read_consistently, rd, view->path);
 	if (rd->copy_locked || (err && view->ctl_writable))
 		view_ctl_unlock(view, CTL_LOCK_COPY);
@@ -1199,6 +1236,11 @@ const struct meta *snap_meta(const struct statctr_snap *snap)
 struct epochs *snap_epochs(const struct statctr_snap *snap)
 {
 	return snap->epochs;
+}
+
+uint32_t snap_spoiled(const struct statctr_snap *snap)
+{
+	return snap->spoiled;
 }
 
 const uint64_t *snap_sums(const struct statctr_snap *snap)

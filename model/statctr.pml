@@ -16,7 +16,10 @@
  *     sequence read of each slot that fails, then the copy service (ticket,
  *     request word, naps, the buffer taken into private memory and checked,
  *     re-requests, withdrawal, dead-holder lock recovery), else busy; every
- *     read accumulates into a pending sum committed on success;
+ *     read accumulates into a pending sum committed on success, but the
+ *     group read of a full snapshot's first pass, which adds into the
+ *     committed sum itself: when it fails after a slot was committed, the
+ *     pass is spoiled and read again without in-place reads;
  *   - with CHURN, writer 1 may release its slot and claim it again, or die
  *     while it holds the buffer lock (a new owner claims the slot later);
  *   - with RESETTER, a party who may write the control file stores values
@@ -29,6 +32,9 @@
  *   NO_CANCEL  requests never withdrawn, a served copy never re-requested;
  *   SLOT_LOCK  the buffer lock word is the slot number + 1 alone;
  *   NO_RECORD  the reader trusts the control file's buffer words alone.
+ * And one that breaks the in-place group read (not the code of any tree):
+ *   KEEP_SPOILED  a spoiled pass goes on, slot by slot, instead of being
+ *              read again.
  * Properties (asserts): a snapshot with no busy slot holds whole
  * transactions (c0 == c1 in every row and in the sum) and its rows add up
  * to its sums; with LIVE (no churn, no resetter), a reader whose writers
@@ -284,10 +290,13 @@ byte r0[NS];
 byte r1[NS];
 byte r2[NS];
 bool sum_empty = true;
+bool in_place; /* this read adds into the committed sum itself */
+bool spoiled;  /* an in-place read failed after a commit: read the pass again */
 byte busy;
 bool read_whole[NS];
 
-/* Slot k's cells into its row and the pending sum (or, SUB_UNDO, the sum).
+/* Slot k's cells into its row and the pending sum (or, in place or SUB_UNDO,
+ * the sum).
  * LIVE checks no values: it loads none, to keep its state space small. */
 inline load_cells(k)
 {
@@ -304,7 +313,10 @@ inline load_cells(k)
 #ifdef SUB_UNDO
 	sum0 = (sum0 + x) % V; sum1 = (sum1 + y) % V; sum2 = (sum2 + z) % V
 #else
-	p0 = (p0 + x) % V; p1 = (p1 + y) % V; p2 = (p2 + z) % V
+	if
+	:: in_place -> sum0 = (sum0 + x) % V; sum1 = (sum1 + y) % V; sum2 = (sum2 + z) % V
+	:: else -> p0 = (p0 + x) % V; p1 = (p1 + y) % V; p2 = (p2 + z) % V
+	fi
 #endif
 #else
 	skip
@@ -315,8 +327,10 @@ inline begin_read()
 {
 #ifndef SUB_UNDO
 	if
-	:: sum_empty -> p0 = 0; p1 = 0; p2 = 0
-	:: else -> p0 = sum0; p1 = sum1; p2 = sum2
+	:: in_place && sum_empty -> sum0 = 0; sum1 = 0; sum2 = 0
+	:: in_place && !sum_empty -> skip
+	:: !in_place && sum_empty -> p0 = 0; p1 = 0; p2 = 0
+	:: !in_place && !sum_empty -> p0 = sum0; p1 = sum1; p2 = sum2
 	fi
 #else
 	if
@@ -326,7 +340,8 @@ inline begin_read()
 #endif
 }
 
-/* settle(): commit, or (SUB_UNDO) undo a failed read by subtraction. */
+/* settle(): commit (in place: already there), or (SUB_UNDO) undo a failed
+ * read by subtraction; a failed in-place read after a commit spoils. */
 inline settle(k, whole)
 {
 #ifdef SUB_UNDO
@@ -338,7 +353,8 @@ inline settle(k, whole)
 	fi;
 #else
 	if
-	:: whole -> sum0 = p0; sum1 = p1; sum2 = p2
+	:: whole && !in_place -> sum0 = p0; sum1 = p1; sum2 = p2
+	:: !whole && in_place && !sum_empty -> spoiled = true
 	:: else
 	fi;
 #endif
@@ -511,9 +527,21 @@ proctype Reader()
 	bool ok, whole, served, gone;
 
 	/* Slot 1 moved since the last snapshot: read alone first; slot 0
-	 * looked quiet: a group read (here of one), then slot by slot. */
+	 * looked quiet: a group read (here of one), in place, then slot by
+	 * slot; a spoiled pass is read again, without in-place reads. */
 	read_slot(1);
+	in_place = true;
 	seq_read(1, ok);
+	in_place = false;
+#ifndef KEEP_SPOILED
+	if
+	:: spoiled ->
+		spoiled = false; sum_empty = true; busy = 0;
+		read_slot(1);
+		seq_read(1, ok)
+	:: else
+	fi;
+#endif
 	if
 	:: !ok -> read_slot(0)
 	:: else

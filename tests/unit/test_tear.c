@@ -12,7 +12,10 @@
  *     as the first of a three-source group (slot 0, an idle slot 1, the
  *     shared slot), and sometimes resumes during that group's loads: the
  *     window where a compiler-duplicated load and an undo by subtraction
- *     left one store in a full snapshot (defects 1 and 2);
+ *     left one store in a full snapshot (defects 1 and 2).  The reader's
+ *     own slot moved, so it is read and committed first: such a group read,
+ *     in place in a full snapshot's first pass, spoils the pass, which must
+ *     be read again (the case waits until one was);
  *   - control_file_rewriter_is_denied: a writer runs transactions back to
  *     back (so readers need its copies) while another party who may write
  *     the control file (a resetter) stores random values into the request
@@ -125,6 +128,7 @@ static void start_writer(pthread_t *th, struct writer *w)
 
 struct tally {
 	uint64_t snaps, checked, busy, torn, rows_torn, rows_unsummed;
+	uint64_t spoiled;               /* passes read again after a failed in-place group read */
 	uint64_t first_low, first_high; /* the first torn snapshot's extremes */
 };
 
@@ -186,10 +190,18 @@ static void check_snapshot(const struct statctr_snap *snap, struct tally *t)
 }
 
 /* Snapshots back to back for RUN_NS, and on until MIN_SNAPS had no busy
- * slot (at most MAX_NS: a loaded machine, or an attacker denying copies,
- * makes many busy), each checked, each after one transaction on @own when
- * not NULL; false on a failed take. */
-static bool snapshot_loop(struct tally *t, struct statctr_slot *own)
+ * slot and, with @spoil, a full snapshot's pass was read again (at most
+ * MAX_NS: a loaded machine, or an attacker denying copies, makes many
+ * busy), each checked, each after one transaction on @own when not NULL;
+ * false on a failed take. */
+static bool more(const struct tally *t, int64_t start, int64_t now, bool spoil)
+{
+	if (now < start + RUN_NS)
+		return true;
+	return now < start + MAX_NS && (t->checked < MIN_SNAPS || (spoil && t->spoiled == 0));
+}
+
+static bool snapshot_loop(struct tally *t, struct statctr_slot *own, bool spoil)
 {
 	struct statctr_view *view = NULL;
 	struct statctr_snap *snap = NULL;
@@ -197,12 +209,14 @@ static bool snapshot_loop(struct tally *t, struct statctr_slot *own)
 	bool ok = true;
 
 	CU_ASSERT_EQUAL_FATAL(tu_view_open(seg_path, &view), 0);
-	while (ok && (now < start + RUN_NS || (t->checked < MIN_SNAPS && now < start + MAX_NS))) {
+	while (ok && more(t, start, now, spoil)) {
 		if (own)
 			txn(own);
 		ok = statctr_snap_retake(view, &snap) == 0;
-		if (ok)
+		if (ok) {
 			check_snapshot(snap, t);
+			t->spoiled = snap_spoiled(snap);
+		}
 		now = now_ns();
 	}
 	statctr_snap_free(snap);
@@ -212,13 +226,14 @@ static bool snapshot_loop(struct tally *t, struct statctr_slot *own)
 
 static void report(const char *name, const struct tally *t)
 {
-	printf(
-	    "\n  %s: %llu snapshots, %llu checked, %llu with busy slots; torn sums %llu "
-	    "(the first from %llu to %llu), torn rows %llu, cells whose rows miss the sum %llu\n",
-	    name, (unsigned long long)t->snaps, (unsigned long long)t->checked,
-	    (unsigned long long)t->busy, (unsigned long long)t->torn,
-	    (unsigned long long)t->first_low, (unsigned long long)t->first_high,
-	    (unsigned long long)t->rows_torn, (unsigned long long)t->rows_unsummed);
+	printf("\n  %s: %llu snapshots, %llu checked, %llu with busy slots; torn sums %llu "
+	       "(the first from %llu to %llu), torn rows %llu, cells whose rows miss the sum %llu; "
+	       "passes read again %llu\n",
+	       name, (unsigned long long)t->snaps, (unsigned long long)t->checked,
+	       (unsigned long long)t->busy, (unsigned long long)t->torn,
+	       (unsigned long long)t->first_low, (unsigned long long)t->first_high,
+	       (unsigned long long)t->rows_torn, (unsigned long long)t->rows_unsummed,
+	       (unsigned long long)t->spoiled);
 }
 
 static void quiet_writer_joins_a_group(void)
@@ -233,7 +248,7 @@ static void quiet_writer_joins_a_group(void)
 	CU_ASSERT_EQUAL_FATAL(statctr_slot_acquire(seg, &own), 0);
 	start_writer(&w1, &bursty);
 	start_writer(&w2, &idle);
-	CU_ASSERT_TRUE(snapshot_loop(&t, own));
+	CU_ASSERT_TRUE(snapshot_loop(&t, own, !tu_sums_only));
 	atomic_store(&stop, 1);
 	statctr_slot_release(own);
 	pthread_join(w1, NULL);
@@ -243,6 +258,9 @@ static void quiet_writer_joins_a_group(void)
 	CU_ASSERT_EQUAL(t.torn, 0);
 	CU_ASSERT_EQUAL(t.rows_torn, 0);
 	CU_ASSERT_EQUAL(t.rows_unsummed, 0);
+	/* The in-place group read failed after a commit, and that pass was
+	 * read again (a full snapshot's first pass, docs/design.md). */
+	CU_ASSERT(tu_sums_only || t.spoiled > 0);
 	statctr_seg_destroy(seg);
 }
 
@@ -320,7 +338,7 @@ static void control_file_rewriter_is_denied(void)
 	r.path = ctl;
 	start_writer(&w0, &busy);
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&rw, NULL, rewriter_main, &r), 0);
-	CU_ASSERT_TRUE(snapshot_loop(&t, NULL));
+	CU_ASSERT_TRUE(snapshot_loop(&t, NULL, false));
 	atomic_store(&stop, 1);
 	pthread_join(w0, NULL);
 	pthread_join(rw, NULL);
