@@ -337,17 +337,26 @@ fx_agent_stop() {
 	fx_untrack "$AGENT_PID"
 }
 
-# Waits until the agent has completed two more aggregation passes.
+# Waits until the agent has completed two more aggregation passes, polling
+# statctrAggPasses until 5 s times the load per CPU (fx_loaded): a GET just
+# after the agent registered went unanswered for 2 s at load 15 on 2 CPUs.
 fx_passes() { snmpget -v2c -c "$COMMUNITY" -Oqv -t 1 -r 1 "127.0.0.1:$PORT" "$ROOT.1.1.5.0"; }
 fx_wait_pass() {
-	local start now i
-	start=$(fx_passes) || fail "cannot read statctrAggPasses"
-	for i in $(seq 100); do
-		now=$(fx_passes) || true
-		[ -n "$now" ] && [ "$now" -ge $((start + 2)) ] && return 0
+	local start="" now secs end
+	secs=$(fx_loaded 5)
+	end=$(($(date +%s) + secs))
+	while [ "$(date +%s)" -le "$end" ]; do
+		now=$(fx_passes 2>/dev/null) || now=""
+		case $now in *[!0-9]* | "") now="" ;; esac
+		if [ -z "$start" ]; then
+			start=$now
+		elif [ -n "$now" ] && [ "$now" -ge $((start + 2)) ]; then
+			return 0
+		fi
 		sleep 0.05
 	done
-	fail "no aggregation pass within 5 s"
+	[ -n "$start" ] || fail "cannot read statctrAggPasses within $secs s (load $(cut -d' ' -f1 /proc/loadavg))"
+	fail "no two aggregation passes after $start within $secs s (load $(cut -d' ' -f1 /proc/loadavg))"
 }
 
 # ------------------------------------------------------------------------

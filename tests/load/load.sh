@@ -32,7 +32,10 @@ fx_agent
 fx_wait_pass
 
 # Pollers write "MODE", then per poll "P n ms" and "OID TYPE VALUE" lines;
-# a failed poll is an ERROR line (tests/load/check.py reads them).
+# a failed poll is an ERROR line (tests/load/check.py reads them).  Each
+# request may take 5 s times the load per CPU (fx_loaded): an answer is
+# liveness, and three suites beside CPU hogs left a walk's request
+# unanswered for 5 s (load 15 on 2 CPUs).
 to_lines() { sed -E -e 's/^([.0-9]+) = ([A-Za-z0-9]+): (.*)$/\1 \2 \3/' -e 's/^([.0-9]+) = ([0-9]+)$/\1 Timeticks \2/'; }
 # poller NAME get|walk OID...: snmpget of all OIDs in one PDU, or snmpbulkwalk of each.
 poller() {
@@ -45,14 +48,14 @@ poller() {
 			[ -e "$TMP/stop" ] && exit 0
 			echo "P $n $(fx_now_ms)"
 			if [ "$mode" = get ]; then
-				if out=$(snmpget -v2c -c "$COMMUNITY" -On -Ot -t 5 -r 0 "127.0.0.1:$PORT" "$@" 2>&1); then
+				if out=$(snmpget -v2c -c "$COMMUNITY" -On -Ot -t "$(fx_loaded 5)" -r 0 "127.0.0.1:$PORT" "$@" 2>&1); then
 					echo "$out" | to_lines | sed 's/^\(.*No Such.*\)$/ERROR \1/'
 				else
 					echo "ERROR get: $(echo "$out" | head -1)"
 				fi
 			else
 				for oid in "$@"; do
-					if out=$(snmpbulkwalk -v2c -c "$COMMUNITY" -On -Ot -t 5 -r 0 -Cr25 "127.0.0.1:$PORT" "$oid" 2>&1); then
+					if out=$(snmpbulkwalk -v2c -c "$COMMUNITY" -On -Ot -t "$(fx_loaded 5)" -r 0 -Cr25 "127.0.0.1:$PORT" "$oid" 2>&1); then
 						echo "$out" | to_lines
 					else
 						echo "ERROR walk $oid: $(echo "$out" | tail -1)"

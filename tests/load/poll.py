@@ -7,7 +7,9 @@ OID's subtree (MODE walk), pausing $LOAD_POLL_PAUSE seconds (default 0.2)
 between polls.  Writes the log format of load.sh to stdout:
 "MODE get|walk", then per poll "P n ms" and one "OID TYPE VALUE" line per
 varbind; a failed poll (timeout, error status, missing instance) is an
-"ERROR ..." line.  Numeric OIDs only, no MIB lookups.
+"ERROR ..." line.  Numeric OIDs only, no MIB lookups.  Each request may
+take 5 s times the load per CPU (1 to 10), as fx_loaded allows load.sh's
+Net-SNMP pollers.
 """
 import os
 import sys
@@ -51,17 +53,23 @@ def poll_walk(engine, auth, target, oids):
                 emit(oid, value)
 
 
+def timeout():
+    """5 s stretched by the 1-minute load per CPU (1 to 10): fx_loaded."""
+    per_cpu = os.getloadavg()[0] / (os.cpu_count() or 1)
+    return 5 * min(10, max(1, per_cpu))
+
+
 def main():
     port, mode, stopfile, oids = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
     pause = float(os.environ.get('LOAD_POLL_PAUSE', '0.2'))
     engine = SnmpEngine()
     auth = CommunityData('public', mpModel=1)
-    target = UdpTransportTarget(('127.0.0.1', port), timeout=5, retries=0)
     print(f"MODE {mode}")
     for n in range(1, 10001):
         if os.path.exists(stopfile):
             break
         print(f"P {n} {int(time.time() * 1000)}")
+        target = UdpTransportTarget(('127.0.0.1', port), timeout=timeout(), retries=0)
         (poll_get if mode == 'get' else poll_walk)(engine, auth, target, oids)
         sys.stdout.flush()
         time.sleep(pause)
