@@ -11,7 +11,8 @@
 # in 5 s is sent once more, as an NMS would, and its second loss fails; the
 # retries are logged: once, in 14 fresh-clone runs, a GET through the agent
 # sent during the 1,000-reset SET got no answer, cause not established);
-# under the storm GET p99 stays below 100 ms, resets beyond the rate limit
+# under the storm GET p99 stays below 100 ms (times the load per CPU) plus
+# twice snmpd's own, resets beyond the rate limit
 # are refused with resourceUnavailable, none fails otherwise, and
 # statctrAggResetsRefused counts them.  Sanitizer builds get 3x the time bounds.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
@@ -131,8 +132,12 @@ fx_wait "$(fx_loaded 5)" refused_now ||
 p99=$(awk 'NR == 1 { print int($6) }' "$TMP/getlat-storm.out")
 ref=$(awk 'NR == 2 { print int($6) }' "$TMP/getlat-storm.out")
 awk '$10 != 0 { exit 1 }' "$TMP/getlat-storm.out" || fail "GETs failed during the storm"
-# On a loaded machine the agent's threads lose the CPU more often than snmpd's one.
-[ "$p99" -lt $((P99_MS + 2 * ref)) ] ||
-	fail "GET p99 $p99 ms during the storm, snmpd's own $ref ms (bound $P99_MS ms + twice that; load $(cut -d" " -f1-3 /proc/loadavg))"
+# On a loaded machine the agent's threads lose the CPU more often than snmpd's
+# one: the fixed part of the bound is stretched by the load per CPU (fx_loaded;
+# an ASan agent's p99 was 365 ms to snmpd's 24 at load 41 on 2 CPUs).
+stretch=$(fx_loaded 1)
+bound=$((P99_MS * stretch + 2 * ref))
+[ "$p99" -lt "$bound" ] ||
+	fail "GET p99 $p99 ms during the storm, snmpd's own $ref ms (bound $P99_MS ms x $stretch for the load + twice snmpd's = $bound ms; load $(cut -d" " -f1-3 /proc/loadavg))"
 log "pass"
 exit 0
