@@ -34,7 +34,7 @@ hup_broken() {
 		fail "$what: the log does not match /$re/"
 	}
 	kill -0 "$AGENT_PID" || fail "$what: the agent died"
-	fx_agent_answers || fail "$what: the agent does not answer"
+	fx_wait 5 fx_agent_answers || fail "$what: the agent does not answer within $(fx_loaded 5) s (load $(cut -d" " -f1 /proc/loadavg))"
 	[ "$(fx_registrations)" = "$FX_REGIONS" ] || fail "$what: $(fx_registrations) registrations, not $FX_REGIONS"
 	[ "$(snmp_value "$ROOT.1.1.2.0")" = 100 ] || fail "$what: statctrAggInterval changed"
 	[ "$(snmp_value "$DATA.3.1.10.1")" = 4000 ] || fail "$what: values not served"

@@ -53,7 +53,7 @@ corrupt() {
 	if timeout 5 "$READER" -1 "$SEGMENT" >/dev/null 2>"$TMP/err"; then
 		fail "$1: examples/reader succeeded on a corrupt segment"
 	fi
-	fx_agent_answers || fail "$1: the agent does not answer"
+	fx_wait 5 fx_agent_answers || fail "$1: the agent does not answer within $(fx_loaded 5) s (load $(cut -d" " -f1 /proc/loadavg))"
 	log "$1: stale(3), no rows; $(cat "$TMP/statctl.err")"
 }
 
