@@ -1,8 +1,10 @@
 # shellcheck shell=bash
 # common.sh - the one vocabulary of the suite's shell tests: the loud skip,
-# the failure that ends the test, the failure counted for the end, and a
-# writer started in the background.  Defined here only (tests/style/
-# vocabulary.sh fails a test file that defines its own).  Sourced by each
+# the failure that ends the test, the failure counted for the end, a
+# writer started in the background, and the deadline stretched by the load
+# (fx_loaded, fx_wait).  Defined here only (tests/style/vocabulary.sh
+# fails a test file that defines its own skip, fail, fail_later or
+# start_writer).  Sourced by each
 # folder's helper library (tests/integration/fixture.sh, tests/tools/lib.sh,
 # tests/style/lib.sh) and by the standalone scripts (tests/fuzz/run.sh,
 # tests/packaging/debs.sh, tests/docs/*.sh); tests/README.md says which to
@@ -51,22 +53,45 @@ fail_later() {
 	test_failures=$((test_failures + 1))
 }
 
+# fx_loaded SECONDS: SECONDS stretched by the machine's load (the 1-minute
+# load average per CPU, at least 1, at most 10), rounded up: a deadline
+# that allows a loaded machine its slowness and still ends on a real hang.
+fx_loaded() {
+	awk -v s="$1" -v n="$(nproc)" \
+		'{ f = $1 / n; if (f < 1) f = 1; if (f > 10) f = 10; t = s * f; printf "%d\n", (t == int(t)) ? t : int(t) + 1 }' \
+		/proc/loadavg
+}
+
+# fx_wait SECONDS COMMAND...: polls COMMAND every 50 ms until it succeeds
+# or SECONDS pass, times the machine's load per CPU (fx_loaded: 1 to 10);
+# 1 if it never did.  A deadline is for liveness, and a loaded machine is
+# slower at everything the test waits for (SIGHUP's reload logged after 5 s
+# at load 19).  Nothing passes for it that would fail: it only waits longer
+# before failing.
+fx_wait() {
+	local secs
+	secs=$(fx_loaded "$1")
+	shift
+	for _ in $(seq $((secs * 20))); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # start_writer LOG PATH COMMAND...: COMMAND, a writer, in the background,
 # its stdout and stderr appended to LOG, its pid in STARTED_PID; returns
-# once PATH (its segment) exists.  If PATH is not there within 5 s, stops
-# the writer and fails the test.
+# once PATH (its segment) exists.  If PATH is not there within 5 s (times
+# the load per CPU, fx_loaded), stops the writer and fails the test.
 start_writer() {
 	local log=$1 path=$2
 	shift 2
 	"$@" >>"$log" 2>&1 &
 	STARTED_PID=$!
-	for _ in $(seq 100); do
-		[ -e "$path" ] && return 0
-		sleep 0.05
-	done
+	fx_wait 5 test -e "$path" && return 0
 	kill "$STARTED_PID" 2>/dev/null || true
 	wait "$STARTED_PID" 2>/dev/null || true
-	fail "the writer did not create $path"
+	fail "the writer did not create $path within $(fx_loaded 5) s (load $(cut -d' ' -f1 /proc/loadavg))"
 }
 
 # snmp_private DIR: the Net-SNMP clients and daemons this shell starts keep

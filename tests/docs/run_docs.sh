@@ -121,21 +121,13 @@ CONF=$S/statctr.conf
 	sed -e 's/^#\(createUser\|group\|com2sec\|access\)\b/\1/' "$top_srcdir/conf/snmpd.conf"
 } >"$S/snmpd.conf"
 
-wait_for() { # SECONDS COMMAND...
-	local i
-	for i in $(seq $(($1 * 10))); do
-		"${@:2}" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
 /usr/sbin/snmpd -f -Lo -C -c "$S/snmpd.conf" -I -smux -p "$S/snmpd.pid" >"$S/snmpd.log" 2>&1 &
 PIDS="$! $PIDS"
-wait_for 10 snmpget -v2c -c public -t 0.3 -r 0 127.0.0.1 .1.3.6.1.2.1.1.3.0 ||
+fx_wait 10 snmpget -v2c -c public -t 0.3 -r 0 127.0.0.1 .1.3.6.1.2.1.1.3.0 ||
 	fail "snmpd does not answer on udp/161"
 "$top_builddir/examples/pipeline" -c "$CONF" >"$S/writer.log" 2>&1 &
 PIDS="$! $PIDS"
-wait_for 10 test -e /dev/shm/statctr.dataplane || fail "the writer made no segment"
+fx_wait 10 test -e /dev/shm/statctr.dataplane || fail "the writer made no segment"
 # statctr-agentx through snmpd: README.md's first SNMP block starts it.
 
 # ------------------------------------------------------------------------

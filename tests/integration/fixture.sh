@@ -96,22 +96,6 @@ fx_need() {
 	[ -x "$PIPELINE" ] && [ -x "$READER" ] || skip "examples/pipeline and examples/reader not built"
 }
 
-# Polls "$@" every 50 ms until it succeeds or $1 (first arg) seconds pass,
-# times the machine's load per CPU (fx_loaded: 1 to 10): a deadline is for
-# liveness, and a loaded machine is slower at everything the test waits for
-# (SIGHUP's reload logged after 5 s at load 19).  Nothing passes for it
-# that would fail: it only waits longer before failing.
-fx_wait() {
-	local secs i
-	secs=$(fx_loaded "$1")
-	shift
-	for i in $(seq $((secs * 20))); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # fx_freeze PID...: SIGSTOP, then waits until every thread of each PID is
 # stopped.  kill returns before they are: the thread the kernel picks must
 # run to begin the group stop, and until then another thread on another CPU
@@ -259,15 +243,6 @@ fx_start_writer() {
 fx_writer() {
 	fx_start_writer "$TMP/writer.log" "$SEGMENT" "$@"
 	WRITER_PID=$FX_LAST_PID
-}
-
-# fx_loaded SECONDS: SECONDS stretched by the machine's load (the 1-minute
-# load average per CPU, at least 1, at most 10), rounded up: a deadline
-# that allows a loaded machine its slowness and still ends on a real hang.
-fx_loaded() {
-	awk -v s="$1" -v n="$(nproc)" \
-		'{ f = $1 / n; if (f < 1) f = 1; if (f > 10) f = 10; t = s * f; printf "%d\n", (t == int(t)) ? t : int(t) + 1 }' \
-		/proc/loadavg
 }
 
 fx_writer_stop() {

@@ -331,6 +331,8 @@ as_user() {
 		--bounding-set=-all --inh-caps=-all)
 }
 
+seg_of_group_statctr() { [ -e "$seg_path" ] && [ "$(stat -c %G "$seg_path")" = statctr ]; }
+
 # start_group_writer: the writer, as a user who is only a member of group
 # statctr, as README.Debian says.
 start_group_writer() {
@@ -338,11 +340,8 @@ start_group_writer() {
 		as_user "$writer_user" &&
 		{ "${AS[@]}" "$work/minimal" "$conf" >"$work/writer.log" 2>&1 & } &&
 		pids="$pids $!" &&
-		for _ in $(seq 50); do
-			[ -e "$seg_path" ] && [ "$(stat -c %G "$seg_path")" = statctr ] && return 0
-			sleep 0.1
-		done
-	echo "no segment $seg_path of group statctr after 5 s"
+		fx_wait 5 seg_of_group_statctr && return 0
+	echo "no segment $seg_path of group statctr after $(fx_loaded 5) s (load $(cut -d' ' -f1 /proc/loadavg))"
 	cat "$work/writer.log"
 	return 1
 }
@@ -365,6 +364,7 @@ oid_eth0_rx=.1.3.6.1.4.1.8072.9999.9999.4242.3.1.1.1.10.1
 snmp_rx() {
 	snmpget -v2c -c public -Oqv -t 1 -r 0 "127.0.0.1:$port" "$oid_eth0_rx" 2>/dev/null
 }
+agent_answers() { [ -n "$(snmp_rx)" ]; }
 
 # The unit's ExecStart, with -M for a private port instead of snmpd, under
 # the unit's User=.
@@ -373,16 +373,13 @@ start_agent() {
 	{ "${AS[@]}" /usr/sbin/statctr-agentx -f -L stderr -c "$conf" \
 		-M "udp:127.0.0.1:$port" >"$work/agent.log" 2>&1 & } &&
 		agent_pid=$! && pids="$pids $agent_pid" &&
-		for _ in $(seq 50); do
-			[ -n "$(snmp_rx)" ] && break
-			sleep 0.1
-		done
+		{ fx_wait 5 agent_answers || true; }
 	[ "$(ps -o user= -p "$agent_pid")" = statctr ] || {
 		echo "agent runs as $(ps -o user= -p "$agent_pid")"
 		return 1
 	}
 	[ -n "$(snmp_rx)" ] || {
-		echo "no answer on udp:127.0.0.1:$port after 5 s"
+		echo "no answer on udp:127.0.0.1:$port after $(fx_loaded 5) s (load $(cut -d' ' -f1 /proc/loadavg))"
 		cat "$work/agent.log"
 		return 1
 	}
@@ -400,10 +397,7 @@ start_exporter() {
 	{ "${AS[@]}" /usr/sbin/statctr-exporter -c "$conf" \
 		--web.listen-address="127.0.0.1:$exporter_port" >"$work/exporter.log" 2>&1 & } &&
 		exporter_pid=$! && pids="$pids $exporter_pid" &&
-		for _ in $(seq 50); do
-			exporter_scrape >/dev/null && break
-			sleep 0.1
-		done
+		{ fx_wait 5 exporter_scrape || true; }
 	[ "$(ps -o user= -p "$exporter_pid")" = statctr ] || {
 		echo "exporter runs as $(ps -o user= -p "$exporter_pid")"
 		return 1

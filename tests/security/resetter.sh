@@ -55,11 +55,9 @@ assert_counting "after the control file grew"
 
 as_resetter truncate -s 0 "$CTL"
 assert_counting "after the control file was truncated to 0"
-for _ in $(seq 50); do
-	[ "$(info writer_flags)" = 1 ] && break
-	sleep 0.1
-done
-[ "$(info writer_flags)" = 1 ] || fail "readers do not see CTL_LOST after the truncation"
+ctl_lost() { [ "$(info writer_flags)" = 1 ]; }
+fx_wait 5 ctl_lost ||
+	fail "readers do not see CTL_LOST $(fx_loaded 5) s after the truncation (load $(cut -d' ' -f1 /proc/loadavg))"
 as_resetter truncate -s 1M "$CTL"
 assert_counting "after the control file was truncated and grown again"
 grep -q "warning: the writer lost its control file" "$TMP/show.out" ||

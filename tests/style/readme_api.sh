@@ -92,12 +92,12 @@ export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 "$TMP/readme" writer >"$TMP/writer.out" 2>&1 &
 WRITER=$!
-for _ in $(seq 100); do
-	grep -q '^written$' "$TMP/writer.out" && break
+written_or_gone() { grep -q '^written$' "$TMP/writer.out" || ! kill -0 "$WRITER" 2>/dev/null; }
+fx_wait 5 written_or_gone || true
+grep -q '^written$' "$TMP/writer.out" || {
 	kill -0 "$WRITER" 2>/dev/null || fail "the writer exited: $(cat "$TMP/writer.out")"
-	sleep 0.05
-done
-grep -q '^written$' "$TMP/writer.out" || fail "the writer did not finish within 5 s"
+	fail "the writer did not finish within $(fx_loaded 5) s (load $(cut -d' ' -f1 /proc/loadavg))"
+}
 
 out=$(timeout 10 "$TMP/readme" reader 2>&1) || fail "the reader failed: $out"
 [ "$out" = 1 ] || fail "the reader printed '$out', not the writer's 1 packet"

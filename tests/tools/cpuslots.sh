@@ -22,11 +22,8 @@ segments = ( { name = "$segment"; slots = $1; cpu_slots = $2;
 CONF
 	"$CPU_REC" "$config" "$segment" >"$workdir/rec.out" 2>"$workdir/rec.err" &
 	writer_pid=$!
-	for _ in $(seq 1 100); do
-		grep -q '^ready' "$workdir/rec.out" && return 0
-		kill -0 "$writer_pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	fx_wait 10 said_or_gone "$workdir/rec.out" '^ready' "$writer_pid" || true
+	grep -q '^ready' "$workdir/rec.out" && return 0
 	cat "$workdir/rec.err" >&2
 	fail "cpu_rec did not start ($2)"
 }

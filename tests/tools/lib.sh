@@ -117,14 +117,16 @@ settled_writer() {
 	fail "the writer did not reach $want packets"
 }
 
+# said_or_gone FILE REGEX PID: FILE has a line REGEX matches, or PID exited
+# (a poll's end: the caller tells which).
+said_or_gone() { grep -q "$2" "$1" || ! kill -0 "$3" 2>/dev/null; }
+
 # wait_recorded N: hist_rec (its pid $writer_pid, its output $workdir/rec.out
-# and rec.err) printed "recorded N" after its Nth batch (bounded: 10 s).
+# and rec.err) printed "recorded N" after its Nth batch (bounded: 10 s
+# times the load per CPU).
 wait_recorded() {
-	for _ in $(seq 1 100); do
-		grep -qx "recorded $1" "$workdir/rec.out" && return 0
-		kill -0 "$writer_pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	fx_wait 10 said_or_gone "$workdir/rec.out" "^recorded $1\$" "$writer_pid" || true
+	grep -qx "recorded $1" "$workdir/rec.out" && return 0
 	cat "$workdir/rec.err" >&2
 	fail "the writer did not record batch $1"
 }

@@ -42,10 +42,8 @@ for seg in lint s; do
 	writer_pid="$! $writer_pid"
 	eval "exec {fd_$seg}>\"\$workdir/cmd.\$seg\""
 done
-for _ in $(seq 100); do
-	[ "$(cat "$workdir"/writer.* | grep -c '^ready')" = 2 ] && break
-	sleep 0.05
-done
+both_ready() { [ "$(cat "$workdir"/writer.* | grep -c '^ready')" = 2 ]; }
+fx_wait 5 both_ready || true # checked next, with what the writers said
 check "the writers are ready" 2 "$(cat "$workdir"/writer.* | grep -c '^ready')"
 "$STATCTL" -c "$config" -f prometheus show >"$workdir/show.prom"
 # shellcheck disable=SC2154 # fd_lint and fd_s are set by eval above

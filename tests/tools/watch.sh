@@ -39,13 +39,11 @@ printf "%s\n" "$out" >"$workdir/w.prom"
 valid=no
 $FORMATS prom "$workdir/w.prom" >/dev/null && valid=yes
 check "prometheus frame is valid" yes "$valid"
-# wait_for FILE PATTERN: grep -q PATTERN FILE within 10 s.
+# wait_for FILE PATTERN: grep -q PATTERN FILE within 10 s (times the load
+# per CPU).
 wait_for() {
-	for _ in $(seq 1 100); do
-		grep -q "$2" "$1" && return 0
-		sleep 0.1
-	done
-	fail_later "no '$2' in $1 within 10 s: $(cat "$1")"
+	fx_wait 10 grep -q "$2" "$1" ||
+		fail_later "no '$2' in $1 within $(fx_loaded 10) s (load $(cut -d' ' -f1 /proc/loadavg)): $(cat "$1")"
 }
 "$STATCTL" watch -i 0.1 -n 600 "$segment" totals >"$workdir/marks.txt" 2>&1 &
 watch_pid=$!
