@@ -1,9 +1,11 @@
 #!/bin/bash
 # Prometheus 2.42 (Debian's) scrapes statctr-exporter every second.  It
 # asks for OpenMetrics and gets it, and holds as many series of the segment
-# as the 0.0.4 exposition (and the textfile) has samples; rate() of the paced writer's packets over 20 s equals the rate
-# statctl's own two readings 20 s apart give, within 1%; and a killed writer
-# is statctr_segment_up 0 in Prometheus at the next scrape.
+# as the 0.0.4 exposition (and the textfile) has samples; with the writer
+# frozen at both ends of a 20 s window, Prometheus holds statctl's counts
+# exactly and rate() over the span between them is their difference per
+# second, within 0.1%; and a killed writer is statctr_segment_up 0 in
+# Prometheus at the next scrape.
 . "$(dirname "$0")/lib.sh"
 ex_need prometheus promtool jq
 
@@ -47,21 +49,48 @@ got=$(query 'count({job="statctr",__name__=~"statctr_dataplane_.*"})')
 check "series of the segment in Prometheus" "$want" "$got"
 check "the segment is up in Prometheus" 1 "$(query 'statctr_segment_up{segment="dataplane"}')"
 
-# ---- rate(): Prometheus against statctl's two readings
+# ---- rate(): Prometheus against statctl.  The writer is frozen at both
+# ends of a 20 s window, so there statctl's count and Prometheus's samples
+# must be the same number, v1 and v2.  rate() over exactly the span of the
+# last sample at v1 to the first at v2 is then (v2 - v1) / span, whatever
+# the writer's pace did in between (a paced writer on a loaded machine lags
+# and catches up, so no two windows that merely overlap see one rate).
+RX=statctr_dataplane_if_stats_rx_packets_total
 packets() {
 	"$STATCTL" -c "$TMP/statctr.conf" show -f prometheus dataplane |
 		awk '/^statctr_dataplane_if_stats_rx_packets_total\{/ { s += $2 } END { print s }'
 }
-t1=$(date +%s.%N) v1=$(packets)
-sleep 20
-t2=$(date +%s.%N) v2=$(packets)
-fx_wait 5 test "$(query 'time()')" '>' "$t2" || true
-statctl_rate=$(awk -v a="$v1" -v b="$v2" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f", (b - a) / (e - s) }')
-prom_rate=$(query 'sum(rate(statctr_dataplane_if_stats_rx_packets_total[20s]))' "$t2")
-log "statctl: $statctl_rate/s over $(awk -v s="$t1" -v e="$t2" 'BEGIN { printf "%.2f", e - s }') s; Prometheus rate()[20s]: $prom_rate/s"
+scraped() { [ "$(query "sum($RX)")" = "$1" ]; }
+# frozen_count: the writer stopped, its count from statctl in COUNT once
+# Prometheus scraped the same; the writer goes on.
+frozen_count() {
+	fx_freeze "$WRITER_PID"
+	COUNT=$(packets)
+	fx_wait 10 scraped "$COUNT" ||
+		fail "Prometheus did not scrape the frozen count $COUNT within $(fx_loaded 10) s (it has $(query "sum($RX)"))"
+	kill -CONT "$WRITER_PID"
+}
+frozen_count
+v1=$COUNT
+sleep 20 # the window; the writer runs
+frozen_count
+v2=$COUNT
+# "ms-timestamp sum" per scrape over the last 2 minutes (one scrape's
+# samples share its timestamp).
+curl -sf --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$RX[2m]" |
+	jq -r '[.data.result[].values[]] | group_by(.[0]) | .[] |
+		"\((.[0][0] * 1000) | round) \(map(.[1] | tonumber) | add)"' >"$TMP/samples" ||
+	fail "no samples of $RX from Prometheus"
+tf=$(awk -v v="$v1" '$2 == v { t = $1 } END { print t }' "$TMP/samples")
+tl=$(awk -v v="$v2" '$2 == v { print $1; exit }' "$TMP/samples")
+[ -n "$tf" ] && [ -n "$tl" ] && [ "$tl" -gt "$tf" ] ||
+	fail "no samples at $v1 then $v2 in Prometheus: $(tr '\n' ' ' <"$TMP/samples")"
+want=$(awk -v a="$v1" -v b="$v2" -v s="$tf" -v e="$tl" 'BEGIN { printf "%.3f", (b - a) * 1000 / (e - s) }')
+prom_rate=$(query "sum(rate($RX[$((tl - tf + 1))ms]))" "$(awk -v t="$tl" 'BEGIN { printf "%.3f", t / 1000 }')")
+log "statctl: $v1 then $v2 packets, scraped $((tl - tf)) ms apart: $want/s; Prometheus rate(): $prom_rate/s"
 [ -n "$prom_rate" ] || fail "no rate() from Prometheus"
-awk -v a="$statctl_rate" -v b="$prom_rate" 'BEGIN { d = (a - b) / a; if (d < 0) d = -d; exit !(d <= 0.01 && a > 0) }' ||
-	fail_later "rate() $prom_rate/s and statctl's $statctl_rate/s differ by more than 1%"
+awk -v a="$want" -v b="$prom_rate" 'BEGIN { d = (a - b) / a; if (d < 0) d = -d; exit !(d <= 0.001 && a > 0) }' ||
+	fail_later "rate() $prom_rate/s and statctl's $want/s differ by more than 0.1%"
 
 # ---- a killed writer: up 0 in Prometheus at the next scrape
 fx_kill "$WRITER_PID" KILL
