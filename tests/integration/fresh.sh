@@ -43,7 +43,7 @@ ok=$(fresh_checks)
 log "$ok of 10 GETs at least the library's count of $WINDOW_MS ms before"
 [ "$ok" = 10 ] || fail "only $ok of 10 GETs served a pass at most $WINDOW_MS ms old (250 ms stretched by the load $(cut -d' ' -f1 /proc/loadavg))"
 
-# continuous_gets: GETs back to back for 3 s; PASSES (statctrAggPasses'
+# continuous_gets: GETs back to back for 3 s; PASSES_SEEN (statctrAggPasses'
 # rise), GETS and ELAPSED (ms) over them.
 continuous_gets() {
 	local p0 t0

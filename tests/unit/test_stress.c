@@ -43,33 +43,12 @@ struct writer_tids {
 	unsigned n;
 };
 
-/* RAN_NS of CPU time is thousands of times what a writer needs to reach a
- * transaction boundary and serve a copy. */
-#define RAN_NS 10000000ull
-
-/* Nanoseconds @tid of @pid has run, from schedstat; 0 if unknown. */
-static uint64_t thread_cpu_ns(pid_t pid, pid_t tid)
-{
-	char path[64];
-	unsigned long long ns = 0;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &ns) != 1)
-		ns = 0;
-	fclose(f);
-	return ns;
-}
-
 static void writers_cpu(const struct writer_tids *wt, uint64_t *ns)
 {
 	unsigned i;
 
 	for (i = 0; i < wt->n; i++)
-		ns[i] = thread_cpu_ns(wt->pid, wt->tid[i]);
+		ns[i] = tu_thread_cpu_ns(wt->pid, wt->tid[i]);
 }
 
 /* The writer process's threads other than its main one. */
@@ -164,13 +143,13 @@ struct tally {
 	uint64_t final_packets, final_octets;
 };
 
-/* Did every writer thread run RAN_NS or more between @before and @after? */
+/* Did every writer thread run TU_RAN_NS or more between @before and @after? */
 static bool all_ran(const struct writer_tids *wt, const uint64_t *before, const uint64_t *after)
 {
 	unsigned i;
 
 	for (i = 0; i < wt->n; i++)
-		if (after[i] < before[i] + RAN_NS)
+		if (after[i] < before[i] + TU_RAN_NS)
 			return false;
 	return wt->n > 0;
 }
@@ -237,7 +216,7 @@ static void assert_tally(const struct tally *t, uint64_t packets, uint64_t octet
 	fprintf(stderr,
 	        "\n    %u snapshots, %u with a busy slot (%u while every writer ran %llu ms), "
 	        "%u assisted slot reads, %u violations, %llu packets, load %.2f\n",
-	        t->snapshots, t->busy, t->busy_ran, RAN_NS / 1000000, t->assisted, t->violations,
+	        t->snapshots, t->busy, t->busy_ran, TU_RAN_NS / 1000000, t->assisted, t->violations,
 	        (unsigned long long)packets, load[0]);
 	CU_ASSERT(t->snapshots >= SNAPSHOTS);
 	CU_ASSERT_EQUAL(t->violations, 0);

@@ -15,6 +15,27 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Nanoseconds thread @tid of process @pid has run (schedstat); 0 if
+ * unknown.  A busy slot is judged by it: a writer that ran TU_RAN_NS of CPU
+ * during a snapshot, thousands of times what it needs to reach a
+ * transaction boundary and serve a copy, was not kept busy by the machine. */
+#define TU_RAN_NS 10000000ull
+static inline uint64_t tu_thread_cpu_ns(pid_t pid, pid_t tid)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
 struct test_case {
 	const char *name;
 	CU_TestFunc fn;
