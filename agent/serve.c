@@ -79,15 +79,38 @@ static const char *master_address(const struct server *s)
 	return s->opt.master ? s->opt.master : s->cur.set->master;
 }
 
+/*
+ * AgentX runs over a stream socket, where a request is never lost: a resend
+ * only duplicates it.  Net-SNMP's client default (an answer within 1 s, else
+ * sent again, 5 times) made a slow master parse each Register PDU up to six
+ * times, answer the copies duplicateRegistration against the agent itself,
+ * and fall further behind, until a ping went unanswered and the session was
+ * reopened, to register everything again (agent_restart.sh under ASan at
+ * load 16).  So each request is sent once and may take the same 6 s in all.
+ * Set as the library default for the Open PDU, and on the open session in
+ * case an snmp.conf set "retries" or "timeout" since.
+ */
+enum { AGENTX_TIMEOUT_S = 6 };
+
+static void agentx_send_once_defaults(void)
+{
+	netsnmp_ds_set_int(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_RETRIES, 0);
+	netsnmp_ds_set_int(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_TIMEOUT, AGENTX_TIMEOUT_S);
+}
+
 static int on_connect(int major, int minor, void *server_arg, void *client_arg)
 {
 	struct server *s = client_arg;
+	netsnmp_session *session = server_arg; /* the AgentX session (subagent.c passes it) */
 
-	(void)major, (void)minor, (void)server_arg;
+	(void)major, (void)minor;
 	s->connected = true;
 	s->master_fd = -1;
-	if (server_arg) /* the AgentX session (subagent.c passes it) */
-		s->master_fd = snmp_sess_transport(snmp_sess_pointer(server_arg))->sock;
+	if (session) {
+		session->retries = 0;
+		session->timeout = AGENTX_TIMEOUT_S * 1000L * 1000L;
+		s->master_fd = snmp_sess_transport(snmp_sess_pointer(session))->sock;
+	}
 	s->told_down = false;
 	/* Called before Net-SNMP re-sends the registrations of a reconnect. */
 	registry_reattach_once();
@@ -366,6 +389,7 @@ static int start_netsnmp(struct server *s)
 		if (err)
 			return err;
 	} else {
+		agentx_send_once_defaults();
 		snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START,
 		                       on_connect, s);
 		snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_STOP,

@@ -17,11 +17,13 @@ FAULT_TESTS = \
 	tests/fault/daemon_agent_restart.sh \
 	tests/fault/daemon_sighup.sh \
 	tests/fault/sigstop.sh \
+	tests/fault/send_once.sh \
 	tests/fault/privileges.sh \
 	tests/fault/valgrind.sh
 TESTS += $(FAULT_TESTS)
 dist_check_SCRIPTS += $(FAULT_TESTS)
-EXTRA_DIST += tests/fault/lib.sh tests/fault/valgrind.supp tests/fault/lsan.supp
+EXTRA_DIST += tests/fault/lib.sh tests/fault/valgrind.supp tests/fault/lsan.supp \
+	tests/fault/agentx_relay.py
 
 # A writer that stops inside a transaction (writer_torn.sh).
 check_PROGRAMS += tests/fault/txn_writer
