@@ -79,6 +79,10 @@ fx_wait() {
 	return 1
 }
 
+# said_or_gone FILE REGEX PID: FILE has a line REGEX matches, or PID exited
+# (the end of an fx_wait for a process's word: the caller tells which).
+said_or_gone() { grep -q "$2" "$1" || ! kill -0 "$3" 2>/dev/null; }
+
 # start_writer LOG PATH COMMAND...: COMMAND, a writer, in the background,
 # its stdout and stderr appended to LOG, its pid in STARTED_PID; returns
 # once PATH (its segment) exists.  If PATH is not there within 5 s (times

@@ -92,8 +92,7 @@ export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 "$TMP/readme" writer >"$TMP/writer.out" 2>&1 &
 WRITER=$!
-written_or_gone() { grep -q '^written$' "$TMP/writer.out" || ! kill -0 "$WRITER" 2>/dev/null; }
-fx_wait 5 written_or_gone || true
+fx_wait 5 said_or_gone "$TMP/writer.out" '^written$' "$WRITER" || true
 grep -q '^written$' "$TMP/writer.out" || {
 	kill -0 "$WRITER" 2>/dev/null || fail "the writer exited: $(cat "$TMP/writer.out")"
 	fail "the writer did not finish within $(fx_loaded 5) s (load $(cut -d' ' -f1 /proc/loadavg))"

@@ -117,10 +117,6 @@ settled_writer() {
 	fail "the writer did not reach $want packets"
 }
 
-# said_or_gone FILE REGEX PID: FILE has a line REGEX matches, or PID exited
-# (a poll's end: the caller tells which).
-said_or_gone() { grep -q "$2" "$1" || ! kill -0 "$3" 2>/dev/null; }
-
 # wait_recorded N: hist_rec (its pid $writer_pid, its output $workdir/rec.out
 # and rec.err) printed "recorded N" after its Nth batch (bounded: 10 s
 # times the load per CPU).
