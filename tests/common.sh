@@ -9,7 +9,8 @@
 # tests/style/lib.sh) and by the standalone scripts (tests/fuzz/run.sh,
 # tests/packaging/debs.sh, tests/docs/*.sh); tests/README.md says which to
 # use.  Also the private Net-SNMP environment (snmp_private) every test
-# that runs a Net-SNMP client or daemon sets up first.
+# that runs a Net-SNMP client or daemon sets up first, and a private
+# /dev/shm (private_shm) for a test that lists it.
 #
 # TEST_NAME names the test in every message (default: the script's name).
 # A test that cannot run says SKIP loudly and exits 77 (automake's skip),
@@ -77,6 +78,22 @@ fx_wait() {
 		sleep 0.05
 	done
 	return 1
+}
+
+# private_shm "$@": runs the calling test again from its start, in a
+# private mount namespace whose /dev/shm is an empty tmpfs (root only: it
+# skips otherwise), so that what the test lists there is its own: other
+# tests, and other runs of the suite, create segments in the real one
+# meanwhile.  Call it first, before anything the test would leave behind.
+private_shm() {
+	if [ -n "${STATCTR_PRIVATE_SHM:-}" ]; then
+		mount -t tmpfs -o mode=1777 statctr-test /dev/shm || fail "mounting a private /dev/shm"
+		return 0
+	fi
+	[ "$(id -u)" = 0 ] || skip "needs root for a private /dev/shm (a mount namespace)"
+	command -v unshare >/dev/null || skip "unshare not found (util-linux)"
+	unshare -m true 2>/dev/null || skip "unshare -m is not permitted here"
+	STATCTR_PRIVATE_SHM=1 exec unshare -m --propagation private bash "$0" "$@"
 }
 
 # said_or_gone FILE REGEX PID: FILE has a line REGEX matches, or PID exited

@@ -231,13 +231,20 @@ static int open_all(const struct common_opts *opts, struct source *srcs, size_t 
 
 	if (discover_segments(opts, &entries, &n) < 0)
 		return EXIT_FAIL;
-	for (size_t i = 0; i < n && *np < MAX_SOURCES; i++) {
+	size_t i;
+
+	for (i = 0; i < n && *np < MAX_SOURCES; i++) {
 		bool keep;
 
 		if (open_found(&entries[i], &srcs[*np], &keep) < 0)
 			status = EXIT_FAIL;
 		if (keep)
 			(*np)++;
+	}
+	if (i < n) {
+		error_msg("%zu segments found, %d read: segment '%s' and %zu after it left out", n,
+		          MAX_SOURCES, entries[i].path, n - i - 1);
+		status = EXIT_FAIL;
 	}
 	free_segments(entries, n);
 	if (*np == 0 && status == EXIT_OK) {

@@ -12,9 +12,15 @@
 #    it and 1 for the real one;
 #  - with --any-owner: the 1,000, named like the real segment, are read,
 #    and still promtool accepts FILE: each family once (the real one's, the
-#    trusted owner's being read first), the twins left out and reported.
-# Every run ends within 60 s; promtool checks every file.
+#    trusted owner's being read first), the twins left out and reported;
+#  - 100 more twins: statctl reads 1,024 segments, the real one among them,
+#    says on stderr how many it left out, and exits 1.
+# Every run ends within 60 s; promtool checks every file.  The test runs
+# with a private /dev/shm (private_shm): its counts are of its own files,
+# whatever other tests and runs create in the real one meanwhile.
 SEC_PROGRAMS=""
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/common.sh"
+private_shm "$@"
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/security/lib.sh"
 
 fx_need promtool
@@ -102,11 +108,25 @@ textfile --any-owner
 [ "$rc" = 1 ] || fail "--any-owner: exit $rc, not 1 (the junk file cannot be read)"
 [ "$(families "$FAMILY")" = 1 ] || fail "--any-owner: $FAMILY declared $(families "$FAMILY") times"
 [ "$(grep -c "^statctr_segment_readable{segment=\"$SEG\",path=\"$PLANT-p[0-9]*\"} 1\$" "$FILE")" = "$NPLANTED" ] ||
-	fail "--any-owner: not $NPLANTED planted segments read"
+	fail "--any-owner: $(grep -c "path=\"$PLANT-p[0-9]*\"} 1\$" "$FILE") of $NPLANTED planted segments read; stderr: $(grep -v "left out" "$TMP/err" | head -n 3)"
 [ "$(readable "$PLANT-junk" 0)" = 1 ] || fail "--any-owner: no statctr_segment_readable 0 for the junk"
 grep -q "segment '$SEG' ($PLANT-p[0-9]*): table 'ifStats' column 'rxPackets' left out" "$TMP/err" ||
 	fail "--any-owner: the twins' columns are not reported: $(head -c 400 "$TMP/err")"
 sed -n "/^$FAMILY{/p" "$FILE" | sort | uniq -d | grep -q . && fail "--any-owner: a duplicate sample"
+
+log "--any-owner, 100 more twins: 1,024 segments read, the real one first, the rest said left out"
+i=$NPLANTED
+while [ $i -lt $((NPLANTED + 100)) ]; do
+	ln "$PLANT-p0" "$PLANT-p$i" || fail "planting twin $i"
+	i=$((i + 1))
+done
+textfile --any-owner
+[ "$rc" = 1 ] || fail "over 1,024 segments: exit $rc, not 1"
+[ "$(grep -c "^statctr_segment_readable{" "$FILE")" = 1024 ] ||
+	fail "over 1,024 segments: $(grep -c "^statctr_segment_readable{" "$FILE") read, not 1024"
+[ "$(readable "$PLANT-real" 1)" = 1 ] || fail "over 1,024 segments: the real one was left out"
+grep -q "^statctl: $((NPLANTED + 102)) segments found, 1024 read: segment '$PLANT-p[0-9]*' and 77 after it left out\$" "$TMP/err" ||
+	fail "over 1,024 segments: not said on stderr: $(grep -v "left out$" "$TMP/err" | head -n 3)"
 
 log "--any-owner beside -c is a usage error"
 rc=0
