@@ -5,7 +5,9 @@
 # within interval_ms + 100 ms of the flip (the 100 ms times the load per
 # CPU; at least 9 in 10 of them, each within 1 s times the load per CPU;
 # latencies logged), through trap2sink (v2c traps) and then informsink (informs); a hold-down burst
-# gives the first change at once and the final state when it ends;
+# (the hold-down eight times one wait for a pass, at least 1 s, so that
+# the burst fits in it at any load) gives the first change at once and the
+# final state when it ends;
 # ifLinkUpDownTrapEnable disabled(2) by SET sends none and survives an agent
 # restart; a writer killed gives lowerLayerDown(7) and a linkDown, its
 # restart a linkUp, and STATCTR-MIB's statctrSegmentStateChange (writerGone,
@@ -206,8 +208,16 @@ fx_wait 10 fx_agent_answers || fail "STATCTR-MIB not served again after snmpd's 
 fx_wait_pass
 HOW=inform-v2c N=3 flips "informsink (informs)"
 
-log "hold-down 1000 ms: a burst gives one notification per hold-down, the last its final state"
-conf 1000
+# The burst's six changes must come closer together than the hold-down,
+# whatever the load: each waits for a pass, so the hold-down is eight times
+# one such wait, measured now (at least 1000 ms).
+t0=$(fx_now_ms)
+fx_wait_pass
+HOLD=$((($(fx_now_ms) - t0) * 8))
+[ "$HOLD" -ge 1000 ] || HOLD=1000
+HOLD=$(((HOLD + 99) / 100 * 100))
+log "hold-down $HOLD ms: a burst gives one notification per hold-down, the last its final state"
+conf "$HOLD"
 kill -HUP "$AGENT_PID"
 fx_wait 10 grep -q "SIGHUP: configuration .* reloaded" "$TMP/agent.log" || fail "no reload"
 fx_wait_pass
@@ -220,22 +230,22 @@ for s in 2 1 2 1 2 1; do # each seen by a pass
 done
 burst=$(($(fx_now_ms) - t0))
 # The final state comes at most one hold-down after the burst; then nothing.
-fx_wait 5 sh -c "tail -n +$((before + 1)) '$TRAPS' | awk '\$3 == 1000' | tail -n 1 | grep -q ' linkUp 1000 1 '" ||
+fx_wait $((HOLD / 1000 + 5)) sh -c "tail -n +$((before + 1)) '$TRAPS' | awk '\$3 == 1000' | tail -n 1 | grep -q ' linkUp 1000 1 '" ||
 	fail "hold-down: the final linkUp never came"
 fx_wait_pass
-sleep 1.2 # one hold-down more: nothing may follow
+sleep "$((HOLD * 12 / 10000)).$((HOLD * 12 / 1000 % 10))" # one hold-down more: nothing may follow
 tail -n +"$((before + 1))" "$TRAPS" | awk '$3 == 1000' >"$TMP/burst"
-python3 - "$TMP/burst" "$burst" <<'PY' || fail "hold-down: $(tr '\n' ';' <"$TMP/burst")"
+python3 - "$TMP/burst" "$burst" "$HOLD" <<'PY' || fail "hold-down $HOLD ms, burst $burst ms: $(tr '\n' ';' <"$TMP/burst")"
 import sys
 rows = [l.split() for l in open(sys.argv[1])]
-burst = int(sys.argv[2])
+burst, hold = int(sys.argv[2]), int(sys.argv[3])
 kinds = [r[1] for r in rows]
 times = [int(r[0]) for r in rows]
 assert kinds[0] == "linkDown" and kinds[-1] == "linkUp", kinds
 assert all(a != b for a, b in zip(kinds, kinds[1:])), "not alternating: %s" % kinds
 gaps = [b - a for a, b in zip(times, times[1:])]
-assert all(g >= 900 for g in gaps), "closer than the hold-down: %s" % gaps
-assert len(rows) <= burst // 1000 + 2 and len(rows) < 6, "%d for a %d ms burst of 6" % (len(rows), burst)
+assert all(g >= hold * 9 // 10 for g in gaps), "closer than the hold-down: %s" % gaps
+assert len(rows) <= burst // hold + 2 and len(rows) < 6, "%d for a %d ms burst of 6" % (len(rows), burst)
 print("hold-down: a burst of 6 changes in %d ms gave %s, gaps %s ms" % (burst, kinds, gaps))
 PY
 n=$(grep -c . "$TMP/burst")
