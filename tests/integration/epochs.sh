@@ -221,11 +221,17 @@ fx_agent_stop
 # pass that no longer lists the epoch: every try then misses.
 epoch_config "" "interval_ms = 4000; max_age_ms = 0; allow_reset = true;"
 fx_agent
-dropped=0
-for try in 1 2 3 4 5; do
+# oldest_epoch: the number of the first epoch the agent lists, in $oldest
+# (a walk the restarted agent may not answer at once on a loaded machine).
+oldest_epoch() {
 	oldest=$(snmp_walk "$EPOCHS.2.1" | head -n 1 | awk '{ print $1 }')
 	oldest=${oldest##*.}
-	[ -n "$oldest" ] || fail "no epoch listed"
+	[ -n "$oldest" ]
+}
+dropped=0
+for try in 1 2 3 4 5; do
+	fx_wait 10 oldest_epoch ||
+		fail "no epoch listed within $(fx_loaded 10) s: $(snmp_walk "$EPOCHS.2.1" 2>&1 | head -n 3)"
 	statctl epoch start dropper dataplane >/dev/null || fail "statctl epoch start dropper"
 	# One PDU, one aggregation: the epoch still listed, its count without a value.
 	out=$(snmp_get "$EPOCHS.2.1.$oldest" "$IV.10.$oldest.1")

@@ -11,9 +11,10 @@
 # GET reads down(2) for all rows; statctrNotificationsSent equals what
 # snmptrapd received, Sent + Suppressed grew by exactly the changes made,
 # none lost; the hold-down let each row's later state through; GETs through
-# the agent during the storm are all answered, p99 below 100 ms plus 4 times
-# snmpd's own sysUpTime.0 p99 measured in turn with them (a loaded 2-CPU
-# machine delays both; as tests/security/resetstorm.sh).  Sanitizer builds
+# the agent during the storm are all answered, p99 below 100 ms (times the
+# load per CPU) plus 4 times snmpd's own sysUpTime.0 p99 measured in turn
+# with them (a loaded 2-CPU machine delays both; as
+# tests/security/resetstorm.sh).  Sanitizer builds
 # get 3x the bound.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
 
@@ -159,8 +160,13 @@ ref=$(awk 'NR == 2 { print int($6) }' "$TMP/getlat.out")
 [ "$(awk 'NR == 1 { print $2 }' "$TMP/getlat.out")" -ge 10 ] || fail "too few GETs during the storm"
 # A GET through the agent waits for three wakeups (snmpd, the agent, snmpd
 # again) where snmpd's own waits for one: at load 20, p99 320 ms against
-# snmpd's 82 (2 of 3 loaded runs passed 100 + twice that).  A storm that
+# snmpd's 82 (2 of 3 loaded runs passed 100 + twice that).  The agent's
+# threads also lose the CPU more often than snmpd's one: the fixed part is
+# stretched by the load per CPU (fx_loaded; p99 619 ms against snmpd's 123
+# at load 13 on 2 CPUs), as in tests/security/resetstorm.sh.  A storm that
 # held requests back, as issue 21's did for seconds, is far above.
-[ "$p99" -lt $((P99_MS + 4 * ref)) ] ||
-	fail "GET p99 $p99 ms during the storm, snmpd's own $ref ms (bound $P99_MS ms + 4 times that; load $(cut -d' ' -f1-3 /proc/loadavg))"
+stretch=$(fx_loaded 1)
+bound=$((P99_MS * stretch + 4 * ref))
+[ "$p99" -lt "$bound" ] ||
+	fail "GET p99 $p99 ms during the storm, snmpd's own $ref ms (bound $P99_MS ms x $stretch for the load + 4 times snmpd's = $bound ms; load $(cut -d' ' -f1-3 /proc/loadavg))"
 log "OK (load $(cut -d' ' -f1-3 /proc/loadavg))"
