@@ -86,11 +86,15 @@ static const char *master_address(const struct server *s)
  * times, answer the copies duplicateRegistration against the agent itself,
  * and fall further behind, until a ping went unanswered and the session was
  * reopened, to register everything again (agent_restart.sh under ASan at
- * load 16).  So each request is sent once and may take the same 6 s in all.
- * Set as the library default for the Open PDU, and on the open session in
- * case an snmp.conf set "retries" or "timeout" since.
+ * load 16).  So each request is sent once, and may take 30 s: a master that
+ * exits or restarts closes the socket and is seen at once, so the timeout
+ * only ever judges a live master that is slow, and a session reopened
+ * costs registering everything again (a ping unanswered in 6 s at load 24
+ * on 2 CPUs, then 100 s to register: agent_restart.sh, round 8).  Set as
+ * the library default for the Open PDU, and on the open session in case an
+ * snmp.conf set "retries" or "timeout" since.
  */
-enum { AGENTX_TIMEOUT_S = 6 };
+enum { AGENTX_TIMEOUT_S = 30 };
 
 static void agentx_send_once_defaults(void)
 {
