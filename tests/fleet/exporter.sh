@@ -43,23 +43,8 @@ fx_on_free_port master 3 fx_agent_answers_on \
 MASTER_PORT=$FREE_PORT
 fleet_snmp_exporter
 
-# scrape SNMP_PORT: the exporter's page for that agent.  A scrape that
-# fails (at load 20 one did: the exporter's walk gave up) is made again, 3
-# times in all, as Prometheus scrapes again at its next interval; each
-# failure is logged with curl's word and the load.
-scrape() {
-	local try
-	for try in 1 2 3; do
-		if curl -sSf --max-time "$(fx_loaded 30)" \
-			"http://127.0.0.1:$EXPORTER_PORT/snmp?module=$MODULE&target=127.0.0.1:$1" \
-			>"$TMP/scrape.out" 2>"$TMP/scrape.err"; then
-			cat "$TMP/scrape.out"
-			return 0
-		fi
-		log "scrape of 127.0.0.1:$1 failed (try $try, load $(cut -d' ' -f1 /proc/loadavg)): $(cat "$TMP/scrape.err")" >&2
-	done
-	return 1
-}
+# scrape SNMP_PORT: the exporter's page for that agent (fleet_scrape).
+scrape() { fleet_scrape "$EXPORTER_PORT" "$MODULE" "$1"; }
 
 # ------------------------------------------------------------------------
 # Names, types, labels and values of one scrape

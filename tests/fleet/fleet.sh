@@ -7,8 +7,9 @@
 # snmp.yml, fleet_relabel into the scrape job's metric_relabel_configs;
 # fleet_prometheus_head and fleet_snmp_job write $TMP/prometheus.yml,
 # fleet_prometheus starts a Prometheus with it and prom_query asks it;
-# metrics_up and prometheus_ready are their fx_on_free_port checks,
-# until_deadline polls a check to a deadline.
+# fleet_scrape asks an snmp_exporter (ifmib.sh too); metrics_up and
+# prometheus_ready are their fx_on_free_port checks, until_deadline polls
+# a check to a deadline.
 STATCTL=$top_builddir/tools/statctl
 
 # fleet_need [TOOL...]: the fleet's tools and these, statctl, the SMI modules
@@ -70,6 +71,25 @@ fleet_snmp_exporter() {
 		prometheus-snmp-exporter --config.file="$gen/snmp.yml" \
 		--web.listen-address=127.0.0.1:@PORT@
 	EXPORTER_PORT=$FREE_PORT
+}
+
+# fleet_scrape EXPORTER_PORT MODULE SNMP_PORT: the snmp_exporter page of
+# MODULE for the agent on SNMP_PORT.  A scrape that fails (at load 20 one
+# did: the exporter's walk gave up) is made again, 3 times in all, as
+# Prometheus scrapes again at its next interval; each failure is logged
+# with curl's word and the load.
+fleet_scrape() {
+	local try
+	for try in 1 2 3; do
+		if curl -sSf --max-time "$(fx_loaded 30)" \
+			"http://127.0.0.1:$1/snmp?module=$2&target=127.0.0.1:$3" \
+			>"$TMP/scrape.out" 2>"$TMP/scrape.err"; then
+			cat "$TMP/scrape.out"
+			return 0
+		fi
+		log "scrape of $2 from 127.0.0.1:$3 failed (try $try, load $(cut -d' ' -f1 /proc/loadavg)): $(cat "$TMP/scrape.err")" >&2
+	done
+	return 1
 }
 
 # fleet_prometheus_head: the head of a prometheus.yml that scrapes every

@@ -8,6 +8,7 @@
 # 2^32, and its low 32 bits in ifInOctets), snmpd's own interfaces are in
 # the same scrape, and an object no column serves is not.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
+. "$top_srcdir/tests/fleet/fleet.sh"
 
 fx_need snmpget curl prometheus-snmp-exporter
 [ -x "$top_builddir/tests/integration/ifwriter" ] || skip "tests/integration/ifwriter not built"
@@ -37,8 +38,7 @@ fx_wait_pass
 metrics_up() { curl -sf -o /dev/null "http://127.0.0.1:$1/metrics"; }
 fx_on_free_port exporter 5 metrics_up \
 	prometheus-snmp-exporter --config.file="$TMP/snmp.yml" --web.listen-address=127.0.0.1:@PORT@
-curl -sf --max-time 30 "http://127.0.0.1:$FREE_PORT/snmp?module=statctr_if_mib&target=127.0.0.1:$PORT" \
-	>"$TMP/scrape" || fail "the scrape failed"
+fleet_scrape "$FREE_PORT" statctr_if_mib "$PORT" >"$TMP/scrape" || fail "the scrape failed"
 grep -q '^# TYPE ifHCInOctets counter$' "$TMP/scrape" || fail "no counter ifHCInOctets"
 grep -q '^# TYPE ifInOctets counter$' "$TMP/scrape" || fail "no counter ifInOctets"
 # samples METRIC: "ifIndex ifName ifDescr value" of each, values as exact
