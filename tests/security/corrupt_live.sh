@@ -181,7 +181,12 @@ log "$polls polls during the attack, $failed unanswered, longest gap $gap ms"
 max_gap=$(($(fx_loaded 1) * 1000))
 [ "${SANITIZER:-none}" = none ] || max_gap=$(($(fx_loaded 3) * 1000))
 [ "$gap" -le "$max_gap" ] || fail "$gap ms between two polls during the attack (at most $max_gap)"
-[ "$polls" -ge $((ATTACK_S * 2)) ] || fail "only $polls polls in $ATTACK_S s"
+# Two polls a second, fewer by the load per CPU (a loaded machine forks
+# the poller's snmpget slower: 23 in 15 s at load 20), and at least 10.
+min_polls=$((ATTACK_S * 2 / $(fx_loaded 1)))
+[ "$min_polls" -ge 10 ] || min_polls=10
+[ "$polls" -ge "$min_polls" ] ||
+	fail "only $polls polls in $ATTACK_S s (at least $min_polls; load $(cut -d' ' -f1 /proc/loadavg))"
 passes=$(awk -v from="$ATTACK_MS" -v to="$END_MS" '$1 >= from && $1 <= to && $2 == 0 { if (!a) a = $3; b = $3 } END { print b - a }' "$TMP/poller.log")
 log "$passes aggregation passes during the attack"
 [ "$passes" -ge "$ATTACK_S" ] || fail "only $passes aggregation passes in $ATTACK_S s"
