@@ -226,13 +226,11 @@ static int open_found(struct seg_entry *entry, struct source *src, bool *keep)
 static int open_all(const struct common_opts *opts, struct source *srcs, size_t *np)
 {
 	struct seg_entry *entries;
-	size_t n;
+	size_t n, i;
 	int status = EXIT_OK;
 
 	if (discover_segments(opts, &entries, &n) < 0)
 		return EXIT_FAIL;
-	size_t i;
-
 	for (i = 0; i < n && *np < MAX_SOURCES; i++) {
 		bool keep;
 

@@ -146,8 +146,8 @@ const struct renderer *renderer_for(enum out_format format);
  * MAX_SOURCES, the trusted owners' first; those left out are reported and
  * the status is then EXIT_FAIL) when it is NULL.  A found segment that
  * cannot be opened is reported and kept as a source with failed set and no
- * view, so that the output can say so; the status is then EXIT_FAIL.  Their snapshots keep
- * sums only unless @slots (show --slots).
+ * view, so that the output can say so; the status is then EXIT_FAIL.
+ * Their snapshots keep sums only unless @slots (show --slots).
  */
 #define MAX_SOURCES 1024
 int sources_open(const struct common_opts *opts, const char *segment, bool slots,
