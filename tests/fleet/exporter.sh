@@ -168,7 +168,7 @@ fleet_prometheus
 
 # query PROMQL: the first result's value, or nothing.
 query() {
-	curl -sf --max-time "$(fx_loaded 5)" "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+	prom_query "$1" |
 		jq -r '.data.result[0].value[1] // empty'
 }
 rate_positive() {

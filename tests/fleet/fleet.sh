@@ -121,11 +121,12 @@ JOB
 
 # prom_query PROMQL [CURL_ARGS...]: the JSON answer of the Prometheus of
 # fleet_prometheus to an instant query (CURL_ARGS: --data-urlencode
-# time=...); fails if curl does (5 s at most).
+# time=...); fails if curl does (5 s at most, times the load per CPU).
 prom_query() {
 	local q=$1
 	shift
-	curl -sf --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$q" "$@"
+	curl -sf --max-time "$(fx_loaded 5)" "http://127.0.0.1:$PROM_PORT/api/v1/query" \
+		--data-urlencode "query=$q" "$@"
 }
 
 # until_deadline SECONDS COMMAND...: runs COMMAND every 0.5 s until it

@@ -45,7 +45,7 @@ fleet_prometheus
 
 # query PROMQL: the result as "labels value" lines.
 query() {
-	curl -sf --max-time "$(fx_loaded 5)" "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+	prom_query "$1" |
 		jq -r '.data.result[] | "\(.metric | del(.instance, .job) | tojson) \(.value[1])"'
 }
 P90='histogram_quantile(0.9, rate(dataplaneStagesLatencyBucketCount[5s]))'
