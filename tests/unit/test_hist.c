@@ -662,6 +662,8 @@ static void concurrent_records_are_exact_in_every_snapshot(void)
 	CU_ASSERT_FATAL(reader >= 0);
 	if (reader == 0)
 		reader_process(go[0], stop[0], report[1], ids);
+	close(report[1]); /* the reader's end only: its exit is an end of file */
+	report[1] = -1;
 	atomic_store(&stop_writers, 0);
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < NWRITERS; i++) {

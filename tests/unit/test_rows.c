@@ -555,6 +555,8 @@ static void start_run(struct run *run, bool writers, bool counts)
 	run->reader = fork();
 	if (run->reader == 0)
 		reader_process(run->go[0], run->stop[0], run->report[1]);
+	close(run->report[1]); /* the reader's end only: its exit is an end of file */
+	run->report[1] = -1;
 	atomic_store(&stop_threads, 0);
 	run->churn.counts = counts;
 	for (i = 0; writers && i < NWRITERS; i++)
