@@ -1,18 +1,22 @@
 #!/bin/sh
 # Runs the whole statctr test suite from a source tree:
-#   1. a normal build and `make check` (unit and integration tests), then
-#      the demo for 7 s (live counters over SNMP),
+#   1. a normal build and `make check` (unit and integration tests; with
+#      the busy lane, the build only: the lane runs those tests), then the
+#      demo for 7 s (live counters over SNMP),
 #   2. libFuzzer targets for 30 s each (clang), then make check under
 #      ASan+UBSan (--enable-sanitizers),
 #   3. the concurrency tests under TSan (--enable-tsan),
-#   4. the benchmark harness smoke test, `make distcheck`, and README.md's
-#      prefix install run as written (tests/docs/prefix.sh),
+#   4. the benchmark harness smoke test, `make distcheck` (its make check
+#      runs DISTCHECK_TESTS, Makefile.am; the tarball must hold every file
+#      git tracks), and README.md's prefix install run as written
+#      (tests/docs/prefix.sh),
 #   5. the Debian packages built, checked with lintian, installed, run
 #      and purged (tests/packaging/debs.sh; root only),
 #   6. with --busy, or under CI=true (.ci/run), the busy lane (--busy-only:
 #      it alone): `make check` of a default build, from a
 #      fresh copy of the tree in a directory only its owner
-#      may enter (build/busy, 0700), beside CPU hogs that keep every CPU
+#      may enter (build/busy, 0700), every test but the model check
+#      (make list-loaded-tests), beside CPU hogs that keep every CPU
 #      busy (stress-ng --cpu, twice the CPUs), and, as root, in a mount
 #      namespace whose /var/lib/snmp is empty: the suite must pass on a
 #      busy machine that no earlier run prepared, and write nothing there
@@ -70,20 +74,26 @@ tally() {
 	[ $((f + e)) -eq 0 ] || failures "$name ($1)" "$log"
 }
 
+# build NAME DIR CONFIGURE-ARGS: configure and make in DIR; false, and
+# counted as one failure, if either fails.
+build() {
+	mkdir -p "$2"
+	# shellcheck disable=SC2086 # CONFIGURE-ARGS: words
+	(cd "$2" && "$top/configure" -q $3 >configure.out 2>&1 && make -j"$jobs" >make.out 2>&1) &&
+		return 0
+	echo "=== $1: build FAILED"
+	remember "$1: build FAILED"
+	tail -n 40 "$2/configure.out" "$2/make.out"
+	failed=$((failed + 1))
+	return 1
+}
+
 # phase NAME DIR CONFIGURE-ARGS [make check arguments...]
 phase() {
 	name=$1 dir=$2 args=$3 t0=$(date +%s)
 	shift 3
 	echo "=== $name"
-	mkdir -p "$dir"
-	if ! (cd "$dir" && "$top/configure" -q $args >configure.out 2>&1 &&
-		make -j"$jobs" >make.out 2>&1); then
-		echo "=== $name: build FAILED"
-		remember "$name: build FAILED"
-		tail -n 40 "$dir/configure.out" "$dir/make.out"
-		failed=$((failed + 1))
-		return
-	fi
+	build "$name" "$dir" "$args" || return
 	(cd "$dir" && make -j"$jobs" check "$@" >check.out 2>&1)
 	tally "$dir"
 	echo "=== $name: $(($(date +%s) - t0)) s"
@@ -120,12 +130,31 @@ demo_smoke() {
 }
 
 distcheck() {
-	(cd build/default && make -j"$jobs" distcheck >distcheck.out 2>&1) && return 0
-	tail -80 build/default/distcheck.out
-	# A failed distcheck leaves its tree: show the failed tests' logs.
-	for log in build/default/statctr-*/_build/sub/test-suite.log; do
-		[ -f "$log" ] && failures "make distcheck, its make check" "$log"
-	done
+	# shellcheck disable=SC2016 # the sub-make expands it
+	if ! (cd build/default && make -j"$jobs" distcheck TESTS='$(DISTCHECK_TESTS)' >distcheck.out 2>&1); then
+		tail -80 build/default/distcheck.out
+		# A failed distcheck leaves its tree: show the failed tests' logs.
+		for log in build/default/statctr-*/_build/sub/test-suite.log; do
+			[ -f "$log" ] && failures "make distcheck, its make check" "$log"
+		done
+		return 1
+	fi
+	grep -E '^# (TOTAL|PASS|FAIL|ERROR)' build/default/distcheck.out
+	dist_complete
+}
+
+# dist_complete: the tarball holds every file git tracks, but these
+# (nothing builds, installs or tests with them).
+DIST_LEAVES_OUT='.gitignore m4/.gitkeep debian/statctr-agentx.dirs'
+dist_complete() {
+	git rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
+	tar -tzf build/default/statctr-*.tar.gz | sed 's|^[^/]*/||' | LC_ALL=C sort >build/dist.list || return 1
+	# shellcheck disable=SC2086 # one word per file
+	printf '%s\n' $DIST_LEAVES_OUT >build/dist.leaves
+	missing=$(git ls-files | grep -vxF -f build/dist.leaves | LC_ALL=C sort | LC_ALL=C comm -23 - build/dist.list)
+	[ -z "$missing" ] && return 0
+	echo "the tarball leaves out files git tracks (EXTRA_DIST?):"
+	echo "$missing"
 	return 1
 }
 
@@ -188,8 +217,7 @@ busy_lane() {
 	hogs=$!
 	trap 'kill $hogs 2>/dev/null' EXIT
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
-	set -- -j"$jobs" check
-	[ -z "${BUSY_TESTS:-}" ] || set -- "$@" "TESTS=$BUSY_TESTS"
+	set -- -j"$jobs" check "TESTS=${BUSY_TESTS:-$(cd "$b" && make -s list-loaded-tests | tr '\n' ' ')}"
 	if [ "$(id -u)" -eq 0 ] && [ -d /var/lib/snmp ] && command -v unshare >/dev/null 2>&1; then
 		fresh=yes
 		fresh_check "$b" "$@" || fresh=failed
@@ -243,7 +271,12 @@ busy_lane() {
 [ -f config.status ] && make distclean >/dev/null 2>&1
 ./autogen.sh >build-autogen.out 2>&1 || { cat build-autogen.out; exit 2; }
 rm -f build-autogen.out
-phase "build and make check" build/default ""
+if [ "$busy" = no ]; then
+	phase "build and make check" build/default ""
+else
+	echo "=== build (its make check: the busy lane, last)"
+	build build build/default "" && echo "=== build: done"
+fi
 step "demo (scripts/demo.sh, 7 s)" demo_smoke
 step "fuzzing, 30 s per target" sh -c 'tests/fuzz/run.sh 30 >build/fuzz.out 2>&1 || { tail -n 60 build/fuzz.out; exit 1; }'
 phase "ASan+UBSan make check" build/asan "--enable-sanitizers"
