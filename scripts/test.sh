@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs the whole statctr test suite from a source tree:
 #   1. a normal build and `make check` (unit and integration tests; with
-#      the busy lane, the build only: the lane runs those tests), then the
-#      demo for 7 s (live counters over SNMP),
+#      the busy lane, the model check only: the lane runs the others),
+#      then the demo for 7 s (live counters over SNMP),
 #   2. libFuzzer targets for 30 s each (clang), then make check under
 #      ASan+UBSan (--enable-sanitizers),
 #   3. the concurrency tests under TSan (--enable-tsan),
@@ -274,8 +274,9 @@ rm -f build-autogen.out
 if [ "$busy" = no ]; then
 	phase "build and make check" build/default ""
 else
-	echo "=== build (its make check: the busy lane, last)"
-	build build build/default "" && echo "=== build: done"
+	# shellcheck disable=SC2016 # make expands it
+	phase "build and the model check (the other tests: the busy lane, last)" build/default "" \
+		TESTS='$(MODEL_TESTS)'
 fi
 step "demo (scripts/demo.sh, 7 s)" demo_smoke
 step "fuzzing, 30 s per target" sh -c 'tests/fuzz/run.sh 30 >build/fuzz.out 2>&1 || { tail -n 60 build/fuzz.out; exit 1; }'
