@@ -209,10 +209,13 @@ static inline void tu_add_suite(const char *name, CU_InitializeFunc init,
  * line names the test that hung.  STATCTR_TEST_WATCHDOG_S overrides the
  * limit (0: none, for a debugger).  Timers are not inherited by fork(). */
 #define TU_WATCHDOG_S 1200
+#define TU_STR_(x)    #x
+#define TU_STR(x)     TU_STR_(x)
 static inline void tu_watchdog_fired(int sig)
 {
-	static const char msg[] = "\nwatchdog: the test above still runs after its time limit "
-	                          "(STATCTR_TEST_WATCHDOG_S, default 1200 s): a hang\n";
+	static const char msg[] =
+	    "\nwatchdog: the test above still runs after its time limit "
+	    "(STATCTR_TEST_WATCHDOG_S, default " TU_STR(TU_WATCHDOG_S) " s): a hang\n";
 
 	(void)sig;
 	if (write(2, msg, sizeof(msg) - 1) < 0) { /* nothing more to say */
