@@ -164,13 +164,15 @@ struct agg_reset {
  * Handed to the aggregator's thread (the owner of the views; agg_start()
  * must have been called), which runs it between two segments of a pass.
  * Waits at most AGG_RESET_WAIT_MS for it, so a SET PDU, whatever it holds,
- * is answered within that.  Returns 0 once every segment's reset is
- * published, -ETIMEDOUT when it could not start in time (nothing was done),
- * -EINPROGRESS when it started but did not finish in time (its outcome is
- * logged later), or the library's negative errno of the first segment that
- * failed; the cause is in errmsg_get().
+ * is answered within that: half of snmpd's default agentXTimeout (1 s,
+ * conf/snmpd.conf), so the answer reaches the master before it gives up.
+ * Returns 0 once every segment's reset is published, -ETIMEDOUT when it
+ * could not start in time (nothing was done), -EINPROGRESS when it started
+ * but did not finish in time (its outcome is logged later), or the
+ * library's negative errno of the first segment that failed; the cause is
+ * in errmsg_get().
  */
-#define AGG_RESET_WAIT_MS 1000
+#define AGG_RESET_WAIT_MS 500
 int agg_reset(struct aggregator *agg, const struct agg_reset *v, uint32_t n);
 
 /*

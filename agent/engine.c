@@ -248,8 +248,8 @@ static bool reset_of(const struct engine *e, const struct agg_result *res,
 #define PDU_RESETS "statctr-pdu-resets"
 
 /*
- * Every reset of the PDU being committed, done in one agg_reset() when its
- * first handler call commits (one snapshot per segment, whatever the number
+ * Every reset of the PDU, done in one agg_reset() when its first handler
+ * call in ACTION gets there (one snapshot per segment, whatever the number
  * of varbinds); the outcome is kept with the request for its other calls.
  * Returns 0 or the negative errno of agg_reset().
  */
@@ -295,21 +295,58 @@ static int commit_pdu_resets(const struct engine *e, const struct agg_result *re
 	return err;
 }
 
-/* Checked again: a pass may have run since RESERVE1 (AgentX sends the phases apart). */
+/*
+ * The SET phases, as Net-SNMP runs them for a subagent: RESERVE1 and
+ * RESERVE2 for AgentX's TestSet, ACTION for its CommitSet, whose answer
+ * decides the SET's outcome, then COMMIT and FREE for its CleanupSet, sent
+ * after the master has answered the NMS (UNDO for UndoSet instead, when
+ * CommitSet failed anywhere).  So the resets are done in ACTION: what
+ * goes wrong there still reaches the NMS.  Each phase checks again: a pass
+ * may have run since RESERVE1 (AgentX sends the phases apart).
+ */
+static void do_action(const struct engine_region *er, const struct agg_result *res,
+                      netsnmp_agent_request_info *reqinfo, netsnmp_request_info *req)
+{
+	struct agg_reset reset;
+
+	if (check_set(er, res, req->requestvb, &reset) != SNMP_ERR_NOERROR)
+		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+	else if (acts(&reset) && commit_pdu_resets(er->e, res, reqinfo) < 0)
+		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+}
+
+/* COMMIT: the writes that are not resets (IF-MIB's ifLinkUpDownTrapEnable). */
 static void do_commit(const struct engine_region *er, const struct agg_result *res,
                       netsnmp_agent_request_info *reqinfo, netsnmp_request_info *req)
 {
 	struct agg_reset reset;
 
-	if (check_set(er, res, req->requestvb, &reset) != SNMP_ERR_NOERROR) {
-		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+	if (!er->be->set_commit)
 		return;
-	}
-	if (acts(&reset) && commit_pdu_resets(er->e, res, reqinfo) < 0)
+	if (check_set(er, res, req->requestvb, &reset) != SNMP_ERR_NOERROR ||
+	    er->be->set_commit(er->data, req->requestvb) != SNMP_ERR_NOERROR)
 		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
-	else if (!reset.count && er->be->set_commit &&
-	         er->be->set_commit(er->data, req->requestvb) != SNMP_ERR_NOERROR)
-		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+}
+
+/*
+ * UNDO (some varbind failed in ACTION): a reset cannot be taken back.  When
+ * the PDU's resets were done, or began and outlived ACTION's wait
+ * (-EINPROGRESS: they complete, and their outcome is logged, after the SET
+ * is answered), the UNDO of each reset varbind fails, and the SET is
+ * answered undoFailed (RFC 3416, 4.2.5: some assignments may have been
+ * made), not commitFailed (none was).
+ */
+static void do_undo(const struct engine_region *er, const struct agg_result *res,
+                    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *req)
+{
+	void *done = netsnmp_agent_get_list_data(reqinfo, PDU_RESETS);
+	struct agg_reset reset;
+	int err = done ? 1 - (int)(intptr_t)done : -ENOENT;
+
+	if (err != 0 && err != -EINPROGRESS)
+		return;
+	if (check_set(er, res, req->requestvb, &reset) == SNMP_ERR_NOERROR && acts(&reset))
+		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_UNDOFAILED);
 }
 
 /* ------------------------------------------------------------------------
@@ -357,10 +394,16 @@ static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registra
 		case MODE_SET_RESERVE1:
 			do_reserve(er, res, reqinfo, req);
 			break;
+		case MODE_SET_ACTION:
+			do_action(er, res, reqinfo, req);
+			break;
 		case MODE_SET_COMMIT:
 			do_commit(er, res, reqinfo, req);
 			break;
-		default: /* RESERVE2, ACTION, FREE, UNDO: nothing to hold or undo */
+		case MODE_SET_UNDO:
+			do_undo(er, res, reqinfo, req);
+			break;
+		default: /* RESERVE2, FREE: nothing to hold */
 			break;
 		}
 	}

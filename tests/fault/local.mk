@@ -18,6 +18,7 @@ FAULT_TESTS = \
 	tests/fault/daemon_sighup.sh \
 	tests/fault/sigstop.sh \
 	tests/fault/send_once.sh \
+	tests/fault/slow_reset.sh \
 	tests/fault/privileges.sh \
 	tests/fault/valgrind.sh
 TESTS += $(FAULT_TESTS)
@@ -29,3 +30,10 @@ EXTRA_DIST += tests/fault/lib.sh tests/fault/valgrind.supp tests/fault/lsan.supp
 check_PROGRAMS += tests/fault/txn_writer
 tests_fault_txn_writer_SOURCES = tests/fault/txn_writer.c
 tests_fault_txn_writer_LDADD = lib/libstatctr.la
+
+# An LD_PRELOAD fault for the agent: a reset that stalls once (slow_reset.sh).
+# -rpath makes libtool build it shared (tests/fault/.libs/slowlock.so).
+check_LTLIBRARIES = tests/fault/slowlock.la
+tests_fault_slowlock_la_SOURCES = tests/fault/slowlock.c
+tests_fault_slowlock_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)
+tests_fault_slowlock_la_LIBADD = -ldl

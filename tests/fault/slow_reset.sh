@@ -1,0 +1,76 @@
+#!/bin/bash
+# A SET whose reset begins but outlives the agent's wait for it
+# (AGG_RESET_WAIT_MS, 500 ms), as on a machine at load 20: the agent runs with
+# tests/fault/slowlock.so, which stalls the reset once, for 3 s, after the
+# aggregation thread has taken it.  Proves: the SET is answered before the
+# reset ends, with undoFailed (RFC 3416 4.2.5: some assignments may have
+# been made), neither noError nor commitFailed (which says none was); the
+# reset completes anyway, is logged, and reads zero; its cost comes off the
+# segment's reset budget, so the next reset is refused (resourceUnavailable)
+# until the budget refills, and then answers noError.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
+
+SLOWLOCK=$top_builddir/tests/fault/.libs/slowlock.so
+STALL_MS=3000
+fx_need snmpget snmpset
+[ -f "$SLOWLOCK" ] || skip "$SLOWLOCK not built (make check builds it)"
+
+# The agent, through a wrapper that preloads the fault (ASan's runtime must
+# otherwise come first in the list).
+ARM=$TMP/slowlock.arm
+cat >"$TMP/agent-slowlock" <<WRAPPER
+#!/bin/sh
+export LD_PRELOAD='$SLOWLOCK' STATCTR_SLOWLOCK_ARM='$ARM' STATCTR_SLOWLOCK_MS=$STALL_MS
+export ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0"
+exec '$AGENT' "\$@"
+WRAPPER
+chmod +x "$TMP/agent-slowlock"
+AGENT=$TMP/agent-slowlock
+
+fx_config "interval_ms = 100; allow_reset = true;"
+fx_snmpd
+fx_writer -t 2 -n 5000
+fx_agent
+fx_writer_settled
+fx_wait_pass
+PACKETS=$DATA.3.1.10.1 # totals.packets, row 1
+[ "$(snmp_value "$PACKETS")" = 10000 ] || fail "totals.packets is $(snmp_value "$PACKETS"), not 10000"
+
+# set_reset: resets totals row 1; prints the error snmpset reports, or "ok".
+set_reset() {
+	local out
+	out=$(snmpset -v2c -c "$WCOMMUNITY" -On -Oq -t 10 -r 0 "127.0.0.1:$PORT" "$DATA.3.1.4.1" i 2 2>&1) &&
+		{ echo ok; return; }
+	echo "$out" | sed -n 's/^Reason: \([a-zA-Z]*\).*/\1/p' | head -n 1
+}
+
+log "a reset that stalls for $STALL_MS ms once begun"
+touch "$ARM"
+start=$(fx_now_ms)
+got=$(set_reset)
+took=$(($(fx_now_ms) - start))
+[ ! -e "$ARM" ] || fail "the reset never reached its lock (the fault did not fire)"
+[ "$got" = undoFailed ] || fail "the stalled reset's SET gave '$got' after $took ms, expected undoFailed"
+grep -q "completed after their SET timed out" "$TMP/agent.log" &&
+	fail "the SET was answered only after its reset completed ($took ms)"
+[ "$took" -lt "$STALL_MS" ] ||
+	fail "the SET took $took ms, as long as the stall (load $(cut -d' ' -f1-3 /proc/loadavg))"
+grep -q "resets still running after [0-9]* ms" "$TMP/agent.log" ||
+	fail "no log line for the reset still running: $(grep -i reset "$TMP/agent.log")"
+log "answered undoFailed in $took ms"
+
+completed() { grep -q "1 resets completed after their SET timed out" "$TMP/agent.log"; }
+fx_wait "$(fx_loaded 10)" completed ||
+	fail "the stalled reset's outcome was not logged: $(grep -i reset "$TMP/agent.log")"
+zeroed() { [ "$(snmp_value "$PACKETS")" = 0 ]; }
+fx_wait "$(fx_loaded 5)" zeroed || fail "totals.packets reads $(snmp_value "$PACKETS") after the reset completed"
+
+log "its cost came off the budget: the next reset is refused, then admitted"
+got=$(set_reset)
+[ "$got" = resourceUnavailable ] || fail "the reset after a 3 s one gave '$got', expected resourceUnavailable"
+admitted() { [ "$(set_reset)" = ok ]; }
+fx_wait "$(fx_loaded 30)" admitted || fail "no reset admitted again: $(set_reset)"
+[ "$(grep -c "reset failed\|reset after its SET" "$TMP/agent.log")" = 1 ] ||
+	fail "a reset failed: $(grep -i reset "$TMP/agent.log")"
+log "pass"
+exit 0
