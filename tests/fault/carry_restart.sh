@@ -86,7 +86,8 @@ log "the agent killed (-9) while the writer runs: the carry continues"
 fx_kill "$AGENT_PID" KILL
 agent_back "$ST_ACTIVE"
 served_is_sum "agent restarted (-9)"
-[ "$(snmp_value "$PKTDISC")" = "$disc0" ] || fail "agent -9: the discontinuity time moved ($disc0 -> $(snmp_value "$PKTDISC"))"
+[ "$(snmp_value "$PKTDISC")" = "$disc0" ] ||
+	fail "agent -9: the discontinuity time moved ($disc0 -> $(snmp_value "$PKTDISC"); load $(cut -d' ' -f1-3 /proc/loadavg))"
 
 log "the writer dies, the agent stops (SIGTERM) and starts, the writer restarts"
 writer_dies
@@ -97,7 +98,8 @@ writer_starts 1500
 wait_status "$(fx_loaded 5)" 1 "$ST_ACTIVE"
 fx_wait_pass
 served_is_sum "writer restarted after the agent"
-[ "$(snmp_value "$PKTDISC")" = "$disc0" ] || fail "after the agent's restarts: the discontinuity time moved"
+[ "$(snmp_value "$PKTDISC")" = "$disc0" ] ||
+	fail "after the agent's restarts: the discontinuity time moved ($disc0 -> $(snmp_value "$PKTDISC"); load $(cut -d' ' -f1-3 /proc/loadavg))"
 no_log "no carried counts to continue \((the carry file|its decl|already)" "a carry was doubted"
 
 log "the writer restarted while the agent was stopped: the sum, but the discontinuity moves"
