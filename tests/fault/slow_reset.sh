@@ -37,12 +37,7 @@ PACKETS=$DATA.3.1.10.1 # totals.packets, row 1
 [ "$(snmp_value "$PACKETS")" = 10000 ] || fail "totals.packets is $(snmp_value "$PACKETS"), not 10000"
 
 # set_reset: resets totals row 1; prints the error snmpset reports, or "ok".
-set_reset() {
-	local out
-	out=$(snmpset -v2c -c "$WCOMMUNITY" -On -Oq -t 10 -r 0 "127.0.0.1:$PORT" "$DATA.3.1.4.1" i 2 2>&1) &&
-		{ echo ok; return; }
-	echo "$out" | sed -n 's/^Reason: \([a-zA-Z]*\).*/\1/p' | head -n 1
-}
+set_reset() { fx_set_status "$DATA.3.1.4.1" i 2; }
 
 log "a reset that stalls for $STALL_MS ms once begun"
 touch "$ARM"

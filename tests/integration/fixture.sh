@@ -412,10 +412,11 @@ data_lines() {
 }
 
 # fx_set_status OID TYPE VALUE...: the error name snmpset (write community)
-# reports, or "ok"; fx_expect_set WANT OID TYPE VALUE...: fails unless WANT.
+# reports, or "ok" (one try, 2 s times the load per CPU); fx_expect_set
+# WANT OID TYPE VALUE...: fails unless WANT.
 fx_set_status() {
 	local out
-	out=$(snmpset -v2c -c "$WCOMMUNITY" -On -Oq -t 2 -r 0 "127.0.0.1:$PORT" "$@" 2>&1) && {
+	out=$(snmpset -v2c -c "$WCOMMUNITY" -On -Oq -t "$(fx_loaded 2)" -r 0 "127.0.0.1:$PORT" "$@" 2>&1) && {
 		echo ok
 		return
 	}

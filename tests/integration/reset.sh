@@ -12,26 +12,13 @@ fx_writer_settled
 fx_wait_pass
 
 rw="-v2c -c $WCOMMUNITY -On -Oq -t 2 -r 0 127.0.0.1:$PORT"
-# Prints the error name snmpset reports, or "ok".
-set_status() {
-	local out
-	out=$(snmpset $rw "$@" 2>&1) && { echo ok; return; }
-	echo "$out" | sed -n 's/^Reason: \([a-zA-Z]*\).*/\1/p' | head -n 1
-}
-expect_set() {
-	local want=$1 got
-	shift
-	got=$(set_status "$@")
-	[ "$got" = "$want" ] || fail "snmpset $* gave '$got', expected '$want'"
-}
-
 before_ts=$(snmp_value "$DATA.3.1.3.1")
 [ "$(snmp_value "$DATA.3.1.10.1")" = 10000 ] || fail "totals.packets is not 10000"
 sleep 0.1
 
 log "row reset: totals row 1 reads zero, discontinuity stamped, flows untouched"
 flow0=$(snmp_value "$DATA.2.1.10.1")
-expect_set ok "$DATA.3.1.4.1" i 2
+fx_expect_set ok "$DATA.3.1.4.1" i 2
 [ "$(snmp_value "$DATA.3.1.10.1")" = 0 ] || fail "totals.packets not zero right after the reset"
 [ "$(snmp_value "$DATA.3.1.11.1")" = 0 ] || fail "totals.octets not zero right after the reset"
 [ "$(snmp_value "$DATA.3.1.4.1")" = 1 ] || fail "reset column does not read idle(1)"
@@ -43,29 +30,29 @@ grep -q '^totals.packets.all 0$' <(fx_reader) || fail "the library does not see 
 log "cell reset through statctrCellTable; idle(1) is a no-op"
 cell=$(snmp_walk "$ROOT.1.3.1.2" | awk '$2 == "flowStats" { print $1; exit }')
 cell=${cell##*.}
-expect_set ok "$ROOT.1.3.1.12.1.$cell" i 1
+fx_expect_set ok "$ROOT.1.3.1.12.1.$cell" i 1
 [ "$(snmp_value "$DATA.2.1.10.1")" = "$flow0" ] || fail "idle(1) reset flow 0"
-expect_set ok "$ROOT.1.3.1.12.1.$cell" i 2
+fx_expect_set ok "$ROOT.1.3.1.12.1.$cell" i 2
 [ "$(snmp_value "$DATA.2.1.10.1")" = 0 ] || fail "cell reset of flow 0 packets"
 [ "$(snmp_value "$DATA.2.1.11.1")" != 0 ] || fail "cell reset touched flow 0 octets"
 
 log "bad SETs"
-expect_set wrongType "$DATA.3.1.4.1" s reset
-expect_set wrongType "$DATA.3.1.4.1" u 2
-expect_set wrongValue "$DATA.3.1.4.1" i 3
-expect_set wrongValue "$DATA.3.1.4.1" i 0
-expect_set noCreation "$DATA.3.1.4.2" i 2
-expect_set noCreation "$DATA.1.1.4.99" i 2
-expect_set notWritable "$DATA.3.1.10.1" i 2
-expect_set notWritable "$DATA.3.1.2.1" s x
-expect_set notWritable "$ROOT.1.1.2.0" u 5
+fx_expect_set wrongType "$DATA.3.1.4.1" s reset
+fx_expect_set wrongType "$DATA.3.1.4.1" u 2
+fx_expect_set wrongValue "$DATA.3.1.4.1" i 3
+fx_expect_set wrongValue "$DATA.3.1.4.1" i 0
+fx_expect_set noCreation "$DATA.3.1.4.2" i 2
+fx_expect_set noCreation "$DATA.1.1.4.99" i 2
+fx_expect_set notWritable "$DATA.3.1.10.1" i 2
+fx_expect_set notWritable "$DATA.3.1.2.1" s x
+fx_expect_set notWritable "$ROOT.1.1.2.0" u 5
 gauge=$(snmp_walk "$ROOT.1.3.1.5" | awk '$2 == 2 { print $1; exit }')
-expect_set noCreation "$ROOT.1.3.1.12.1.${gauge##*.}" i 2
+fx_expect_set noCreation "$ROOT.1.3.1.12.1.${gauge##*.}" i 2
 snmpset -v2c -c "$COMMUNITY" -t 1 -r 0 "127.0.0.1:$PORT" "$DATA.3.1.4.1" i 2 >/dev/null 2>&1 &&
 	fail "a read-only community could reset"
 
 log "segment reset"
-expect_set ok "$ROOT.1.2.1.12.1" i 2
+fx_expect_set ok "$ROOT.1.2.1.12.1" i 2
 reader_lines | awk '$1 !~ /(queueDepth|inFlight|speed)/ && $2 != 0 { bad = 1 } END { exit bad }' ||
 	fail "segment reset left non-zero counters"
 cell_lines >"$TMP/cells"
@@ -78,7 +65,7 @@ echo 'agent = { interval_ms = "fast"; };' >>"$TMP/statctr.conf"
 kill -HUP "$AGENT_PID"
 fx_wait 5 grep -q "SIGHUP: .*statctr.conf:[0-9]*:.*still serving" "$TMP/agent.log" ||
 	fail "no log line naming file:line for the bad configuration"
-expect_set ok "$DATA.3.1.4.1" i 2
+fx_expect_set ok "$DATA.3.1.4.1" i 2
 
 log "SIGHUP with allow_reset = false: resets refused with notWritable"
 fx_config "interval_ms = 100; allow_reset = false;"
@@ -86,8 +73,8 @@ kill -HUP "$AGENT_PID"
 fx_wait 5 grep -q "configuration .* reloaded" "$TMP/agent.log" || fail "reload not logged"
 fx_wait 5 fx_agent_answers || fail "agent gone after the reload"
 [ "$(snmp_value "$ROOT.1.1.9.0")" = 2 ] || fail "statctrResetAllowed is not false(2)"
-expect_set notWritable "$DATA.3.1.4.1" i 2
-expect_set notWritable "$ROOT.1.2.1.12.1" i 2
+fx_expect_set notWritable "$DATA.3.1.4.1" i 2
+fx_expect_set notWritable "$ROOT.1.2.1.12.1" i 2
 kill -0 "$AGENT_PID" || fail "the agent died"
 
 log "SIGTERM: clean exit, pid file removed"
