@@ -11,7 +11,6 @@ fx_agent
 fx_writer_settled
 fx_wait_pass
 
-rw="-v2c -c $WCOMMUNITY -On -Oq -t 2 -r 0 127.0.0.1:$PORT"
 before_ts=$(snmp_value "$DATA.3.1.3.1")
 [ "$(snmp_value "$DATA.3.1.10.1")" = 10000 ] || fail "totals.packets is not 10000"
 sleep 0.1
