@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "agent.h"
+#include "timebase.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -377,6 +378,7 @@ static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registra
 	const struct agg_result *res = er ? request_result(er->e->agg, reqinfo) : NULL;
 
 	(void)reg;
+	timebase_heard();
 	if (!res) {
 		netsnmp_request_set_error_all(requests, SNMP_ERR_GENERR);
 		return SNMP_ERR_NOERROR;

@@ -2,14 +2,15 @@
  * timebase.c - the offset between CLOCK_REALTIME and the master's
  * sysUpTime, stable across SIGHUP and agent restarts (see timebase.h).
  *
- * Owns the offset and its state file.  The file holds one line, the offset
- * in centiseconds; it is written (safefile_write(): never through a link,
- * never over anything but a regular file) only when the offset changes,
- * i.e. once per master start, by timebase_flush() from the main loop (a
- * request never does file I/O), and read back (safefile_read(): only a file
- * of the agent's user or root, not group- or other-writable) when it is set.  A missing or
- * unreadable file costs nothing but the stability it would have given; it is reported once. Never
- * reads segments.
+ * Owns the offset, what vouches for it (struct base) and its state file.
+ * The file holds one line (read_state()); it is written (safefile_write():
+ * never through a link, never over anything but a regular file) when the
+ * offset changes, once per master start, and when the master's uptime has
+ * doubled (persist()), by timebase_flush() from the main loop (a request
+ * never does file I/O), and read back (safefile_read(): only a file of the
+ * agent's user or root, not group- or other-writable) when it is set.  A
+ * missing or unreadable file costs nothing but the stability it would have
+ * given; it is reported once.  Never reads segments.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -30,24 +31,37 @@
 
 #define NS_PER_CS 10000000u /* nanoseconds per centisecond */
 /*
- * A larger move is a new master or a clock step.  An estimate is the
- * master's uptime as of its last AgentX message minus the time now, so it
- * is late by that message's latency: 80-150 ms at load 20.  Within this
- * bound an estimate, or the offset an earlier agent process stored, is the
- * same master's (two masters' offsets differ by the time between their
- * starts).
+ * Offsets within this bound are the same master's (two masters' offsets
+ * differ by the time between their starts), whatever else is known.
  */
 #define JUMP_CS 100
 
-static char *state_file;
-static long long base_cs; /* sysUpTime - realtime, centiseconds */
-static bool have_base;
-static bool told_state_error;
-static long long stored_cs; /* what the state file holds (read when it is set) */
-static bool have_stored;
-static bool write_pending; /* stored_cs is to be written by timebase_flush() */
+/*
+ * An offset and what vouches for it.  An estimate (sysUpTime minus the
+ * time now) is the master's uptime as of its last AgentX message, so it is
+ * late by that message's latency: 80-150 ms at load 20, over a second at
+ * load 40.  A late estimate puts the master's start (realtime minus
+ * uptime) later than it was, never earlier; a new master starts after the
+ * old one was last heard from.  So an estimate below @offset_cs whose
+ * master started no later than @seen_cs is @offset_cs's master, provided
+ * the realtime clock was not stepped since (@boot_cs, realtime minus
+ * CLOCK_BOOTTIME, moves only on a step or a reboot).
+ */
+struct base {
+	long long offset_cs; /* sysUpTime - realtime */
+	long long seen_cs;   /* realtime when a request of this master came, 0: never */
+	long long boot_cs;   /* realtime - CLOCK_BOOTTIME then */
+};
 
-static bool read_state(long long *stored);
+static char *state_file;
+static struct base cur; /* the offset in use */
+static bool have_base;
+static struct base stored; /* what the state file holds (read when it is set) */
+static bool have_stored;
+static bool write_pending; /* stored is to be written by timebase_flush() */
+static bool told_state_error;
+
+static bool read_state(struct base *b);
 void timebase_flush(void);
 
 void timebase_set_state_file(const char *path)
@@ -57,15 +71,15 @@ void timebase_set_state_file(const char *path)
 	state_file = path ? strdup(path) : NULL;
 	told_state_error = false;
 	write_pending = false;
-	have_stored = state_file && read_state(&stored_cs);
+	have_stored = state_file && read_state(&stored);
 }
 
-static uint64_t realtime_ns(void)
+static long long clock_cs(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	clock_gettime(id, &ts);
+	return (long long)ts.tv_sec * 100 + ts.tv_nsec / (long)NS_PER_CS;
 }
 
 static void state_error(const char *what, int err)
@@ -78,59 +92,119 @@ static void state_error(const char *what, int err)
 	         state_file, what, strerror(err));
 }
 
-/* safefile_read(): a file planted or made writable by another user is not believed. */
-static bool read_state(long long *stored)
+/*
+ * The file is one line, "OFFSET SEEN BOOT" (struct base, centiseconds), or
+ * "OFFSET" alone (as written before SEEN and BOOT were kept: nothing vouches
+ * for a late estimate).  safefile_read(): a file planted or made writable by
+ * another user is not believed.
+ */
+static bool read_state(struct base *b)
 {
+	long long v[3] = {0, 0, 0};
 	const char *why;
-	char *buf, *end;
+	char *buf, *p, *end = NULL;
 	size_t len;
-	int err = safefile_read(state_file, 64, &buf, &len, &why);
-	bool ok;
+	int err = safefile_read(state_file, 96, &buf, &len, &why);
+	int n = 0;
 
 	if (err < 0) {
 		if (err != -ENOENT)
 			state_error(why, -err);
 		return false;
 	}
-	errno = 0;
-	*stored = strtoll(buf, &end, 10);
-	ok = errno == 0 && end != buf && (*end == '\n' || *end == '\0');
+	for (p = buf; n < 3; p = end) {
+		errno = 0;
+		v[n] = strtoll(p, &end, 10);
+		if (errno || end == p)
+			break;
+		n++;
+		if (*end != ' ')
+			break;
+	}
+	err = (n == 1 || n == 3) && (*end == '\n' || *end == '\0') && v[1] >= 0 ? 0 : -EINVAL;
 	free(buf);
-	return ok;
+	*b = (struct base){.offset_cs = v[0], .seen_cs = v[1], .boot_cs = v[2]};
+	return err == 0;
 }
 
 static int fill_state(FILE *f, void *arg)
 {
-	return fprintf(f, "%lld\n", *(const long long *)arg) < 0 ? -EIO : 0;
+	const struct base *b = arg;
+
+	return fprintf(f, "%lld %lld %lld\n", b->offset_cs, b->seen_cs, b->boot_cs) < 0 ? -EIO : 0;
 }
 
 /* state_file may be in a shared directory: safefile_write() never follows or replaces a link. */
-static void write_state(long long value)
+static void write_state(struct base *b)
 {
 	const char *why;
-	int err = safefile_write(state_file, SAFEFILE_STATE, 0644, fill_state, &value, &why);
+	int err = safefile_write(state_file, SAFEFILE_STATE, 0644, fill_state, b, &why);
 
 	if (err < 0)
 		state_error(why, -err);
 }
 
-/*
- * A fresh estimate replaces the offset; the stored one wins when it is the
- * same master's.  In a request: no file I/O here, timebase_flush() writes.
- */
-static void adopt(long long estimate)
+/* Whether @estimate, made when realtime - CLOCK_BOOTTIME was @boot, is @b's master. */
+static bool same_master(const struct base *b, long long estimate, long long boot)
 {
-	base_cs = estimate;
-	have_base = true;
+	if (llabs(estimate - b->offset_cs) <= JUMP_CS)
+		return true;
+	if (!b->seen_cs || llabs(boot - b->boot_cs) > JUMP_CS)
+		return false; /* nothing vouches, or the clock was stepped */
+	/* -estimate: the master's start, realtime */
+	return estimate < b->offset_cs && -estimate <= b->seen_cs;
+}
+
+/*
+ * The state file is rewritten when the offset changes, and when the master's
+ * uptime has doubled since the stored SEEN (at least 1 s later): the stored
+ * SEEN then vouches for estimates late by up to half the uptime, and the
+ * file is written a few dozen times in a master's life.
+ */
+static void persist(long long now)
+{
+	long long start = -cur.offset_cs; /* the master's, realtime */
+	long long age = stored.seen_cs - start;
+
 	if (!state_file)
 		return;
-	if (have_stored && llabs(stored_cs - estimate) <= JUMP_CS) {
-		base_cs = stored_cs;
+	if (have_stored && stored.offset_cs == cur.offset_cs && stored.seen_cs &&
+	    now - stored.seen_cs < (age > 100 ? age : 100))
 		return;
-	}
-	stored_cs = estimate;
+	stored = cur;
 	have_stored = true;
 	write_pending = true;
+}
+
+/*
+ * The offset for the master whose uptime the agent has now: kept while the
+ * estimate is its master's, else the stored one when that is, else the
+ * estimate itself.  @heard: a request of the master is being answered, so
+ * the master is running now.  No file I/O here (timebase_flush() writes).
+ */
+static void track(bool heard)
+{
+	long long now = clock_cs(CLOCK_REALTIME);
+	long long boot = now - clock_cs(CLOCK_BOOTTIME);
+	long long estimate = (long long)netsnmp_get_agent_uptime() - now;
+
+	if (!have_base || !same_master(&cur, estimate, boot)) {
+		if (have_stored && same_master(&stored, estimate, boot))
+			cur = stored;
+		else
+			cur = (struct base){.offset_cs = estimate};
+		have_base = true;
+	}
+	if (!heard)
+		return;
+	cur.seen_cs = now;
+	cur.boot_cs = boot;
+	persist(now);
+}
+
+void timebase_heard(void)
+{
+	track(true);
 }
 
 void timebase_flush(void)
@@ -138,18 +212,16 @@ void timebase_flush(void)
 	if (!write_pending || !state_file)
 		return;
 	write_pending = false;
-	write_state(stored_cs);
+	write_state(&stored);
 }
 
 u_long timebase_ticks(uint64_t ns)
 {
 	u_long up = netsnmp_get_agent_uptime();
-	long long estimate = (long long)up - (long long)(realtime_ns() / NS_PER_CS);
 	long long ts;
 
-	if (!have_base || llabs(estimate - base_cs) > JUMP_CS)
-		adopt(estimate);
-	ts = (long long)(ns / NS_PER_CS) + base_cs;
+	track(false);
+	ts = (long long)(ns / NS_PER_CS) + cur.offset_cs;
 	if (ns == 0 || ts < 0)
 		return 0;
 	return ts > (long long)up ? up : (u_long)ts;

@@ -7,10 +7,11 @@
  * and the master's sysUpTime only to the centisecond (AgentX carries it in
  * every response), so each process estimates the offset between the two
  * clocks with its own rounding: two agent processes serving the same master
- * would print the same event one centisecond apart.  The offset is
- * therefore kept process-wide (across SIGHUP reloads) unless it moves by more
- * than a second (a master restart, a clock step), and persisted in a state
- * file, when one is configured, for the next agent process to reuse.
+ * would print the same event one centisecond apart, and an estimate is late
+ * by the latency of the master's last message.  The offset is therefore
+ * kept process-wide (across SIGHUP reloads) while the estimates are the same
+ * master's (timebase.c: struct base), and persisted in a state file, when
+ * one is configured, for the next agent process to reuse.
  */
 #ifndef STATCTR_AGENT_TIMEBASE_H
 #define STATCTR_AGENT_TIMEBASE_H
@@ -31,6 +32,13 @@ void timebase_set_state_file(const char *path);
  * clamped to 0..now; 0 for @ns == 0 (unknown, or before the master started).
  */
 u_long timebase_ticks(uint64_t ns);
+
+/*
+ * timebase_heard() - a request of the master is being answered: it runs
+ * now, with the uptime the agent has (a new master's offset is taken here at
+ * the latest).  Cheap: two clock reads and a comparison.
+ */
+void timebase_heard(void);
 
 /*
  * timebase_flush() - writes a new offset to the state file, if

@@ -19,6 +19,7 @@ FAULT_TESTS = \
 	tests/fault/sigstop.sh \
 	tests/fault/send_once.sh \
 	tests/fault/slow_reset.sh \
+	tests/fault/timebase_latency.sh \
 	tests/fault/privileges.sh \
 	tests/fault/valgrind.sh
 TESTS += $(FAULT_TESTS)

@@ -1,0 +1,88 @@
+#!/bin/bash
+# TimeStamps stay put when the master's messages are late.  The agent talks
+# to snmpd through tests/fault/agentx_relay.py, which can deliver every
+# message of the master 1.5 s late: the sysUpTime each carries, from which
+# the agent estimates the offset behind its TimeStamps (agent/timebase.c),
+# is then 1.5 s old, as at load 40 (round 9: daemon_carry_restart.sh).
+# Proves:
+# - in a running agent, late messages do not move a TimeStamp (before, an
+#   estimate over 1 s off was taken for a new master's);
+# - an agent restarted while every message is late keeps the offset its
+#   predecessor stored, and so every TimeStamp;
+# - a new master is still one: after snmpd's restart, with the messages
+#   late, TimeStamps count from the new master's start (events before it: 0).
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
+
+fx_need snmpget snmpset python3
+fx_config "interval_ms = 100; allow_reset = true; ping_interval = 1; state_file = \"$TMP/agentx.state\";"
+fx_snmpd
+fx_writer -t 2 -n 1000
+fx_writer_settled
+python3 "$top_srcdir/tests/fault/agentx_relay.py" "$TMP/relay.sock" "$TMP/agentx.sock" \
+	"$TMP/pdus.log" "$TMP/hold" "$TMP/delay" >"$TMP/relay.log" 2>&1 &
+fx_track $!
+fx_wait 5 test -S "$TMP/relay.sock" || fail "the relay did not listen: $(cat "$TMP/relay.log")"
+fx_agent -x "$TMP/relay.sock"
+fx_wait_pass
+
+SEGDISC=$ROOT.1.2.1.9.1  # statctrSegmentDiscontinuity: the writer's start
+CELLDISC=$ROOT.1.3.1.11.1.1 # ifStats.rxPackets.dp0's: its reset below
+# Each GET waits out the relay's delay: one try, long enough for load 40.
+slow_get() { snmpget -v2c -c "$COMMUNITY" -On -Oqv -Ot -t "$(fx_loaded 8)" -r 0 "127.0.0.1:$PORT" "$@"; }
+discs() { slow_get "$SEGDISC" "$CELLDISC" 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
+two_numbers() { [[ "$(discs)" =~ ^[0-9]+\ [0-9]+$ ]]; }
+# late_responses: Responses (type 18) of the master handed on 1.5 s late.
+late_responses() { awk '$1 == "<" && $2 == 18 && $4 == "1.5"' "$TMP/pdus.log" | wc -l; }
+# A ping is answered before the next is sent: once two pings' Responses
+# were handed on late, the agent has taken the first one's sysUpTime.
+two_late() { [ "$(late_responses)" -ge "$((late0 + 2))" ]; }
+state_line() { cat "$TMP/agentx.state" 2>/dev/null || true; }
+
+log "reset ifStats.rxPackets.dp0: its discontinuity is a TimeStamp of now"
+sleep 0.2 # a TimeStamp has centisecond resolution: after the writer's start
+snmpset -v2c -c "$WCOMMUNITY" -t "$(fx_loaded 2)" -r 0 "127.0.0.1:$PORT" "$ROOT.1.3.1.12.1.1" i 2 \
+	>/dev/null || fail "the cell reset was refused"
+fx_wait_pass
+d0=$(discs)
+[[ "$d0" =~ ^[0-9]+\ [0-9]+$ ]] || fail "cannot read the discontinuity times: '$d0'"
+read -r seg0 cell0 <<<"$d0"
+[ "$seg0" -gt 0 ] && [ "$cell0" -gt "$seg0" ] || fail "discontinuities $d0: not after the master's start"
+log "discontinuities [$d0]; state file: $(state_line)"
+[[ "$(state_line)" =~ ^-?[0-9]+\ [0-9]+\ -?[0-9]+$ ]] || fail "state file not 'OFFSET SEEN BOOT': '$(state_line)'"
+
+log "the master's messages 1.5 s late, the agent running"
+late0=$(late_responses)
+echo 1.5 >"$TMP/delay"
+secs=$(fx_loaded 10)
+fx_wait "$secs" two_late || fail "no two pings answered 1.5 s late within $secs s: $(late_responses) late Responses"
+d1=$(discs)
+log "discontinuities [$d1] ($(late_responses) late Responses)"
+[ "$d1" = "$d0" ] || fail "late messages moved the discontinuity times: [$d0] -> [$d1] (load $(cut -d' ' -f1-3 /proc/loadavg))"
+
+log "the agent restarted, the master's messages still 1.5 s late"
+fx_kill "$AGENT_PID" TERM
+"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/relay.sock" -p "$TMP/agent.pid" \
+	>>"$TMP/agent.log" 2>&1 &
+AGENT_PID=$!
+fx_track "$AGENT_PID"
+secs=$(fx_loaded 20)
+fx_wait "$secs" two_numbers || fail "the restarted agent did not serve within $secs s: '$(discs)'"
+d2=$(discs)
+log "discontinuities [$d2]; state file: $(state_line)"
+[ "$d2" = "$d0" ] || fail "the restarted agent moved the discontinuity times: [$d0] -> [$d2] (load $(cut -d' ' -f1-3 /proc/loadavg))"
+
+log "a new master (snmpd restarted), its messages 1.5 s late: its start counts"
+fx_kill "$AGENT_PID" TERM
+fx_snmpd_stop
+fx_snmpd_start || fail "snmpd did not restart on port $PORT"
+"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/relay.sock" -p "$TMP/agent.pid" \
+	>>"$TMP/agent.log" 2>&1 &
+AGENT_PID=$!
+fx_track "$AGENT_PID"
+fx_wait "$secs" two_numbers || fail "the agent did not serve the new master within $secs s: '$(discs)'"
+d3=$(discs)
+log "discontinuities [$d3]; state file: $(state_line)"
+[ "$d3" = "0 0" ] || fail "the new master's TimeStamps are the old one's: [$d3], not [0 0]"
+agent_exit_clean 10
+log "pass"
+exit 0
