@@ -100,7 +100,7 @@ log "a second agent for one application: refused, told to use conf_dir"
 	echo 'agent = { interval_ms = 100; };'
 } >"$TMP/second.conf"
 rc=0
-timeout "$(fx_loaded 30)" "$AGENT" -c "$TMP/second.conf" -x "$TMP/agentx.sock" >"$TMP/second.out" 2>&1 || rc=$?
+timeout "$(fx_loaded "$FX_REGISTER_S")" "$AGENT" -c "$TMP/second.conf" -x "$TMP/agentx.sock" >"$TMP/second.out" 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "the second agent: status $rc: $(cat "$TMP/second.out")"
 grep -q 'duplicateRegistration.*instead of a second agent, put this configuration.s segments in a fragment of the running agent.s agent.conf_dir' "$TMP/second.out" ||
 	fail "the refusal does not say what to do: $(cat "$TMP/second.out")"

@@ -56,7 +56,7 @@ check_exit() {
 # ------------------------------------------------------------------------
 log "a daemon started with a relative -c, in \$TMP"
 cp "$TMP/statctr.conf" "$TMP/relative.conf"
-(cd "$TMP" && timeout "$(fx_loaded 30)" "$AGENT" -c relative.conf -x "$TMP/agentx.sock" \
+(cd "$TMP" && timeout "$(fx_loaded "$FX_REGISTER_S")" "$AGENT" -c relative.conf -x "$TMP/agentx.sock" \
 	-L "file:$TMP/agent.log" -p "$TMP/daemon.pid") >"$TMP/daemon.out" 2>&1 ||
 	fail "daemon start: status $?: $(cat "$TMP/daemon.out")"
 DAEMON_PID=$(cat "$TMP/daemon.pid")
@@ -88,7 +88,7 @@ for try in 1 2 3; do
 	sed "s|state_file = \"$TMP/agent.state\"|state_file = \"$TMP/refused$try.state\"|" \
 		"$TMP/statctr.conf" >"$TMP/refused$try.conf"
 	rc=0
-	timeout "$(fx_loaded 30)" "$AGENT" -c "$TMP/refused$try.conf" -x "$TMP/agentx.sock" \
+	timeout "$(fx_loaded "$FX_REGISTER_S")" "$AGENT" -c "$TMP/refused$try.conf" -x "$TMP/agentx.sock" \
 		-p "$TMP/refused.pid" >"$TMP/refused.out" 2>&1 || rc=$?
 	[ "$rc" = 1 ] || fail "try $try: exit status $rc, not 1: $(cat "$TMP/refused.out")"
 	[ "$(wc -l <"$TMP/refused.out")" = 1 ] ||

@@ -275,6 +275,13 @@ fx_agent_answers() {
 # included).  With FX_DAEMON=1 (the daemon_*.sh tests), as a daemon (no -f,
 # logging to the same file): its parent must exit 0, AGENT_PID is the daemon
 # (not a child of this shell: `wait` cannot give its status).
+# Registering is snmpd's work, O(n^2) in the subtrees (docs/agent.md,
+# IF-MIB "Registration"): conf/statctr.conf's two segments are 13,851 of
+# them, 1.3-2.7 s of snmpd's CPU on a quiet machine, and an agent start took
+# 40, 114 and 242 s beside 38 CPU hogs (load 40).  A daemon's parent is
+# given FX_REGISTER_S times the load per CPU; fx_wait's deadline for
+# "serving" is its seconds times the load per CPU, squared.
+FX_REGISTER_S=60
 fx_agent() {
 	local served
 	served=$(grep -c ' serving ' "$TMP/agent.log" 2>/dev/null || true)
@@ -289,14 +296,14 @@ fx_agent() {
 	local t1 t2
 	t1=$(fx_loaded 5) t2=$(fx_loaded 10)
 	fx_wait "$t1" fx_agent_answers || fail "the agent did not answer through snmpd within $t1 s"
-	fx_wait "$t2" fx_served_more "${served:-0}" || fail "the agent did not log that it serves within $t2 s"
+	fx_wait "$t2" fx_served_more "${served:-0}" || fail "the agent did not log that it serves within $(fx_loaded "$t2") s (load $(cut -d' ' -f1 /proc/loadavg))"
 	log "statctr-agentx pid $AGENT_PID registered"
 }
 
 fx_agent_daemon() {
 	local rc=0
 	rm -f "$TMP/agent.pid"
-	timeout "$(fx_loaded 30)" "$AGENT" -L "file:$TMP/agent.log" -c "$TMP/statctr.conf" \
+	timeout "$(fx_loaded "$FX_REGISTER_S")" "$AGENT" -L "file:$TMP/agent.log" -c "$TMP/statctr.conf" \
 		-x "$TMP/agentx.sock" -p "$TMP/agent.pid" "$@" >"$TMP/daemon.out" 2>&1 || rc=$?
 	AGENT_PID=$(cat "$TMP/agent.pid" 2>/dev/null || true)
 	[ -n "$AGENT_PID" ] && fx_track "$AGENT_PID"
