@@ -443,21 +443,41 @@ static int trap_enable_check(const void *data, const struct agg_result *res,
 	return SNMP_ERR_NOERROR;
 }
 
-/* COMMIT: checked again by the engine; kept in the state file (notify_state.c). */
-static int trap_enable_commit(const void *data, const netsnmp_variable_list *vb)
+/* ifIndex @ifindex's ifLinkUpDownTrapEnable set to @value (notify_state.c keeps it). */
+static int trap_enable_set(uint32_t ifindex, long value, int failed)
+{
+	int err = traps_link_enable(ifindex, value == TRAP_ON);
+
+	if (err < 0) {
+		snmp_log(LOG_ERR, "ifLinkUpDownTrapEnable.%" PRIu32 ": %s\n", ifindex,
+		         errmsg_get());
+		return failed;
+	}
+	return SNMP_ERR_NOERROR;
+}
+
+/* ACTION: checked again by the engine; kept in the state file, or left as it was. */
+static int trap_enable_apply(const void *data, const netsnmp_variable_list *vb, long *undo)
 {
 	const struct if_column *col = data;
 	uint32_t ifindex = (uint32_t)vb->name[col->prefix_len];
-	int err = traps_link_enable(ifindex, *vb->val.integer == TRAP_ON);
 
-	if (err < 0)
-		snmp_log(LOG_ERR, "ifLinkUpDownTrapEnable.%" PRIu32 ": %s\n", ifindex,
-		         errmsg_get());
-	return err < 0 ? SNMP_ERR_COMMITFAILED : SNMP_ERR_NOERROR;
+	*undo = traps_link_enabled(ifindex) ? TRAP_ON : TRAP_OFF;
+	return trap_enable_set(ifindex, *vb->val.integer, SNMP_ERR_COMMITFAILED);
 }
 
-static const struct engine_backend trap_enable_backend = {
-    .get = get, .next = next, .set_check = trap_enable_check, .set_commit = trap_enable_commit};
+static int trap_enable_undo(const void *data, const netsnmp_variable_list *vb, long undo)
+{
+	const struct if_column *col = data;
+
+	return trap_enable_set((uint32_t)vb->name[col->prefix_len], undo, SNMP_ERR_UNDOFAILED);
+}
+
+static const struct engine_backend trap_enable_backend = {.get = get,
+                                                          .next = next,
+                                                          .set_check = trap_enable_check,
+                                                          .set_apply = trap_enable_apply,
+                                                          .set_undo = trap_enable_undo};
 
 /* ------------------------------------------------------------------------
  * Tables and registrations.

@@ -296,54 +296,80 @@ static int commit_pdu_resets(const struct engine *e, const struct agg_result *re
 	return err;
 }
 
+#define VB_UNDO "statctr-vb-undo"
+
+/* ACTION of a write that is not a reset: applied, and what UNDO puts back kept. */
+static int apply_write(const struct engine_region *er, netsnmp_request_info *req)
+{
+	netsnmp_data_list *held;
+	long *undo = malloc(sizeof(*undo));
+	int err;
+
+	if (!undo)
+		return SNMP_ERR_COMMITFAILED;
+	err = er->be->set_apply(er->data, req->requestvb, undo);
+	if (err != SNMP_ERR_NOERROR) {
+		free(undo);
+		return err;
+	}
+	held = netsnmp_create_data_list(VB_UNDO, undo, free);
+	if (!held) {
+		err = er->be->set_undo(er->data, req->requestvb, *undo);
+		free(undo);
+		return err == SNMP_ERR_NOERROR ? SNMP_ERR_COMMITFAILED : SNMP_ERR_UNDOFAILED;
+	}
+	netsnmp_request_add_list_data(req, held);
+	return SNMP_ERR_NOERROR;
+}
+
 /*
  * The SET phases, as Net-SNMP runs them for a subagent: RESERVE1 and
  * RESERVE2 for AgentX's TestSet, ACTION for its CommitSet, whose answer
  * decides the SET's outcome, then COMMIT and FREE for its CleanupSet, sent
  * after the master has answered the NMS (UNDO for UndoSet instead, when
- * CommitSet failed anywhere).  So the resets are done in ACTION: what
- * goes wrong there still reaches the NMS.  Each phase checks again: a pass
- * may have run since RESERVE1 (AgentX sends the phases apart).
+ * CommitSet failed anywhere).  So every write is done in ACTION, resets
+ * and the others alike: what goes wrong there still reaches the NMS, and
+ * COMMIT has nothing left to do.  Each phase checks again: a pass may have
+ * run since RESERVE1 (AgentX sends the phases apart).
  */
 static void do_action(const struct engine_region *er, const struct agg_result *res,
                       netsnmp_agent_request_info *reqinfo, netsnmp_request_info *req)
 {
 	struct agg_reset reset;
+	int err = check_set(er, res, req->requestvb, &reset);
 
-	if (check_set(er, res, req->requestvb, &reset) != SNMP_ERR_NOERROR)
-		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
-	else if (acts(&reset) && commit_pdu_resets(er->e, res, reqinfo) < 0)
-		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
-}
-
-/* COMMIT: the writes that are not resets (IF-MIB's ifLinkUpDownTrapEnable). */
-static void do_commit(const struct engine_region *er, const struct agg_result *res,
-                      netsnmp_agent_request_info *reqinfo, netsnmp_request_info *req)
-{
-	struct agg_reset reset;
-
-	if (!er->be->set_commit)
-		return;
-	if (check_set(er, res, req->requestvb, &reset) != SNMP_ERR_NOERROR ||
-	    er->be->set_commit(er->data, req->requestvb) != SNMP_ERR_NOERROR)
-		netsnmp_set_request_error(reqinfo, req, SNMP_ERR_COMMITFAILED);
+	if (err != SNMP_ERR_NOERROR)
+		err = SNMP_ERR_COMMITFAILED;
+	else if (acts(&reset))
+		err = commit_pdu_resets(er->e, res, reqinfo) < 0 ? SNMP_ERR_COMMITFAILED
+		                                                 : SNMP_ERR_NOERROR;
+	else if (er->be->set_apply)
+		err = apply_write(er, req);
+	if (err != SNMP_ERR_NOERROR)
+		netsnmp_set_request_error(reqinfo, req, err);
 }
 
 /*
- * UNDO (some varbind failed in ACTION): a reset cannot be taken back.  When
- * the PDU's resets were done, or began and outlived ACTION's wait
- * (-EINPROGRESS: they complete, and their outcome is logged, after the SET
- * is answered), the UNDO of each reset varbind fails, and the SET is
- * answered undoFailed (RFC 3416, 4.2.5: some assignments may have been
- * made), not commitFailed (none was).
+ * UNDO (some varbind failed in ACTION).  A write that was applied is put
+ * back.  A reset cannot be taken back: when the PDU's resets were done, or
+ * began and outlived ACTION's wait (-EINPROGRESS: they complete, and their
+ * outcome is logged, after the SET is answered), the UNDO of each reset
+ * varbind fails, and the SET is answered undoFailed (RFC 3416, 4.2.5: some
+ * assignments may have been made), not commitFailed (none was).
  */
 static void do_undo(const struct engine_region *er, const struct agg_result *res,
                     netsnmp_agent_request_info *reqinfo, netsnmp_request_info *req)
 {
 	void *done = netsnmp_agent_get_list_data(reqinfo, PDU_RESETS);
+	const long *undo = netsnmp_request_get_list_data(req, VB_UNDO);
 	struct agg_reset reset;
 	int err = done ? 1 - (int)(intptr_t)done : -ENOENT;
 
+	if (undo) {
+		if (er->be->set_undo(er->data, req->requestvb, *undo) != SNMP_ERR_NOERROR)
+			netsnmp_set_request_error(reqinfo, req, SNMP_ERR_UNDOFAILED);
+		return;
+	}
 	if (err != 0 && err != -EINPROGRESS)
 		return;
 	if (check_set(er, res, req->requestvb, &reset) == SNMP_ERR_NOERROR && acts(&reset))
@@ -399,13 +425,10 @@ static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registra
 		case MODE_SET_ACTION:
 			do_action(er, res, reqinfo, req);
 			break;
-		case MODE_SET_COMMIT:
-			do_commit(er, res, reqinfo, req);
-			break;
 		case MODE_SET_UNDO:
 			do_undo(er, res, reqinfo, req);
 			break;
-		default: /* RESERVE2, FREE: nothing to hold */
+		default: /* RESERVE2, COMMIT, FREE: nothing to hold or do */
 			break;
 		}
 	}

@@ -56,11 +56,18 @@ struct engine_backend {
 	int (*set_check)(const void *data, const struct agg_result *res,
 	                 const netsnmp_variable_list *vb, struct agg_reset *reset);
 	/*
-	 * COMMIT of a SET that set_check() accepted and that resets nothing:
-	 * stores @vb's value; SNMP_ERR_NOERROR or SNMP_ERR_COMMITFAILED.
+	 * ACTION of a SET that set_check() accepted and that resets nothing:
+	 * stores @vb's value and sets *@undo to what set_undo() puts back;
+	 * SNMP_ERR_NOERROR, or SNMP_ERR_COMMITFAILED with nothing changed.
 	 * NULL: the region's SETs only reset.
 	 */
-	int (*set_commit)(const void *data, const netsnmp_variable_list *vb);
+	int (*set_apply)(const void *data, const netsnmp_variable_list *vb, long *undo);
+	/*
+	 * UNDO (another varbind of the PDU failed in ACTION) of a set_apply()
+	 * that succeeded: stores @undo back; SNMP_ERR_NOERROR or
+	 * SNMP_ERR_UNDOFAILED.
+	 */
+	int (*set_undo)(const void *data, const netsnmp_variable_list *vb, long undo);
 };
 
 struct engine;

@@ -186,21 +186,33 @@ bool traps_link_enabled(uint32_t ifindex)
 	return at == ndisabled || disabled[at] != ifindex;
 }
 
-int traps_link_enable(uint32_t ifindex, bool on)
+/* Sets @ifindex's value in memory only; 0 or -ENOMEM. */
+static int set_enabled(uint32_t ifindex, bool on)
 {
-	const char *why = "cannot write";
-	int err;
-
 	if (on)
 		remove_disabled(ifindex);
 	else if (add_disabled(ifindex) < 0)
 		return -ENOMEM;
+	return 0;
+}
+
+int traps_link_enable(uint32_t ifindex, bool on)
+{
+	const char *why = "cannot write";
+	bool was = traps_link_enabled(ifindex);
+	int err;
+
+	if (set_enabled(ifindex, on) < 0)
+		return errmsg_set(ENOMEM, "out of memory");
 	if (!path)
 		return 0;
 	err = safefile_write(path, SAFEFILE_STATE, 0644, fill_file, NULL, &why);
-	if (err < 0)
-		return errmsg_set(-err, "%s: %s: %s (the value holds until the agent restarts)",
-		                  path, why, strerror(-err));
+	if (err < 0) {
+		/* Removing never fails, nor adding back what was there. */
+		(void)set_enabled(ifindex, was);
+		return errmsg_set(-err, "%s: %s: %s (the value is unchanged)", path, why,
+		                  strerror(-err));
+	}
 	return 0;
 }
 

@@ -44,7 +44,7 @@ bool traps_link_enabled(uint32_t ifindex);
 /*
  * traps_link_enable() - sets ifLinkUpDownTrapEnable of @ifindex and
  * writes the state file (safefile_write()).  0, or a negative errno
- * (errmsg_get()): the value is set but not kept.
+ * (errmsg_get()): the value is unchanged.
  */
 int traps_link_enable(uint32_t ifindex, bool on);
 

@@ -7,7 +7,9 @@
 # been made), neither noError nor commitFailed (which says none was); the
 # reset completes anyway, is logged, and reads zero; its cost comes off the
 # segment's reset budget, so the next reset is refused (resourceUnavailable)
-# until the budget refills, and then answers noError.
+# until the budget refills, and then answers noError.  In one PDU with
+# ifLinkUpDownTrapEnable before it, the stalled reset's undoFailed puts that
+# write back (UNDO): the value reads enabled(1) again.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
 
 SLOWLOCK=$top_builddir/tests/fault/.libs/slowlock.so
@@ -67,5 +69,21 @@ admitted() { [ "$(set_reset)" = ok ]; }
 fx_wait "$(fx_loaded 30)" admitted || fail "no reset admitted again: $(set_reset)"
 [ "$(grep -c "reset failed\|reset after its SET" "$TMP/agent.log")" = 1 ] ||
 	fail "a reset failed: $(grep -i reset "$TMP/agent.log")"
+
+log "one PDU: ifLinkUpDownTrapEnable.1000 = disabled(2), then the stalling reset"
+TRAPEN=.1.3.6.1.2.1.31.1.1.1.14.1000
+[ "$(snmp_value "$TRAPEN")" = 1 ] || fail "ifLinkUpDownTrapEnable.1000 is $(snmp_value "$TRAPEN"), not enabled(1)"
+touch "$ARM"
+# One try, until the budget admits the reset (RESERVE1 refuses it otherwise, before any write).
+both() {
+	fx_set_status "$TRAPEN" i 2 "$DATA.3.1.4.1" i 2 >"$TMP/both"
+	[ "$(cat "$TMP/both")" != resourceUnavailable ]
+}
+fx_wait "$(fx_loaded 30)" both || fail "the PDU was never admitted: $(cat "$TMP/both")"
+[ ! -e "$ARM" ] || fail "the PDU's reset never reached its lock: $(cat "$TMP/both")"
+[ "$(cat "$TMP/both")" = undoFailed ] || fail "the PDU gave '$(cat "$TMP/both")', expected undoFailed"
+[ "$(snmp_value "$TRAPEN")" = 1 ] ||
+	fail "ifLinkUpDownTrapEnable.1000 is $(snmp_value "$TRAPEN") after the SET's UNDO, not enabled(1) again"
+log "undoFailed; ifLinkUpDownTrapEnable.1000 put back"
 log "pass"
 exit 0

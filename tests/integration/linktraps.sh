@@ -9,7 +9,8 @@
 # the burst fits in it at any load) gives the first change at once and the
 # final state when it ends;
 # ifLinkUpDownTrapEnable disabled(2) by SET sends none and survives an agent
-# restart; a writer killed gives lowerLayerDown(7) and a linkDown, its
+# restart, a SET that cannot write the state file is commitFailed and
+# changes nothing; a writer killed gives lowerLayerDown(7) and a linkDown, its
 # restart a linkUp, and STATCTR-MIB's statctrSegmentStateChange (writerGone,
 # then active) and statctrWriterRestart (its generation and discontinuity
 # time as a GET reads them), statctrResetDone naming a reset's cells, none
@@ -133,6 +134,18 @@ expect "$IF.8.1000" 1
 snmpset -v2c -c "$WCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$IFX.14.1000" i 1 >/dev/null ||
 	fail "SET ifLinkUpDownTrapEnable.1000 = enabled(1) failed"
 log "disabled(2): 3 flips, none sent"
+
+log "a SET that cannot keep its value (the state file replaced by a directory): commitFailed, unchanged"
+LINKTRAPS=$TMP/agent.state.linktraps
+[ -f "$LINKTRAPS" ] || fail "no $LINKTRAPS after the SETs"
+mv "$LINKTRAPS" "$TMP/linktraps.saved"
+mkdir "$LINKTRAPS"
+fx_expect_set commitFailed "$IFX.14.1001" i 2
+expect "$IFX.14.1001" 1
+grep -q "ifLinkUpDownTrapEnable.1001: .*(the value is unchanged)" "$TMP/agent.log" ||
+	fail "the failed SET was not logged: $(grep ifLinkUpDownTrapEnable "$TMP/agent.log")"
+rmdir "$LINKTRAPS"
+mv "$TMP/linktraps.saved" "$LINKTRAPS"
 
 log "statctrResetDone names each reset's range: a row, then the whole segment"
 snmpset -v2c -c "$WCOMMUNITY" -t 2 -r 0 "127.0.0.1:$PORT" "$ROOT.3.7.1.1.4.1" i 2 >/dev/null ||
