@@ -131,6 +131,7 @@ int cmd_show(const struct common_opts *common, int argc, char **argv)
 	return job.status;
 }
 
+/* 0: @item listed; 1: nothing to list (the segment went away); or an error, reported. */
 static int list_one(struct list_item *item, const struct seg_entry *entry,
                     struct statctr_view **viewp)
 {
@@ -144,7 +145,9 @@ static int list_one(struct list_item *item, const struct seg_entry *entry,
 	}
 	*viewp = NULL;
 	if (err == -ENOENT && entry->declared)
-		return 0;
+		return 0; /* listed as absent */
+	if (segment_gone(entry, err))
+		return 1; /* removed since it was found: as if never found */
 	error_msg("segment '%s': %s", entry->path, statctr_errmsg());
 	return err;
 }
@@ -179,9 +182,11 @@ int cmd_list(const struct common_opts *common, int argc, char **argv)
 	items = calloc(n ? n : 1, sizeof(*items));
 	views = calloc(n ? n : 1, sizeof(*views));
 	for (size_t i = 0; items != NULL && views != NULL && i < n; i++) {
-		if (list_one(&items[nitems], &entries[i], &views[i]) < 0)
+		int listed = list_one(&items[nitems], &entries[i], &views[i]);
+
+		if (listed < 0)
 			status = EXIT_FAIL;
-		else
+		else if (listed == 0)
 			nitems++;
 	}
 	print_list(opts.format, items, nitems);

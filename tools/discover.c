@@ -202,6 +202,15 @@ static void source_close(struct source *src)
 	memset(src, 0, sizeof(*src));
 }
 
+bool segment_gone(const struct seg_entry *entry, int err)
+{
+	struct stat st;
+
+	if (err != -ENOENT)
+		return false;
+	return entry->declared || (lstat(entry->path, &st) != 0 && errno == ENOENT);
+}
+
 /* A found segment as a source: opened, or failed (reported) and kept to be said so. */
 static int open_found(struct seg_entry *entry, struct source *src, bool *keep)
 {
@@ -209,7 +218,7 @@ static int open_found(struct seg_entry *entry, struct source *src, bool *keep)
 
 	if (err < 0)
 		src->view = NULL;
-	*keep = !(err == -ENOENT && entry->declared); /* declared, not running: not an error */
+	*keep = !segment_gone(entry, err);
 	if (err < 0 && *keep)
 		error_msg("segment '%s': %s", entry->path, statctr_errmsg());
 	if (!*keep)

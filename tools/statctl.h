@@ -133,6 +133,12 @@ int cmd_getopt(struct cmd_parser *p, int argc, char **argv);
 
 int discover_segments(const struct common_opts *opts, struct seg_entry **entriesp, size_t *np);
 void free_segments(struct seg_entry *entries, size_t n);
+/*
+ * Whether @entry, which statctr_view_open() failed with @err, is simply not
+ * there: declared and its writer not running, or found and removed since
+ * (its writer exited in between).  Neither is an error.
+ */
+bool segment_gone(const struct seg_entry *entry, int err);
 /* Opens SEGMENT (a name or a path; names resolve through @config first). */
 int open_segment(const char *config, const char *segment, struct statctr_view **viewp);
 

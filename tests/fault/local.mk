@@ -20,6 +20,7 @@ FAULT_TESTS = \
 	tests/fault/send_once.sh \
 	tests/fault/slow_reset.sh \
 	tests/fault/timebase_latency.sh \
+	tests/fault/vanish.sh \
 	tests/fault/privileges.sh \
 	tests/fault/valgrind.sh
 TESTS += $(FAULT_TESTS)
@@ -38,3 +39,9 @@ check_LTLIBRARIES = tests/fault/slowlock.la
 tests_fault_slowlock_la_SOURCES = tests/fault/slowlock.c
 tests_fault_slowlock_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)
 tests_fault_slowlock_la_LIBADD = -ldl
+
+# An LD_PRELOAD fault for readers: a segment removed as it is opened (vanish.sh).
+check_LTLIBRARIES += tests/fault/vanish.la
+tests_fault_vanish_la_SOURCES = tests/fault/vanish.c
+tests_fault_vanish_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)
+tests_fault_vanish_la_LIBADD = -ldl
