@@ -276,9 +276,10 @@ fx_agent_answers() {
 # logging to the same file): its parent must exit 0, AGENT_PID is the daemon
 # (not a child of this shell: `wait` cannot give its status).
 # Registering is snmpd's work, O(n^2) in the subtrees (docs/agent.md,
-# IF-MIB "Registration"): conf/statctr.conf's two segments are 13,851 of
-# them, 1.3-2.7 s of snmpd's CPU on a quiet machine, and an agent start took
-# 40, 114 and 242 s beside 38 CPU hogs (load 40).  A daemon's parent is
+# IF-MIB "Registration"): conf/statctr.conf's two segments were 13,851 of
+# them (vfStats reserving 256 ifIndex values), 1.3-2.7 s of snmpd's CPU on a
+# quiet machine, and an agent start took 40, 114 and 242 s beside 38 CPU
+# hogs (load 40); with vfStats's ifindex_range = 64, 6,171.  A daemon's parent is
 # given FX_REGISTER_S times the load per CPU; fx_wait's deadline for
 # "serving" is its seconds times the load per CPU, squared.
 FX_REGISTER_S=60
