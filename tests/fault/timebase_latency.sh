@@ -37,6 +37,15 @@ late_responses() { awk '$1 == "<" && $2 == 18 && $4 == "1.5"' "$TMP/pdus.log" | 
 # were handed on late, the agent has taken the first one's sysUpTime.
 two_late() { [ "$(late_responses)" -ge "$((late0 + 2))" ]; }
 state_line() { cat "$TMP/agentx.state" 2>/dev/null || true; }
+# restart_agent: the agent stopped, started again through the relay, serving.
+restart_agent() {
+	fx_kill "$AGENT_PID" TERM
+	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/relay.sock" -p "$TMP/agent.pid" \
+		>>"$TMP/agent.log" 2>&1 &
+	AGENT_PID=$!
+	fx_track "$AGENT_PID"
+	fx_wait 20 two_numbers || fail "the agent did not serve within $(fx_loaded 20) s: '$(discs)'"
+}
 
 log "reset ifStats.rxPackets.dp0: its discontinuity is a TimeStamp of now"
 sleep 0.2 # a TimeStamp has centisecond resolution: after the writer's start
@@ -53,33 +62,21 @@ log "discontinuities [$d0]; state file: $(state_line)"
 log "the master's messages 1.5 s late, the agent running"
 late0=$(late_responses)
 echo 1.5 >"$TMP/delay"
-secs=$(fx_loaded 10)
-fx_wait "$secs" two_late || fail "no two pings answered 1.5 s late within $secs s: $(late_responses) late Responses"
+fx_wait 10 two_late || fail "no two pings answered 1.5 s late within $(fx_loaded 10) s: $(late_responses) late Responses"
 d1=$(discs)
 log "discontinuities [$d1] ($(late_responses) late Responses)"
 [ "$d1" = "$d0" ] || fail "late messages moved the discontinuity times: [$d0] -> [$d1] (load $(cut -d' ' -f1-3 /proc/loadavg))"
 
 log "the agent restarted, the master's messages still 1.5 s late"
-fx_kill "$AGENT_PID" TERM
-"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/relay.sock" -p "$TMP/agent.pid" \
-	>>"$TMP/agent.log" 2>&1 &
-AGENT_PID=$!
-fx_track "$AGENT_PID"
-secs=$(fx_loaded 20)
-fx_wait "$secs" two_numbers || fail "the restarted agent did not serve within $secs s: '$(discs)'"
+restart_agent
 d2=$(discs)
 log "discontinuities [$d2]; state file: $(state_line)"
 [ "$d2" = "$d0" ] || fail "the restarted agent moved the discontinuity times: [$d0] -> [$d2] (load $(cut -d' ' -f1-3 /proc/loadavg))"
 
 log "a new master (snmpd restarted), its messages 1.5 s late: its start counts"
-fx_kill "$AGENT_PID" TERM
 fx_snmpd_stop
 fx_snmpd_start || fail "snmpd did not restart on port $PORT"
-"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/relay.sock" -p "$TMP/agent.pid" \
-	>>"$TMP/agent.log" 2>&1 &
-AGENT_PID=$!
-fx_track "$AGENT_PID"
-fx_wait "$secs" two_numbers || fail "the agent did not serve the new master within $secs s: '$(discs)'"
+restart_agent
 d3=$(discs)
 log "discontinuities [$d3]; state file: $(state_line)"
 [ "$d3" = "0 0" ] || fail "the new master's TimeStamps are the old one's: [$d3], not [0 0]"
