@@ -35,6 +35,8 @@
  * differ by the time between their starts), whatever else is known.
  */
 #define JUMP_CS 100
+/* What the state file may hold: 2^48 cs is 89,000 years either way. */
+#define STATE_MAX_CS (1LL << 48)
 
 /*
  * An offset and what vouches for it.  An estimate (sysUpTime minus the
@@ -61,7 +63,8 @@ static bool have_stored;
 static bool write_pending; /* stored is to be written by timebase_flush() */
 static bool told_state_error;
 
-static bool read_state(struct base *b);
+static bool read_state(struct base *b, long long now);
+static long long clock_cs(clockid_t id);
 void timebase_flush(void);
 
 void timebase_set_state_file(const char *path)
@@ -71,7 +74,7 @@ void timebase_set_state_file(const char *path)
 	state_file = path ? strdup(path) : NULL;
 	told_state_error = false;
 	write_pending = false;
-	have_stored = state_file && read_state(&stored);
+	have_stored = state_file && read_state(&stored, clock_cs(CLOCK_REALTIME));
 }
 
 static long long clock_cs(clockid_t id)
@@ -98,7 +101,7 @@ static void state_error(const char *what, int err)
  * for a late estimate).  safefile_read(): a file planted or made writable by
  * another user is not believed.
  */
-static bool read_state(struct base *b)
+static bool read_state(struct base *b, long long now)
 {
 	long long v[3] = {0, 0, 0};
 	const char *why;
@@ -121,9 +124,14 @@ static bool read_state(struct base *b)
 		if (*end != ' ')
 			break;
 	}
-	err = (n == 1 || n == 3) && (*end == '\n' || *end == '\0') && v[1] >= 0 ? 0 : -EINVAL;
+	err = (n == 1 || n == 3) && (*end == '\n' || *end == '\0') ? 0 : -EINVAL;
+	for (int i = 0; i < 3; i++)
+		if (v[i] < -STATE_MAX_CS || v[i] > STATE_MAX_CS)
+			err = -EINVAL; /* no arithmetic on them can overflow */
 	free(buf);
 	*b = (struct base){.offset_cs = v[0], .seen_cs = v[1], .boot_cs = v[2]};
+	if (b->seen_cs < 0 || b->seen_cs > now + JUMP_CS)
+		b->seen_cs = 0; /* not a moment that has been: vouches for nothing */
 	return err == 0;
 }
 

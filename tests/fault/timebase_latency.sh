@@ -10,7 +10,8 @@
 # - an agent restarted while every message is late keeps the offset its
 #   predecessor stored, and so every TimeStamp;
 # - a new master is still one: after snmpd's restart, with the messages
-#   late, TimeStamps count from the new master's start (events before it: 0).
+#   late, TimeStamps count from the new master's start (events before it: 0);
+# - a state file holding numbers out of range is not believed.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
 
 fx_need snmpget snmpset python3
@@ -22,6 +23,9 @@ python3 "$top_srcdir/tests/fault/agentx_relay.py" "$TMP/relay.sock" "$TMP/agentx
 	"$TMP/pdus.log" "$TMP/hold" "$TMP/delay" >"$TMP/relay.log" 2>&1 &
 fx_track $!
 fx_wait 5 test -S "$TMP/relay.sock" || fail "the relay did not listen: $(cat "$TMP/relay.log")"
+# A state file whose numbers are out of any range is not believed (and no
+# arithmetic on them overflows: UBSan's build checks).
+echo "-9223372036854775808 9223372036854775807 0" >"$TMP/agentx.state"
 fx_agent -x "$TMP/relay.sock"
 fx_wait_pass
 
