@@ -4,18 +4,11 @@
 # fault, removes it just before the open): the segment is skipped as if it
 # had never been found, not reported as an error.  Proves: `statctl list`
 # and `statctl show` exit 0 with nothing on stderr, show the other segment,
-# and not the one that went away (before: exit 1, "no segment").  Runs in a
-# mount namespace of its own with an empty /dev/shm (root), so that no
-# other test's segments are found.
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-if [ -z "${VANISH_IN_NS:-}" ]; then
-	. "$top_srcdir/tests/common.sh"
-	[ "$(id -u)" = 0 ] || skip "needs root (a mount namespace with its own /dev/shm)"
-	unshare -m true 2>/dev/null || skip "unshare -m is not permitted here"
-	VANISH_IN_NS=1 exec unshare -m --propagation private bash "$0" "$@"
-fi
-mount -t tmpfs -o mode=1777 tmpfs /dev/shm || exit 99
-. "$top_srcdir/tests/fault/lib.sh"
+# and not the one that went away (before: exit 1, "no segment").  Runs with
+# a private /dev/shm (private_shm), so that no other test's segments are found.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/common.sh"
+private_shm "$@"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/fault/lib.sh"
 
 VANISH=$top_builddir/tests/fault/.libs/vanish.so
 STATCTL=$top_builddir/tools/statctl
