@@ -152,12 +152,18 @@ static void write_state(struct base *b)
 		state_error(why, -err);
 }
 
-/* Whether @estimate, made when realtime - CLOCK_BOOTTIME was @boot, is @b's master. */
-static bool same_master(const struct base *b, long long estimate, long long boot)
+/* Realtime minus CLOCK_BOOTTIME: moves only on a clock step or a reboot. */
+static long long boot_cs(long long now)
+{
+	return now - clock_cs(CLOCK_BOOTTIME);
+}
+
+/* Whether @estimate, made at realtime @now, is @b's master. */
+static bool same_master(const struct base *b, long long estimate, long long now)
 {
 	if (llabs(estimate - b->offset_cs) <= JUMP_CS)
 		return true;
-	if (!b->seen_cs || llabs(boot - b->boot_cs) > JUMP_CS)
+	if (!b->seen_cs || llabs(boot_cs(now) - b->boot_cs) > JUMP_CS)
 		return false; /* nothing vouches, or the clock was stepped */
 	/* -estimate: the master's start, realtime */
 	return estimate < b->offset_cs && -estimate <= b->seen_cs;
@@ -193,11 +199,10 @@ static void persist(long long now)
 static void track(bool heard)
 {
 	long long now = clock_cs(CLOCK_REALTIME);
-	long long boot = now - clock_cs(CLOCK_BOOTTIME);
 	long long estimate = (long long)netsnmp_get_agent_uptime() - now;
 
-	if (!have_base || !same_master(&cur, estimate, boot)) {
-		if (have_stored && same_master(&stored, estimate, boot))
+	if (!have_base || !same_master(&cur, estimate, now)) {
+		if (have_stored && same_master(&stored, estimate, now))
 			cur = stored;
 		else
 			cur = (struct base){.offset_cs = estimate};
@@ -206,7 +211,7 @@ static void track(bool heard)
 	if (!heard)
 		return;
 	cur.seen_cs = now;
-	cur.boot_cs = boot;
+	cur.boot_cs = boot_cs(now);
 	persist(now);
 }
 
