@@ -5,20 +5,11 @@
 # fault and load tests have in common: `set -euo pipefail`, a watchdog for
 # a test killed without its trap, a background poller whose every answer is
 # logged, status names, bounded waits on the agent's log, and a clean-exit
-# check of the agent (LeakSanitizer's verdict in the sanitizer build).
+# check of the agent (LeakSanitizer's verdict in the sanitizer build, with
+# the fixture's suppressions).
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
 set -euo pipefail
-
-# Sanitizer builds: LeakSanitizer runs at every exit; third-party leaks are
-# suppressed (tests/fault/lsan.supp), ours fail the agent's exit status.
-# LSan reads the file at exit, when the process may run as another user (an
-# agent after -u, tests/security's parties) who cannot enter the source tree:
-# a copy in $TMP, readable by all once a test makes $TMP traversable.
-if [ -z "${LSAN_OPTIONS:-}" ]; then
-	cp "$top_srcdir/tests/fault/lsan.supp" "$TMP/lsan.supp" && chmod 0644 "$TMP/lsan.supp"
-	export LSAN_OPTIONS=suppressions=$TMP/lsan.supp:print_suppressions=0
-fi
 
 # PR_SET_PDEATHSIG for the whole test: if this shell dies without running
 # its EXIT trap (SIGKILL, a harness timeout), a watchdog stops what it had

@@ -35,6 +35,18 @@ TEST_NAME=$FX_NAME
 . "${top_srcdir:-$(dirname "${BASH_SOURCE[0]}")/../..}/tests/common.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/statctr-$FX_NAME.XXXXXX") || exit 99
 snmp_private "$TMP" || exit 99 # SNMP_PERSISTENT_DIR=$TMP/persist, HOME=$TMP, MIBS=
+# Sanitizer builds: LeakSanitizer runs at every exit of every process the
+# test starts; third-party leaks are suppressed (tests/fault/lsan.supp), ours
+# fail the process's exit status.  Net-SNMP's leaks when a master goes away
+# mid-packet hit any test that stops snmpd and the agent together
+# (integration/ops.sh at load 20, fault/snmpd_restarts.sh).  LSan reads the
+# file at exit, when the process may run as another user (an agent after -u,
+# tests/security's parties) who cannot enter the source tree: a copy in
+# $TMP, readable by all once a test makes $TMP traversable.
+if [ -z "${LSAN_OPTIONS:-}" ]; then
+	cp "$top_srcdir/tests/fault/lsan.supp" "$TMP/lsan.supp" && chmod 0644 "$TMP/lsan.supp"
+	export LSAN_OPTIONS=suppressions=$TMP/lsan.supp:print_suppressions=0
+fi
 
 log() { echo "[$FX_NAME $(date +%T.%N | cut -c1-12)] $*"; }
 
