@@ -42,6 +42,19 @@
 #define TRAP_ON         1
 #define TRAP_OFF        2
 
+/*
+ * A table's range is registered from its base in chunks, as far as its
+ * names reach: values 0..15 of the range first, then 16..31, 32..63, each
+ * chunk as long as all before it.  snmpd keeps one subtree per registered
+ * value and column, at a cost that grows as the square of their number,
+ * and a GETNEXT crosses each empty one with a round trip: a range of 1024
+ * values holding 20 names costs what 32 values do.  The layout depends on
+ * how far the names reach only, so a reload registers the same regions
+ * (engine_adopt()).
+ */
+#define FIRST_CHUNK 16u
+#define MAX_CHUNKS  29 /* 16 x 2^28 = 2^32 */
+
 struct if_table;
 
 /* One served column of one table: one range registration. */
@@ -58,6 +71,12 @@ struct if_row {
 	uint32_t row;
 };
 
+/* One chunk of one column: one range registration, ifIndex lo..hi. */
+struct if_region {
+	const struct if_column *col;
+	uint32_t lo, hi;
+};
+
 struct if_table {
 	struct ifmib_serve *owner;
 	uint32_t seg, table;
@@ -68,6 +87,10 @@ struct if_table {
 	int oper_col; /* the gauge mapped to ifOperStatus, or -1 */
 	struct if_column *cols;
 	size_t ncols;
+	struct if_region *regions; /* ncols per chunk, chunk after chunk */
+	size_t nregions;
+	uint32_t reach; /* values from base in a region: 0 or a chunk's end */
+	bool told_grow; /* the last registration of more chunks failed, logged */
 	/* The result the rows below were built from. */
 	const struct agg_result *built;
 	uint64_t built_ns, built_passes;
@@ -380,7 +403,7 @@ static const struct if_row *row_at(const struct if_column *col, const struct agg
 
 static int get(const void *data, const struct agg_result *res, netsnmp_variable_list *vb)
 {
-	const struct if_column *col = data;
+	const struct if_column *col = ((const struct if_region *)data)->col;
 	const struct if_row *row = row_at(col, res, vb);
 
 	if (!row)
@@ -389,11 +412,15 @@ static int get(const void *data, const struct agg_result *res, netsnmp_variable_
 	return SNMP_ERR_NOERROR;
 }
 
-/* The first instance after the request (at it when inclusive); none: left to the next region. */
+/*
+ * The first instance after the request (at it when inclusive) in the
+ * region; none: left to the next region.
+ */
 static bool next(const void *data, const struct agg_result *res, netsnmp_variable_list *vb,
                  bool inclusive)
 {
-	const struct if_column *col = data;
+	const struct if_region *reg = data;
+	const struct if_column *col = reg->col;
 	int where = against_column(col, vb->name, vb->name_length);
 	uint64_t from = 0;
 	const struct if_row *row;
@@ -407,8 +434,8 @@ static bool next(const void *data, const struct agg_result *res, netsnmp_variabl
 		if (vb->name_length > col->prefix_len + 1 || !inclusive)
 			from++;
 	}
-	row = row_ge(col->table, from);
-	if (!row)
+	row = row_ge(col->table, from > reg->lo ? from : reg->lo);
+	if (!row || row->ifindex > reg->hi)
 		return false;
 	memcpy(name, col->prefix, col->prefix_len * sizeof(oid));
 	name[col->prefix_len] = row->ifindex;
@@ -429,7 +456,7 @@ static const struct engine_backend backend = {.get = get, .next = next};
 static int trap_enable_check(const void *data, const struct agg_result *res,
                              const netsnmp_variable_list *vb, struct agg_reset *reset)
 {
-	const struct if_column *col = data;
+	const struct if_column *col = ((const struct if_region *)data)->col;
 
 	(void)reset;
 	if (!row_at(col, res, vb))
@@ -459,7 +486,7 @@ static int trap_enable_set(uint32_t ifindex, long value, int failed)
 /* ACTION: checked again by the engine; kept in the state file, or left as it was. */
 static int trap_enable_apply(const void *data, const netsnmp_variable_list *vb, long *undo)
 {
-	const struct if_column *col = data;
+	const struct if_column *col = ((const struct if_region *)data)->col;
 	uint32_t ifindex = (uint32_t)vb->name[col->prefix_len];
 
 	*undo = traps_link_enabled(ifindex) ? TRAP_ON : TRAP_OFF;
@@ -468,7 +495,7 @@ static int trap_enable_apply(const void *data, const netsnmp_variable_list *vb, 
 
 static int trap_enable_undo(const void *data, const netsnmp_variable_list *vb, long undo)
 {
-	const struct if_column *col = data;
+	const struct if_column *col = ((const struct if_region *)data)->col;
 
 	return trap_enable_set((uint32_t)vb->name[col->prefix_len], undo, SNMP_ERR_UNDOFAILED);
 }
@@ -536,7 +563,8 @@ static int init_table(struct ifmib_serve *ifm, const struct ifmib_table *ift, st
 			init_column(t, &ifmib_objects[i], sources[i] < 0 ? -1 : sources[i],
 			            &t->cols[t->ncols++]);
 	free(sources);
-	return 0;
+	t->regions = calloc(t->ncols * MAX_CHUNKS + 1, sizeof(*t->regions));
+	return t->regions ? 0 : errmsg_set(ENOMEM, "out of memory");
 }
 
 int ifmib_serve_create(const struct agent_settings *set, struct aggregator *agg,
@@ -566,35 +594,104 @@ int ifmib_serve_create(const struct agent_settings *set, struct aggregator *agg,
 	return 0;
 }
 
-/*
- * One range region per served column and table: the instance OID is the
- * column's and one more arc, the ifIndex, running over the table's range.
- */
-static int add_column(struct engine *e, const struct if_column *col)
+/* The end of the chunk that starts at @lo (values from the table's base). */
+static uint32_t chunk_end(const struct if_table *t, uint32_t lo)
+{
+	uint64_t end = lo < FIRST_CHUNK ? FIRST_CHUNK : 2 * (uint64_t)lo;
+
+	return end < t->range ? (uint32_t)end : t->range;
+}
+
+/* Column @col's region over ifIndex base+lo..base+hi (range registration on the ifIndex arc). */
+static int add_region(struct engine *e, const struct if_column *col, uint32_t lo, uint32_t hi)
 {
 	const struct if_table *t = col->table;
+	struct if_region *reg = &col->table->regions[t->nregions];
 	oid first[IFMIB_ENTRY_MAX_ARCS + 2];
 	char name[64];
 
+	*reg = (struct if_region){col, t->base + lo, t->base + hi};
 	memcpy(first, col->prefix, col->prefix_len * sizeof(oid));
-	first[col->prefix_len] = t->base;
+	first[col->prefix_len] = reg->lo;
 	snprintf(name, sizeof(name), "%s.%s.%s", t->seg_decl->name, t->decl->name, col->obj->name);
-	return engine_add(
-	    e, name, first, col->prefix_len + 1, (int)col->prefix_len + 1, t->base + t->range - 1,
-	    col->obj->value == IFV_TRAP_ENABLE ? &trap_enable_backend : &backend, col);
+	return engine_add(e, name, first, col->prefix_len + 1, (int)col->prefix_len + 1, reg->hi,
+	                  col->obj->value == IFV_TRAP_ENABLE ? &trap_enable_backend : &backend,
+	                  reg);
+}
+
+/* How far table @t's names reach into its range (ifindex.h), at least the first chunk. */
+static int64_t wanted(const struct if_table *t)
+{
+	int64_t reach = ifindex_reach(store, t->seg_decl->name, t->decl->name, t->base, t->range);
+
+	if (reach < 0)
+		return errmsg_set(ENOMEM, "out of memory");
+	return reach > FIRST_CHUNK ? reach : FIRST_CHUNK;
+}
+
+/*
+ * Adds the chunks past t->reach that @want values need, a region per
+ * column each (after a failure, from the column it failed at); 1: added
+ * some, 0: none needed, or -ENOMEM.
+ */
+static int add_chunks(struct if_table *t, struct engine *e, int64_t want)
+{
+	int added = 0;
+
+	while (t->ncols && t->reach < t->range && t->reach < want) {
+		uint32_t end = chunk_end(t, t->reach);
+
+		for (size_t c = t->nregions % t->ncols; c < t->ncols; c++) {
+			int err = add_region(e, &t->cols[c], t->reach, end - 1);
+
+			if (err)
+				return err;
+			t->nregions++;
+		}
+		t->reach = end;
+		added = 1;
+	}
+	return added;
 }
 
 int ifmib_serve_add(struct ifmib_serve *ifm, struct engine *e)
 {
 	for (size_t i = 0; i < ifm->ntables; i++) {
-		for (size_t c = 0; c < ifm->tables[i].ncols; c++) {
-			int err = add_column(e, &ifm->tables[i].cols[c]);
+		struct if_table *t = &ifm->tables[i];
+		int64_t want = wanted(t);
+		int err = want < 0 ? (int)want : add_chunks(t, e, want);
 
-			if (err)
-				return err;
-		}
+		if (err < 0)
+			return err;
 	}
 	return 0;
+}
+
+/* A failure to register more, logged once until one succeeds. */
+static void tell_grow(struct if_table *t, int err)
+{
+	if (err < 0 && !t->told_grow)
+		snmp_log(LOG_ERR,
+		         "%s.%s: interfaces past ifIndex %" PRIu32 " not served yet: %s; "
+		         "trying again with each pass\n",
+		         t->seg_decl->name, t->decl->name, t->base + t->reach - 1, errmsg_get());
+	t->told_grow = err < 0;
+}
+
+void ifmib_serve_grow(struct ifmib_serve *ifm, struct engine *e, const struct agg_result *res)
+{
+	for (size_t i = 0; i < ifm->ntables; i++) {
+		struct if_table *t = &ifm->tables[i];
+		int64_t want;
+		int err;
+
+		build(t, res); /* a new name gets its ifIndex */
+		want = wanted(t);
+		err = want < 0 ? (int)want : add_chunks(t, e, want);
+		if (err >= 0 && (err > 0 || t->told_grow))
+			err = engine_register_more(e);
+		tell_grow(t, err);
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -671,6 +768,7 @@ void ifmib_serve_free(struct ifmib_serve *ifm)
 		return;
 	for (size_t i = 0; i < ifm->ntables; i++) {
 		free(ifm->tables[i].cols);
+		free(ifm->tables[i].regions);
 		free(ifm->tables[i].rows);
 		free(ifm->tables[i].oper);
 		free(ifm->tables[i].changed);

@@ -3,10 +3,11 @@
  * the ifTable and ifXTable columns mib/ifmib.h lists, for the table's
  * ifIndex range only (docs/agent.md, "Show up in your NMS as interfaces").
  *
- * A backend of the engine (engine.h): one range region per served column
- * and table (the ifIndex sub-identifier, up to the range's last value), so
- * that snmpd keeps serving its own interfaces below and around it and a
- * walk sees both as one table.  Answers from the same published
+ * A backend of the engine (engine.h): range regions per served column
+ * and table (the ifIndex sub-identifier), over the part of the table's
+ * ifIndex range its names reach, in chunks that double, so that snmpd
+ * keeps serving its own interfaces below and around them and a walk sees
+ * both as one table.  Answers from the same published
  * aggregation as every region of the request; GET and GETNEXT bisect a
  * per-result array of the present rows sorted by ifIndex.  SNMP thread
  * only.
@@ -29,8 +30,21 @@ struct ifmib_serve;
 int ifmib_serve_create(const struct agent_settings *set, struct aggregator *agg,
                        struct ifmib_serve **ifmp);
 
-/* Adds every column of every IF-MIB table to @e; 0 or -ENOMEM (errmsg_get()). */
+/*
+ * ifmib_serve_add() - adds to @e the regions of every column of every
+ * IF-MIB table, over the part of its ifIndex range its names reach
+ * (ifindex.h), at least the first 16 values; 0 or -ENOMEM (errmsg_get()).
+ */
 int ifmib_serve_add(struct ifmib_serve *ifm, struct engine *e);
+
+/*
+ * ifmib_serve_grow() - brings every table up to @res and, where a new name
+ * took an ifIndex past the registered part of the range, registers the
+ * next chunks (engine_register_more()); a failure is logged once and tried
+ * again at the next call.  With each published result, once @e serves.
+ * SNMP thread.
+ */
+void ifmib_serve_grow(struct ifmib_serve *ifm, struct engine *e, const struct agg_result *res);
 
 /*
  * An interface whose ifOperStatus is not what was last told (or that

@@ -34,9 +34,8 @@ static int handle_request(netsnmp_mib_handler *handler, netsnmp_handler_registra
 struct engine {
 	struct aggregator *agg;
 	unsigned int ping_interval;
-	struct engine_region *regions;
+	struct engine_region **regions; /* each allocated alone: it never moves */
 	size_t nregions, room;
-	bool registered; /* regions may no longer move */
 	engine_reset_fn *on_reset;
 	void *on_reset_arg;
 };
@@ -64,72 +63,79 @@ int engine_add(struct engine *e, const char *name, const oid *root, size_t root_
 {
 	struct engine_region *er;
 
-	if (e->registered || root_len > MAX_OID_LEN)
+	if (root_len > MAX_OID_LEN)
 		return errmsg_set(EINVAL, "%s: cannot be added", name);
 	if (e->nregions == e->room) {
 		size_t room = e->room ? e->room * 2 : 16;
-		struct engine_region *v = realloc(e->regions, room * sizeof(*v));
+		struct engine_region **v = realloc(e->regions, room * sizeof(*v));
 
 		if (!v)
 			return errmsg_set(ENOMEM, "out of memory");
 		e->regions = v;
 		e->room = room;
 	}
-	er = &e->regions[e->nregions++];
-	memset(er, 0, sizeof(*er));
+	er = calloc(1, sizeof(*er));
+	if (!er)
+		return errmsg_set(ENOMEM, "out of memory");
+	e->regions[e->nregions++] = er;
 	snprintf(er->r.name, sizeof(er->r.name), "%s", name);
 	memcpy(er->r.root, root, root_len * sizeof(oid));
 	er->r.root_len = root_len;
 	er->r.range_subid = range_subid;
 	er->r.range_ubound = range_ubound;
 	er->r.writable = be->set_check != NULL;
+	er->r.owner = er;
 	er->be = be;
 	er->data = data;
 	er->e = e;
 	return 0;
 }
 
-/* Owners are set once the array no longer moves. */
-static void fix_owners(struct engine *e)
+/* Registers @e's regions not registered yet; stops at the first that fails. */
+static int register_new(struct engine *e, bool strict)
 {
 	registry_init(handle_request, e->ping_interval);
-	e->registered = true;
-	for (size_t i = 0; i < e->nregions; i++)
-		e->regions[i].r.owner = &e->regions[i];
+	for (size_t i = 0; i < e->nregions; i++) {
+		struct engine_region *er = e->regions[i];
+		int err;
+
+		if (er->r.reg)
+			continue; /* adopted, or registered before */
+		err = registry_add(&er->r, strict);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int engine_register(struct engine *e, bool strict)
 {
-	fix_owners(e);
-	for (size_t i = 0; i < e->nregions; i++) {
-		struct engine_region *er = &e->regions[i];
-		int err;
+	int err = register_new(e, strict);
 
-		if (er->r.reg)
-			continue; /* adopted */
-		err = registry_add(&er->r, strict);
-		if (err) {
-			engine_unregister(e);
-			return err;
-		}
-	}
-	return 0;
+	if (err)
+		engine_unregister(e);
+	return err;
+}
+
+int engine_register_more(struct engine *e)
+{
+	return register_new(e, false);
 }
 
 /* The region of @e registered alike to @r, or NULL. */
 static struct engine_region *alike(struct engine *e, const struct registration *r)
 {
 	for (size_t i = 0; i < e->nregions; i++)
-		if (!e->regions[i].r.reg && registry_same(&e->regions[i].r, r))
-			return &e->regions[i];
+		if (!e->regions[i]->r.reg && registry_same(&e->regions[i]->r, r))
+			return e->regions[i];
 	return NULL;
 }
 
 void engine_adopt(struct engine *to, struct engine *from)
 {
-	fix_owners(to);
+	registry_init(handle_request, to->ping_interval);
 	for (size_t i = 0; from && i < from->nregions; i++) {
-		struct registration *r = &from->regions[i].r;
+		struct registration *r = &from->regions[i]->r;
 		struct engine_region *er = r->reg ? alike(to, r) : NULL;
 
 		if (er)
@@ -142,13 +148,15 @@ void engine_adopt(struct engine *to, struct engine *from)
 void engine_unregister(struct engine *e)
 {
 	for (size_t i = 0; e && i < e->nregions; i++)
-		registry_remove(&e->regions[i].r);
+		registry_remove(&e->regions[i]->r);
 }
 
 void engine_free(struct engine *e)
 {
 	if (!e)
 		return;
+	for (size_t i = 0; i < e->nregions; i++)
+		free(e->regions[i]);
 	free(e->regions);
 	free(e);
 }
@@ -236,7 +244,7 @@ static bool reset_of(const struct engine *e, const struct agg_result *res,
                      const netsnmp_variable_list *vb, struct agg_reset *reset)
 {
 	for (size_t i = 0; i < e->nregions; i++) {
-		const struct engine_region *er = &e->regions[i];
+		const struct engine_region *er = e->regions[i];
 
 		if (!er->be->set_check || er->r.range_subid ||
 		    netsnmp_oid_is_subtree(er->r.root, er->r.root_len, vb->name, vb->name_length))

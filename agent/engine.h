@@ -91,7 +91,8 @@ void engine_on_reset(struct engine *e, engine_reset_fn *fn, void *arg);
  * engine_add() - a region of @be with @data (which must outlive the
  * engine): the subtree @root, or with @range_subid the range of subtrees
  * where sub-identifier @range_subid of @root runs up to @range_ubound.
- * Not registered yet.  0 or -ENOMEM.
+ * Not registered yet (engine_register(), or engine_register_more() once
+ * the engine serves).  0 or -ENOMEM.
  */
 int engine_add(struct engine *e, const char *name, const oid *root, size_t root_len,
                int range_subid, oid range_ubound, const struct engine_backend *be,
@@ -103,6 +104,14 @@ int engine_add(struct engine *e, const char *name, const oid *root, size_t root_
  * registered).  0 or a negative errno (errmsg_get()).
  */
 int engine_register(struct engine *e, bool strict);
+
+/*
+ * engine_register_more() - registers the regions added since the engine
+ * registered, as engine_register() without @strict, but a failure leaves
+ * the rest registered (the regions it did not register are tried again at
+ * the next call).  0 or a negative errno (errmsg_get()).
+ */
+int engine_register_more(struct engine *e);
 
 /*
  * engine_adopt() - before @to registers: each region of @to that @from

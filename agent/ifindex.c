@@ -522,3 +522,16 @@ int ifindex_get(struct ifindex_store *s, const char *segment, const char *table,
 	*ifindexp = v;
 	return 0;
 }
+
+int64_t ifindex_reach(struct ifindex_store *s, const char *segment, const char *table,
+                      uint32_t base, uint32_t n)
+{
+	char prefix[MAX_KEY + 1];
+	const struct table_hint *h;
+
+	snprintf(prefix, sizeof(prefix), "%s %s ", segment, table);
+	h = hint_of(s, prefix, base, base + n - 1);
+	if (!h)
+		return -ENOMEM;
+	return h->next ? h->next - base : n;
+}

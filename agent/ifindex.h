@@ -48,4 +48,13 @@ int ifindex_start(struct ifindex_store *s);
 int ifindex_get(struct ifindex_store *s, const char *segment, const char *table, const char *row,
                 uint32_t base, uint32_t n, uint32_t *ifindexp);
 
+/*
+ * ifindex_reach() - how far into @base..@base+@n-1 the names of table
+ * @table of segment @segment reach: one above the highest ifIndex they hold
+ * there, less @base (0: none, @n: the range is used up).  The next new
+ * name gets @base plus this.  Returns it, or -ENOMEM.
+ */
+int64_t ifindex_reach(struct ifindex_store *s, const char *segment, const char *table,
+                      uint32_t base, uint32_t n);
+
 #endif /* STATCTR_AGENT_IFINDEX_H */

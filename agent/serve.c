@@ -491,9 +491,22 @@ void serve_process(struct server *s)
 	agent_check_and_process(traps_pending() && s->opt.embedded ? 0 : 1);
 }
 
+/* A new interface past the IF-MIB regions: the next chunk, before its linkUp goes out. */
+static void grow_ifmib(struct serving *s)
+{
+	const struct agg_result *res;
+
+	if (!s->ifmib || !agg_ready(s->agg))
+		return;
+	res = agg_acquire(s->agg);
+	ifmib_serve_grow(s->ifmib, s->engine, res);
+	agg_release(res);
+}
+
 void serve_poll(struct server *s)
 {
 	/* Woken by each published result: its changes go out within the pass. */
+	grow_ifmib(&s->cur);
 	traps_poll(s->cur.set, s->cur.ifmib, s->cur.agg, can_notify(s));
 	sinks_poll();
 	agg_flush_log(s->cur.agg);

@@ -51,7 +51,7 @@ noinst_PROGRAMS += bench/bench_python
 bench_bench_python_SOURCES = bench/bench_python.c
 bench_bench_python_LDADD = lib/libstatctr.la
 EXTRA_DIST += bench/bench_python.py
-EXTRA_DIST += bench/run.sh bench/snmp.sh bench/snmp-profile.sh scripts/plot-bench.sh docs/PERFORMANCE.md docs/perf
+EXTRA_DIST += bench/run.sh bench/snmp.sh bench/ifmib_reach.sh bench/snmp-profile.sh scripts/plot-bench.sh docs/PERFORMANCE.md docs/perf
 
 # The whole suite (< 10 min on 2 CPUs), and the CI smoke test (< 60 s).
 bench: $(BENCH_BINS) bench/bench_python examples/pipeline examples/reader $(sbin_PROGRAMS)

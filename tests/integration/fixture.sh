@@ -288,10 +288,10 @@ fx_agent_answers() {
 # logging to the same file): its parent must exit 0, AGENT_PID is the daemon
 # (not a child of this shell: `wait` cannot give its status).
 # Registering is snmpd's work, O(n^2) in the subtrees (docs/agent.md,
-# IF-MIB "Registration"): conf/statctr.conf's two segments were 13,851 of
-# them (vfStats reserving 256 ifIndex values), 1.3-2.7 s of snmpd's CPU on a
-# quiet machine, and an agent start took 40, 114 and 242 s beside 38 CPU
-# hogs (load 40); with vfStats's ifindex_range = 64, 6,171.  A daemon's parent is
+# IF-MIB "Registration"): when IF-MIB tables registered their whole ifIndex
+# ranges, conf/statctr.conf's two segments were 13,851 of them, and an
+# agent start took 40, 114 and 242 s beside 38 CPU hogs (load 40); they now
+# register as far as their names reach.  A daemon's parent is
 # given FX_REGISTER_S times the load per CPU; fx_wait's deadline for
 # "serving" is its seconds times the load per CPU, squared.
 FX_REGISTER_S=60
@@ -559,6 +559,22 @@ fx_ifwriter() {
 	exec 7>"$TMP/cmd"
 	fx_wait 5 sh -c "[ \$(grep -c '^ready' '$TMP/ifwriter.log') -gt $started ]" ||
 		fail "ifwriter did not start"
+}
+# fx_vfs_config SEGMENT RANGE MAX: $TMP/statctr.conf with segment SEGMENT
+# ($TMP/SEGMENT, oid 7), one dynamic table "vfs" of up to MAX rows and one
+# counter, served as interfaces 2000.. (ifindex_range RANGE).
+fx_vfs_config() {
+	cat >"$TMP/statctr.conf" <<EOF
+segments = ( {
+  name = "$1"; path = "$TMP/$1"; oid = 7; slots = 1;
+  tables = (
+    { name = "vfs"; oid = 1; rows = { max = $3; };
+      columns = ( { name = "rxOctets"; kind = "counter"; } );
+      ifmib = { ifindex_base = 2000; ifindex_range = $2; ifType = "propVirtual";
+                columns = { rxOctets = "ifHCInOctets"; }; }; }
+  );
+} );
+EOF
 }
 # Ends its input; it exits.
 fx_ifwriter_stop() {

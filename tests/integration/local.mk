@@ -19,6 +19,7 @@ INTEGRATION_TESTS = \
 	tests/integration/rows.sh \
 	tests/integration/hist.sh \
 	tests/integration/ifmib.sh \
+	tests/integration/ifgrow.sh \
 	tests/integration/linktraps.sh \
 	tests/integration/linkstorm.sh \
 	tests/integration/msinks.sh \
