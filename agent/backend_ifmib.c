@@ -57,7 +57,7 @@
 
 struct if_table;
 
-/* One served column of one table: one range registration. */
+/* One served column of one table: a range registration per chunk (struct if_region). */
 struct if_column {
 	struct if_table *table;
 	const struct ifmib_object *obj;

@@ -5,7 +5,8 @@
 # name, ifIndex 2016, registers 2016..2031 and is served within a pass; the
 # 40th, 2039, registers 2032..2063; an agent restart registers at once as
 # far as the ifIndex file's names reach; a SIGHUP keeps those registrations
-# (no gap); a walk of ifXTable is one strictly increasing table throughout.
+# (no gap); after snmpd's restart the agent registers every chunk again and
+# grows on; a walk of ifXTable is one strictly increasing table throughout.
 # The writer is tests/integration/ifwriter.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/fixture.sh"
 
@@ -88,4 +89,22 @@ expect_registered "the reload" "2000..2063 64"
 names_in_walk 40
 [ "$(tail -n +$((lines + 1)) "$TMP/agent.log" | grep -c 'registered again\|refused')" = 0 ] ||
 	fail "the reload registered again: $(tail -n +$((lines + 1)) "$TMP/agent.log")"
+
+log "snmpd restarts: every chunk registered again, then one more"
+fx_stop "$SNMPD_PID"
+fx_untrack "$SNMPD_PID"
+fx_snmpd_start || fail "snmpd did not restart"
+fx_wait 30 served 2039 vf39 || fail "ifName.2039 after snmpd's restart: $(tail -n 5 "$TMP/agent.log")"
+expect_registered "snmpd's restart" "2000..2063 64"
+# 25 names leave, 25 new ones come: ifIndex 2040..2064 (in the order of
+# the rows' slots), so one past the registered chunks.
+cmds=()
+for i in $(seq 0 24); do cmds+=("row- vfs vf$i"); done
+fx_ifcmd "${cmds[@]}"
+add_vfs 40 64
+served_2064() { snmp_value "$IFX.1.2064" | grep -q '^vf'; }
+fx_wait 5 served_2064 || fail "ifName.2064 is not served: $(snmp_value "$IFX.1.2064")"
+expect_registered "65 names" "2000..2127 128"
+names_in_walk 40
+grep -q 'interfaces past\|refused' "$TMP/agent.log" && fail "a registration failed: $(grep 'interfaces past\|refused' "$TMP/agent.log")"
 log "ok"
