@@ -132,12 +132,15 @@ static void remove_pidfile(const char *path)
  * answer (a re-registration after a missed ping: seconds per region), which
  * the main loop cannot interrupt.  The handler posts exit_sem (sem_post() is
  * async-signal-safe); the watchdog thread then waits EXIT_WATCHDOG_S and, if
- * the orderly exit has not ended the process by then, removes the pid file
- * it wrote and _exit()s.  The master drops the session with the socket.
+ * the orderly exit has not ended the process by then, saves what the loop
+ * had still to write (daemon_start()'s @save: the time base's state file),
+ * says so in the log, removes the pid file it wrote and _exit()s.  The
+ * master drops the session with the socket.
  */
 #define EXIT_WATCHDOG_S 2
 
 static sem_t exit_sem;
+static void (*save_at_forced_exit)(void);
 
 static void *exit_watchdog(void *arg)
 {
@@ -148,6 +151,12 @@ static void *exit_watchdog(void *arg)
 		;
 	while (nanosleep(&wait, &wait) != 0)
 		;
+	snmp_log(LOG_WARNING,
+	         "exit forced %d s after the signal: the main loop was inside "
+	         "an exchange with the master\n",
+	         EXIT_WATCHDOG_S);
+	if (save_at_forced_exit)
+		save_at_forced_exit();
 	if (pidfile_path)
 		remove_pidfile(pidfile_path);
 	_exit(0);
@@ -220,11 +229,12 @@ static int setup_signals(void)
 	return 0;
 }
 
-int daemon_start(const char *pidfile)
+int daemon_start(const char *pidfile, void (*save)(void))
 {
 	int err;
 
 	pidfile_path = pidfile;
+	save_at_forced_exit = save;
 	err = start_exit_watchdog();
 	if (!err)
 		err = setup_signals();

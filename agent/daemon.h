@@ -31,10 +31,12 @@ int daemon_detach(void);
 /*
  * daemon_start() - starts the exit watchdog, catches SIGTERM, SIGINT and
  * SIGHUP (SIGPIPE ignored), and writes @pidfile unless NULL.  A pid file
- * that cannot be written is logged and does not fail the start.  Returns 0
- * or a negative errno (errmsg_get()).
+ * that cannot be written is logged and does not fail the start.  When the
+ * watchdog forces the exit, it first calls @save (unless NULL) from its own
+ * thread: @save takes its own locks and never waits long.  Returns 0 or a
+ * negative errno (errmsg_get()).
  */
-int daemon_start(const char *pidfile);
+int daemon_start(const char *pidfile, void (*save)(void));
 
 /* daemon_wake_fd() - the pipe's end that wakes the main loop when written. */
 int daemon_wake_fd(void);

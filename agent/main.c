@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, AGENT_NAME ": %s\n", errmsg_get());
 		return 1;
 	}
-	err = daemon_start(opt.pidfile);
+	err = daemon_start(opt.pidfile, serve_save_state_forced);
 	if (!err)
 		err = run(s, &opt, &privs);
 	if (err) {

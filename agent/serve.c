@@ -116,6 +116,7 @@ static int on_connect(int major, int minor, void *server_arg, void *client_arg)
 		s->master_fd = snmp_sess_transport(snmp_sess_pointer(session))->sock;
 	}
 	s->told_down = false;
+	timebase_new_session();
 	/* Called before Net-SNMP re-sends the registrations of a reconnect. */
 	registry_reattach_once();
 	snmp_log(LOG_INFO, "connected to the AgentX master at %s\n", master_address(s));
@@ -129,6 +130,7 @@ static int on_disconnect(int major, int minor, void *server_arg, void *client_ar
 	(void)major, (void)minor, (void)server_arg;
 	s->connected = false;
 	s->master_fd = -1;
+	timebase_new_session();
 	if (!s->told_down && !daemon_stopping())
 		snmp_log(LOG_WARNING, "lost the AgentX master; reconnecting every %u s\n",
 		         s->cur.set->ping_interval);
@@ -545,6 +547,11 @@ unsigned serve_nsegments(const struct server *s)
 void serve_save_state(void)
 {
 	timebase_flush();
+}
+
+void serve_save_state_forced(void)
+{
+	timebase_flush_forced();
 }
 
 /*

@@ -81,6 +81,12 @@ unsigned serve_nsegments(const struct server *s);
 void serve_save_state(void);
 
 /*
+ * serve_save_state_forced() - serve_save_state() from the exit watchdog's
+ * thread, while the main loop is stuck: gives up after 200 ms.
+ */
+void serve_save_state_forced(void);
+
+/*
  * serve_stop() - ends the AgentX session (or -M's agent), the registrations
  * and the threads, closes the state files, and frees @s.
  */

@@ -11,6 +11,13 @@
  * agent's user or root, not group- or other-writable) when it is set.  A
  * missing or unreadable file costs nothing but the stability it would have
  * given; it is reported once.  Never reads segments.
+ *
+ * Threads: the main loop does everything, but the exit watchdog
+ * (daemon.c) calls timebase_flush_forced() from its own thread when the
+ * loop is stuck inside Net-SNMP (a master answering slower than
+ * ping_interval keeps the loop in back-to-back synchronous pings, while
+ * requests are still answered), so that the last offset and SEEN are not
+ * lost with the forced exit.  One mutex (state_lock) guards all state.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -21,6 +28,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,9 +63,11 @@ struct base {
 	long long boot_cs;   /* realtime - CLOCK_BOOTTIME then */
 };
 
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER; /* everything below */
 static char *state_file;
 static struct base cur; /* the offset in use */
 static bool have_base;
+static bool settled;       /* cur is this AgentX session's master's (track()) */
 static struct base stored; /* what the state file holds (read when it is set) */
 static bool have_stored;
 static bool write_pending; /* stored is to be written by timebase_flush() */
@@ -65,16 +75,18 @@ static bool told_state_error;
 
 static bool read_state(struct base *b, long long now);
 static long long clock_cs(clockid_t id);
-void timebase_flush(void);
+static void flush_locked(void);
 
 void timebase_set_state_file(const char *path)
 {
-	timebase_flush(); /* to the file it was meant for */
+	pthread_mutex_lock(&state_lock);
+	flush_locked(); /* to the file it was meant for */
 	free(state_file);
 	state_file = path ? strdup(path) : NULL;
 	told_state_error = false;
 	write_pending = false;
 	have_stored = state_file && read_state(&stored, clock_cs(CLOCK_REALTIME));
+	pthread_mutex_unlock(&state_lock);
 }
 
 static long long clock_cs(clockid_t id)
@@ -193,20 +205,37 @@ static void persist(long long now)
 /*
  * The offset for the master whose uptime the agent has now: kept while the
  * estimate is its master's, else the stored one when that is, else the
- * estimate itself.  @heard: a request of the master is being answered, so
- * the master is running now.  No file I/O here (timebase_flush() writes).
+ * estimate itself.
+ */
+static void judge(long long now)
+{
+	long long estimate = (long long)netsnmp_get_agent_uptime() - now;
+
+	if (have_base && same_master(&cur, estimate, now))
+		return;
+	if (have_stored && same_master(&stored, estimate, now))
+		cur = stored;
+	else
+		cur = (struct base){.offset_cs = estimate};
+	have_base = true;
+}
+
+/*
+ * Judges the estimate until a request of the master is answered (@heard:
+ * the master runs now, and its uptime came with the session's Open), then
+ * keeps that offset for the rest of the AgentX session (settled): a new
+ * master comes only with a new session (timebase_new_session()), so a later
+ * estimate, however late, is the same master's.  A clock step ends that:
+ * the offset then follows the realtime clock.  No file I/O here
+ * (timebase_flush() writes).
  */
 static void track(bool heard)
 {
 	long long now = clock_cs(CLOCK_REALTIME);
-	long long estimate = (long long)netsnmp_get_agent_uptime() - now;
 
-	if (!have_base || !same_master(&cur, estimate, now)) {
-		if (have_stored && same_master(&stored, estimate, now))
-			cur = stored;
-		else
-			cur = (struct base){.offset_cs = estimate};
-		have_base = true;
+	if (!settled || llabs(boot_cs(now) - cur.boot_cs) > JUMP_CS) {
+		judge(now);
+		settled = heard;
 	}
 	if (!heard)
 		return;
@@ -215,12 +244,21 @@ static void track(bool heard)
 	persist(now);
 }
 
-void timebase_heard(void)
+void timebase_new_session(void)
 {
-	track(true);
+	pthread_mutex_lock(&state_lock);
+	settled = false;
+	pthread_mutex_unlock(&state_lock);
 }
 
-void timebase_flush(void)
+void timebase_heard(void)
+{
+	pthread_mutex_lock(&state_lock);
+	track(true);
+	pthread_mutex_unlock(&state_lock);
+}
+
+static void flush_locked(void)
 {
 	if (!write_pending || !state_file)
 		return;
@@ -228,13 +266,42 @@ void timebase_flush(void)
 	write_state(&stored);
 }
 
+void timebase_flush(void)
+{
+	pthread_mutex_lock(&state_lock);
+	flush_locked();
+	pthread_mutex_unlock(&state_lock);
+}
+
+/*
+ * The main thread holds state_lock for a few clock reads, or for a write
+ * of one line: FORCED_WAIT_MS is ample.  Past it the write is left to the
+ * main thread, which was doing it.
+ */
+#define FORCED_WAIT_MS 200
+
+void timebase_flush_forced(void)
+{
+	const struct timespec ms = {0, 1000000};
+
+	for (int waited = 0; pthread_mutex_trylock(&state_lock) != 0; waited++) {
+		if (waited == FORCED_WAIT_MS)
+			return;
+		nanosleep(&ms, NULL);
+	}
+	flush_locked();
+	pthread_mutex_unlock(&state_lock);
+}
+
 u_long timebase_ticks(uint64_t ns)
 {
 	u_long up = netsnmp_get_agent_uptime();
 	long long ts;
 
+	pthread_mutex_lock(&state_lock);
 	track(false);
 	ts = (long long)(ns / NS_PER_CS) + cur.offset_cs;
+	pthread_mutex_unlock(&state_lock);
 	if (ns == 0 || ts < 0)
 		return 0;
 	return ts > (long long)up ? up : (u_long)ts;

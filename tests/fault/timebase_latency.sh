@@ -1,14 +1,23 @@
 #!/bin/bash
 # TimeStamps stay put when the master's messages are late.  The agent talks
 # to snmpd through tests/fault/agentx_relay.py, which can deliver every
-# message of the master 1.5 s late: the sysUpTime each carries, from which
-# the agent estimates the offset behind its TimeStamps (agent/timebase.c),
-# is then 1.5 s old, as at load 40 (round 9: daemon_carry_restart.sh).
+# message of the master LATE seconds late (1.5 to 4.5): the sysUpTime each
+# carries, from which the agent estimates the offset behind its TimeStamps
+# (agent/timebase.c), is then LATE s old, as at load 40 (round 9:
+# daemon_carry_restart.sh).  LATE exceeds the master's age when the agent
+# last answered a request, up to 4.5 s (snmpd's agentXTimeout is 5 s), so
+# that such an estimate cannot be vouched for by that request.
 # Proves:
-# - in a running agent, late messages do not move a TimeStamp (before, an
-#   estimate over 1 s off was taken for a new master's);
+# - in a running agent, late messages do not move a TimeStamp: within one
+#   AgentX session the master is the same (before, an estimate over 1 s
+#   off was taken for a new master's, and then one later than the master's
+#   age at the last request answered);
 # - an agent restarted while every message is late keeps the offset its
-#   predecessor stored, and so every TimeStamp;
+#   predecessor stored, and so every TimeStamp: its predecessor's last
+#   SEEN reaches the state file though its exit was forced (late Responses
+#   to pings sent each second keep its main loop in back-to-back
+#   synchronous pings, where requests are answered but the file is not
+#   written: the exit watchdog writes it);
 # - a new master is still one: after snmpd's restart, with the messages
 #   late, TimeStamps count from the new master's start (events before it: 0);
 # - a state file holding numbers out of range is not believed.
@@ -35,15 +44,29 @@ CELLDISC=$ROOT.1.3.1.11.1.1 # ifStats.rxPackets.dp0's: its reset below
 slow_get() { snmpget -v2c -c "$COMMUNITY" -On -Oqv -Ot -t "$(fx_loaded 8)" -r 0 "127.0.0.1:$PORT" "$@"; }
 discs() { slow_get "$SEGDISC" "$CELLDISC" 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
 two_numbers() { [[ "$(discs)" =~ ^[0-9]+\ [0-9]+$ ]]; }
-# late_responses: Responses (type 18) of the master handed on 1.5 s late.
-late_responses() { awk '$1 == "<" && $2 == 18 && $4 == "1.5"' "$TMP/pdus.log" | wc -l; }
+# late_responses: Responses (type 18) of the master handed on LATE s late.
+late_responses() { awk -v late="$LATE" '$1 == "<" && $2 == 18 && $4 == late' "$TMP/pdus.log" | wc -l; }
 # A ping is answered before the next is sent: once two pings' Responses
 # were handed on late, the agent has taken the first one's sysUpTime.
 two_late() { [ "$(late_responses)" -ge "$((late0 + 2))" ]; }
 state_line() { cat "$TMP/agentx.state" 2>/dev/null || true; }
+now_cs() { echo $(($(date +%s%N) / 10000000)); }
+# rewrite_due: the file's SEEN is old enough for the next request to
+# rewrite it (timebase.c, persist(): the master's uptime at SEEN has
+# doubled, and at least 1 s passed).
+rewrite_due() {
+	local offset seen age
+	read -r offset seen _ <<<"$(state_line)"
+	age=$((seen + offset))
+	[ "$age" -ge 100 ] || age=100
+	[ "$(now_cs)" -gt $((seen + age)) ]
+}
 # restart_agent: the agent stopped, started again through the relay, serving.
 restart_agent() {
 	fx_kill "$AGENT_PID" TERM
+	start_agent
+}
+start_agent() {
 	"$AGENT" -f -L stderr -c "$TMP/statctr.conf" -x "$TMP/relay.sock" -p "$TMP/agent.pid" \
 		>>"$TMP/agent.log" 2>&1 &
 	AGENT_PID=$!
@@ -63,21 +86,35 @@ read -r seg0 cell0 <<<"$d0"
 log "discontinuities [$d0]; state file: $(state_line)"
 [[ "$(state_line)" =~ ^-?[0-9]+\ [0-9]+\ -?[0-9]+$ ]] || fail "state file not 'OFFSET SEEN BOOT': '$(state_line)'"
 
-log "the master's messages 1.5 s late, the agent running"
+# LATE, in tenths: the master's age now, plus 0.5 s, within 1.5 to 4.5 s.
+read -r offset _ <<<"$(state_line)"
+age_ds=$((($(now_cs) + offset) / 10))
+late_ds=$((age_ds + 5))
+[ "$late_ds" -ge 15 ] || late_ds=15
+[ "$late_ds" -le 45 ] || late_ds=45
+LATE=$((late_ds / 10)).$((late_ds % 10))
+log "the master's messages $LATE s late (the master $((age_ds / 10)).$((age_ds % 10)) s old), the agent running"
 late0=$(late_responses)
-echo 1.5 >"$TMP/delay"
-fx_wait 10 two_late || fail "no two pings answered 1.5 s late within $(fx_loaded 10) s: $(late_responses) late Responses"
+echo "$LATE" >"$TMP/delay"
+fx_wait 10 two_late || fail "no two pings answered $LATE s late within $(fx_loaded 10) s: $(late_responses) late Responses"
+fx_wait 30 rewrite_due || fail "the state file's SEEN is not due for a rewrite: $(state_line), now $(now_cs)"
+t1=$(now_cs)
 d1=$(discs)
-log "discontinuities [$d1] ($(late_responses) late Responses)"
+log "discontinuities [$d1] ($(late_responses) late Responses), asked at $t1"
 [ "$d1" = "$d0" ] || fail "late messages moved the discontinuity times: [$d0] -> [$d1] (load $(cut -d' ' -f1-3 /proc/loadavg))"
 
-log "the agent restarted, the master's messages still 1.5 s late"
-restart_agent
+log "the agent restarted, the master's messages still $LATE s late"
+fx_kill "$AGENT_PID" TERM
+read -r _ seen1 _ <<<"$(state_line)"
+log "stopped$(grep -q '^exit forced' "$TMP/agent.log" && echo ', its exit forced'); state file: $(state_line)"
+[ "$seen1" -ge "$t1" ] ||
+	fail "the state file's SEEN $seen1 is older than the request answered at $t1 or later: the stopped agent's last SEEN was lost"
+start_agent
 d2=$(discs)
 log "discontinuities [$d2]; state file: $(state_line)"
 [ "$d2" = "$d0" ] || fail "the restarted agent moved the discontinuity times: [$d0] -> [$d2] (load $(cut -d' ' -f1-3 /proc/loadavg))"
 
-log "a new master (snmpd restarted), its messages 1.5 s late: its start counts"
+log "a new master (snmpd restarted), its messages $LATE s late: its start counts"
 fx_snmpd_stop
 fx_snmpd_start || fail "snmpd did not restart on port $PORT"
 restart_agent
