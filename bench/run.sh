@@ -37,6 +37,11 @@ rm -f "$OUT"/*.csv "$OUT"/*.png "$OUT"/log/*
 
 BENCH_TMP=$(mktemp -d "${TMPDIR:-/dev/shm}/statctr-bench.XXXXXX") || exit 2
 export BENCH_TMP
+# Net-SNMP's clients and agents (init_snmp() creates cert_indexes there even
+# with persistence off) keep their state here, never in /var/lib/snmp.
+SNMP_PERSISTENT_DIR=$BENCH_TMP/snmp
+mkdir -m 0700 "$SNMP_PERSISTENT_DIR" || exit 2
+export SNMP_PERSISTENT_DIR
 CHILD=""
 # shellcheck disable=SC2317 # invoked by the trap
 cleanup() {
