@@ -237,7 +237,7 @@ fx_wait 10 grep -q "SIGHUP: configuration .* reloaded" "$TMP/agent.log" || fail 
 # (the informs above): inside it, the first change would be held too, and a
 # burst as fast as a quiet machine makes it would end, back at the state
 # last told, with nothing to tell.
-last_told=$(awk '$3 == 1000 { t = $1 } END { print t + 0 }' "$TRAPS")
+last_told=$(awk '$3 == 1000 { t = $1 } END { print t == "" ? 0 : t }' "$TRAPS")
 past_ms() { [ "$(fx_now_ms)" -gt "$1" ]; }
 fx_wait $((HOLD / 1000 + 2)) past_ms $((last_told + HOLD)) ||
 	fail "hold-down: $HOLD ms after the last notification ($last_told) never came"
